@@ -1,0 +1,45 @@
+import { defineConfig } from 'vitest/config';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('.', import.meta.url));
+// Tests import workspace packages from source, so no build is needed before a test run.
+const alias = [
+  { find: /^@holdfast\/([a-z-]+)$/, replacement: `${root}packages/$1/src/index.ts` },
+];
+
+export default defineConfig({
+  resolve: { alias },
+  test: {
+    projects: [
+      {
+        resolve: { alias },
+        test: {
+          name: 'unit',
+          include: ['{packages,services}/*/src/**/*.test.ts', 'scripts/**/*.test.ts'],
+          exclude: ['**/*.int.test.ts', '**/*.e2e.test.ts', '**/node_modules/**'],
+        },
+      },
+      {
+        resolve: { alias },
+        test: {
+          name: 'integration',
+          include: ['{packages,services}/*/src/**/*.int.test.ts', 'infra/**/*.int.test.ts'],
+          globalSetup: ['packages/testing/src/global-setup.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 180_000,
+        },
+      },
+      {
+        resolve: { alias },
+        test: {
+          name: 'e2e',
+          include: ['{packages,services}/*/src/**/*.e2e.test.ts', 'tests/**/*.e2e.test.ts'],
+          globalSetup: ['packages/testing/src/global-setup.ts'],
+          testTimeout: 600_000,
+          hookTimeout: 300_000,
+          fileParallelism: false,
+        },
+      },
+    ],
+  },
+});
