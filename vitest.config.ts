@@ -3,9 +3,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('.', import.meta.url));
 // Tests import workspace packages from source, so no build is needed before a test run.
-const alias = [
-  { find: /^@holdfast\/([a-z-]+)$/, replacement: `${root}packages/$1/src/index.ts` },
-];
+const alias = [{ find: /^@holdfast\/([a-z-]+)$/, replacement: `${root}packages/$1/src/index.ts` }];
 
 export default defineConfig({
   resolve: { alias },

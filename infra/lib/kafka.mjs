@@ -105,7 +105,9 @@ export async function startKafka(settings, log) {
   const brokers = `${host}:${port}`;
   if (await portOpen(host, port)) {
     if (await brokerAnswers(settings)) {
-      log(`kafka: reusing the broker on ${brokers}${readPid(settings, 'kafka') ? '' : ' (not started by us)'}`);
+      log(
+        `kafka: reusing the broker on ${brokers}${readPid(settings, 'kafka') ? '' : ' (not started by us)'}`,
+      );
       return brokers;
     }
     throw new Error(`port ${port} is taken by something that is not a Kafka broker; set HOLDFAST_KAFKA_PORT`);
@@ -114,8 +116,21 @@ export async function startKafka(settings, log) {
   const cfg = writeConfig(settings);
   const cp = `${libs}/*`;
   if (!existsSync(join(cfg.logDir, 'meta.properties'))) {
-    const id = (await run('java', ['-cp', cp, 'kafka.tools.StorageTool', 'random-uuid'])).trim().split('\n').pop();
-    await run('java', ['-cp', cp, 'kafka.tools.StorageTool', 'format', '-t', id, '-c', cfg.props, '--ignore-formatted']);
+    const id = (await run('java', ['-cp', cp, 'kafka.tools.StorageTool', 'random-uuid']))
+      .trim()
+      .split('\n')
+      .pop();
+    await run('java', [
+      '-cp',
+      cp,
+      'kafka.tools.StorageTool',
+      'format',
+      '-t',
+      id,
+      '-c',
+      cfg.props,
+      '--ignore-formatted',
+    ]);
   }
   const heap = settings.kafka.heap;
   const pid = startDaemon(settings, 'kafka', 'java', [

@@ -105,7 +105,9 @@ export function run(command, args, opts = {}) {
     child.stderr.on('data', (d) => (out += d));
     child.once('error', reject);
     child.once('exit', (code) =>
-      code === 0 ? resolve(out) : reject(new Error(`${command} ${args.join(' ')} failed (${code}):\n${out.slice(-4000)}`)),
+      code === 0
+        ? resolve(out)
+        : reject(new Error(`${command} ${args.join(' ')} failed (${code}):\n${out.slice(-4000)}`)),
     );
   });
 }

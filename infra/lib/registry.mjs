@@ -53,7 +53,9 @@ export async function startRegistry(settings, databaseUrl, log) {
       log(`registry: reusing ${url}${readPid(settings, 'registry') ? '' : ' (not started by us)'}`);
       return url;
     }
-    throw new Error(`port ${r.port} is taken by something that is not the registry; set HOLDFAST_REGISTRY_PORT`);
+    throw new Error(
+      `port ${r.port} is taken by something that is not the registry; set HOLDFAST_REGISTRY_PORT`,
+    );
   }
   const jar = await ensureInstalled(settings, log);
   await ensureDatabase(databaseUrl, r.database);
@@ -62,7 +64,13 @@ export async function startRegistry(settings, databaseUrl, log) {
     settings,
     'registry',
     'java',
-    [`-Xmx${r.heap}`, '-XX:+UseSerialGC', '-Djava.util.logging.manager=org.jboss.logmanager.LogManager', '-jar', jar],
+    [
+      `-Xmx${r.heap}`,
+      '-XX:+UseSerialGC',
+      '-Djava.util.logging.manager=org.jboss.logmanager.LogManager',
+      '-jar',
+      jar,
+    ],
     {
       cwd: home(settings),
       env: {

@@ -23,7 +23,8 @@ async function withLock(settings, fn) {
         /* released meanwhile */
       }
       if (stale) rmSync(lock, { recursive: true, force: true });
-      if (Date.now() > until) throw new Error(`timed out waiting for ${lock}; remove it if no other start is running`);
+      if (Date.now() > until)
+        throw new Error(`timed out waiting for ${lock}; remove it if no other start is running`);
       await new Promise((r) => setTimeout(r, 300));
     }
   }
@@ -40,7 +41,11 @@ export async function up(settings, log = console.error) {
     const databaseUrl = await ensurePostgres(settings, log);
     const kafkaBrokers = await startKafka(settings, log);
     const schemaRegistryUrl = await startRegistry(settings, databaseUrl, log);
-    const env = { DATABASE_URL: databaseUrl, KAFKA_BROKERS: kafkaBrokers, SCHEMA_REGISTRY_URL: schemaRegistryUrl };
+    const env = {
+      DATABASE_URL: databaseUrl,
+      KAFKA_BROKERS: kafkaBrokers,
+      SCHEMA_REGISTRY_URL: schemaRegistryUrl,
+    };
     writeFileSync(join(settings.runDir, 'env.json'), JSON.stringify(env, null, 2) + '\n');
     return env;
   });
@@ -65,8 +70,16 @@ export async function status(settings) {
     /* never started */
   }
   return {
-    kafka: { address: `${k.host}:${k.port}`, listening: await portOpen(k.host, k.port), pid: readPid(settings, 'kafka') ?? null },
-    registry: { url: registryUrl(settings), listening: await portOpen(r.host, r.port), pid: readPid(settings, 'registry') ?? null },
+    kafka: {
+      address: `${k.host}:${k.port}`,
+      listening: await portOpen(k.host, k.port),
+      pid: readPid(settings, 'kafka') ?? null,
+    },
+    registry: {
+      url: registryUrl(settings),
+      listening: await portOpen(r.host, r.port),
+      pid: readPid(settings, 'registry') ?? null,
+    },
     env,
     logs: settings.runDir,
   };

@@ -1,0 +1,2 @@
+export function loadSettings(env?: Record<string, string | undefined>): unknown;
+export const rawSettings: Record<string, unknown>;

@@ -1,0 +1,128 @@
+import { COMPATIBILITY, SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
+import avro from 'avsc';
+import { loadEventSchemas } from './codegen/load-schemas.js';
+import type { AnyEvent, EventName, EventTypes } from './generated/events.js';
+
+/** Subject of a record: its full name (RecordNameStrategy), so one schema serves every topic and test prefix. */
+export function subjectOf(name: EventName): string {
+  return `holdfast.${name}`;
+}
+
+interface Writer {
+  readonly id: number;
+  readonly type: avro.Type;
+  readonly header: Buffer;
+}
+
+/** Thrown for bytes that are not a record of a known schema (a poison record, never retriable). */
+export class UndecodableRecordError extends Error {
+  override readonly name = 'UndecodableRecordError';
+  readonly isRetriable = false;
+}
+
+/**
+ * Encodes and decodes events in the Confluent wire format (magic byte, 4-byte schema id, Avro body).
+ * Schemas are registered with the registry at start-up (BACKWARD compatibility); records written
+ * under an older schema id are read through an Avro resolver into the current type.
+ *
+ * @example
+ * const codec = await EventCodec.connect('http://127.0.0.1:8081/apis/ccompat/v7');
+ * const bytes = codec.encode('SyncRequested', { metadata, task_id, trigger: 'api' });
+ * const event = await codec.decode(bytes); // { type: 'SyncRequested', value: {...} }
+ */
+export class EventCodec {
+  private readonly readers = new Map<number, { name: EventName; read: (buf: Buffer) => unknown }>();
+
+  private constructor(
+    readonly registry: SchemaRegistry,
+    private readonly writers: ReadonlyMap<EventName, Writer>,
+    private readonly types: ReadonlyMap<EventName, avro.Type>,
+  ) {
+    for (const [name, w] of writers)
+      this.readers.set(w.id, { name, read: (b): unknown => w.type.fromBuffer(b) as unknown });
+  }
+
+  /** Registers every schema in `schemas/events` and returns a ready codec. */
+  static async connect(registryUrl: string): Promise<EventCodec> {
+    const registry = new SchemaRegistry({ host: registryUrl, retry: { retries: 5 } });
+    const writers = new Map<EventName, Writer>();
+    const types = new Map<EventName, avro.Type>();
+    for (const [name, schema] of loadEventSchemas()) {
+      const eventName = name as EventName;
+      const { id } = await registry.register(
+        { type: SchemaType.AVRO, schema: JSON.stringify(schema) },
+        { subject: subjectOf(eventName), compatibility: COMPATIBILITY.BACKWARD },
+      );
+      const type = avro.Type.forSchema(schema as avro.Schema);
+      const header = Buffer.alloc(5);
+      header.writeUInt8(0, 0);
+      header.writeInt32BE(id, 1);
+      writers.set(eventName, { id, type, header });
+      types.set(eventName, type);
+    }
+    return new EventCodec(registry, writers, types);
+  }
+
+  /** The registry id of the current schema of `name`. */
+  schemaId(name: EventName): number {
+    return this.writer(name).id;
+  }
+
+  private writer(name: EventName): Writer {
+    const w = this.writers.get(name);
+    if (!w) throw new Error(`no schema registered for ${name}`);
+    return w;
+  }
+
+  /** Encodes synchronously: the hot path of the gateway (thousands of records per request). */
+  encode<K extends EventName>(name: K, value: EventTypes[K]): Buffer {
+    const w = this.writer(name);
+    return Buffer.concat([w.header, w.type.toBuffer(value)]);
+  }
+
+  /** Decodes a record; fetches and caches the writer schema of ids this process has not seen. */
+  async decode(buf: Buffer): Promise<AnyEvent> {
+    return this.decodeKnown(buf) ?? this.decodeWith(buf, await this.resolve(this.idOf(buf)));
+  }
+
+  /** Synchronous decode for ids already known; `undefined` when the id must be fetched first. */
+  decodeKnown(buf: Buffer): AnyEvent | undefined {
+    const reader = this.readers.get(this.idOf(buf));
+    return reader ? this.decodeWith(buf, reader) : undefined;
+  }
+
+  private idOf(buf: Buffer): number {
+    if (buf.length < 5 || buf.readUInt8(0) !== 0)
+      throw new UndecodableRecordError('not in the Confluent wire format');
+    return buf.readInt32BE(1);
+  }
+
+  private decodeWith(buf: Buffer, reader: { name: EventName; read: (buf: Buffer) => unknown }): AnyEvent {
+    try {
+      return { type: reader.name, value: reader.read(buf.subarray(5)) } as AnyEvent;
+    } catch (err) {
+      throw new UndecodableRecordError(`cannot decode ${reader.name}: ${(err as Error).message}`);
+    }
+  }
+
+  private async resolve(id: number): Promise<{ name: EventName; read: (buf: Buffer) => unknown }> {
+    let writerType: avro.Type;
+    try {
+      writerType = (await this.registry.getSchema(id)) as unknown as avro.Type;
+    } catch (err) {
+      throw new UndecodableRecordError(
+        `schema id ${id} is unknown to the registry: ${(err as Error).message}`,
+      );
+    }
+    const name = (writerType.name ?? '').replace(/^holdfast\./, '') as EventName;
+    const current = this.types.get(name);
+    if (!current)
+      throw new UndecodableRecordError(
+        `schema id ${id} (${writerType.name}) is not an event this build knows`,
+      );
+    const resolver = current.createResolver(writerType);
+    const reader = { name, read: (b: Buffer): unknown => current.fromBuffer(b, resolver) as unknown };
+    this.readers.set(id, reader);
+    return reader;
+  }
+}

@@ -1,0 +1,37 @@
+import type { Kysely } from 'kysely';
+import { Migrator, type Migration, type MigrationProvider } from 'kysely/migration';
+import * as controlPlane from './migrations/2026-11-22T00-00-control-plane.js';
+
+/**
+ * Every migration, in order. Add new ones here with an ISO-date name; never edit one that has run.
+ * Read-model tables are not here: they are created per schema by the projector, so a rebuild can
+ * create them in a fresh schema.
+ */
+const MIGRATIONS: Record<string, Migration> = {
+  '2026-11-22T00-00-control-plane': controlPlane,
+};
+
+class StaticProvider implements MigrationProvider {
+  getMigrations(): Promise<Record<string, Migration>> {
+    return Promise.resolve(MIGRATIONS);
+  }
+}
+
+/** Registers more migrations (owned by other packages) before `migrateToLatest` runs. */
+export function registerMigrations(more: Record<string, Migration>): void {
+  Object.assign(MIGRATIONS, more);
+}
+
+/** Brings the database to the latest migration; safe to run from several processes at once. */
+export async function migrateToLatest(db: Kysely<unknown>): Promise<string[]> {
+  const migrator = new Migrator({
+    db,
+    provider: new StaticProvider(),
+    migrationTableSchema: 'public',
+    migrationTableName: 'holdfast_migrations',
+    migrationLockTableName: 'holdfast_migrations_lock',
+  });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) throw error instanceof Error ? error : new Error(JSON.stringify(error));
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}

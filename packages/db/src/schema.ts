@@ -1,0 +1,116 @@
+import type { ColumnType, Generated } from 'kysely';
+
+type Timestamp = ColumnType<Date, Date | string, Date | string>;
+
+/** control.accounts */
+export interface AccountsTable {
+  id: string;
+  name: string;
+  storefront_domain: string | null;
+  is_demo: Generated<boolean>;
+  is_sandbox: Generated<boolean>;
+  created_at: Generated<Timestamp>;
+}
+
+export type ApiKeyKind = 'ingest_live' | 'ingest_test' | 'outbound';
+
+/** control.api_keys */
+export interface ApiKeysTable {
+  id: string;
+  account_id: string;
+  kind: ApiKeyKind;
+  prefix: string;
+  key_hash: Buffer;
+  created_at: Generated<Timestamp>;
+  last_used_at: Timestamp | null;
+  revoked_at: Timestamp | null;
+  expires_at: Timestamp | null;
+}
+
+export type TileName = 'custom_integration' | 'zero_party';
+
+/** control.tiles */
+export interface TilesTable {
+  account_id: string;
+  tile: TileName;
+  token_hash: Buffer;
+  token_prefix: string;
+  connected_at: Generated<Timestamp>;
+  disconnected_at: Timestamp | null;
+  first_call_at: Timestamp | null;
+}
+
+/** control.providers */
+export interface ProvidersTable {
+  account_id: string;
+  provider: string;
+  channel: 'email' | 'sms';
+  endpoint_url: string;
+  connected_at: Generated<Timestamp>;
+}
+
+/** control.pixel_keys */
+export interface PixelKeysTable {
+  id: string;
+  account_id: string;
+  prefix: string;
+  key_hash: Buffer;
+  created_at: Generated<Timestamp>;
+  revoked_at: Timestamp | null;
+}
+
+/** control.pixel_origins */
+export interface PixelOriginsTable {
+  pixel_key_id: string;
+  origin: string;
+}
+
+/** control.webhook_subscriptions */
+export interface WebhookSubscriptionsTable {
+  id: string;
+  account_id: string;
+  url: string;
+  secret: string;
+  created_at: Generated<Timestamp>;
+  disabled_at: Timestamp | null;
+}
+
+/** control.rate_counters */
+export interface RateCountersTable {
+  bucket: string;
+  window_start: Timestamp;
+  count: number;
+}
+
+export type SyncStatus = 'queued' | 'running' | 'done' | 'failed' | 'skipped';
+
+/** control.sync_tasks */
+export interface SyncTasksTable {
+  id: string;
+  account_id: string;
+  trigger: string;
+  status: SyncStatus;
+  queued_at: Timestamp;
+  started_at: Timestamp | null;
+  finished_at: Timestamp | null;
+  orders_added: number | null;
+  customers_added: number | null;
+  duration_ms: number | null;
+  reason: string | null;
+}
+
+/**
+ * The tables kysely knows about. Read models (schema `read_models`) and analytics outputs are added
+ * by the packages that own them, through declaration merging or their own interfaces.
+ */
+export interface Database {
+  'control.accounts': AccountsTable;
+  'control.api_keys': ApiKeysTable;
+  'control.tiles': TilesTable;
+  'control.providers': ProvidersTable;
+  'control.pixel_keys': PixelKeysTable;
+  'control.pixel_origins': PixelOriginsTable;
+  'control.webhook_subscriptions': WebhookSubscriptionsTable;
+  'control.rate_counters': RateCountersTable;
+  'control.sync_tasks': SyncTasksTable;
+}

@@ -1,0 +1,119 @@
+import type { Consumer, Kafka } from 'kafkajs';
+import type { Logger } from '@holdfast/platform';
+
+/** A record as consumed: physical topic, partition, offset (string: int64), raw key and value. */
+export interface ConsumedRecord {
+  readonly topic: string;
+  readonly partition: number;
+  readonly offset: string;
+  readonly key: Buffer | null;
+  readonly value: Buffer | null;
+  readonly timestamp: string;
+}
+
+/** Records of one partition, in offset order. */
+export interface PartitionBatch {
+  readonly topic: string;
+  readonly partition: number;
+  readonly records: readonly ConsumedRecord[];
+}
+
+/**
+ * What a handler reports after applying a batch. `seekTo` asks the runner to rewind the partition
+ * (the handler found a gap between its checkpoint and the first record, e.g. after a schema switch).
+ */
+export type BatchOutcome = { readonly kind: 'applied' } | { readonly kind: 'seek'; readonly offset: string };
+
+/**
+ * Applies a batch atomically together with its checkpoint and skips what it has already applied.
+ * Kafka offsets are committed only after it returns, and only as an optimisation: the checkpoint in
+ * the same database transaction is what makes the effect exactly-once.
+ */
+export type BatchHandler = (batch: PartitionBatch) => Promise<BatchOutcome>;
+
+export interface RunnerOptions {
+  readonly kafka: Kafka;
+  readonly groupId: string;
+  readonly topics: readonly string[];
+  readonly handler: BatchHandler;
+  readonly logger: Logger;
+  /** Records per handler call (one database transaction). */
+  readonly chunkSize?: number;
+  readonly fromBeginning?: boolean;
+  /** Called with the lag (high watermark − next offset) of each partition after every chunk. */
+  readonly onLag?: (topic: string, partition: number, lag: number) => void;
+  /** How long a dead member holds its partitions before a rebalance (the broker's minimum is 6 s). */
+  readonly sessionTimeoutMs?: number;
+}
+
+export interface RunningConsumer {
+  readonly consumer: Consumer;
+  stop(): Promise<void>;
+  /** Resolves when the consumer crashes for good (kafkajs gave up retrying). */
+  readonly crashed: Promise<Error>;
+}
+
+/** Consumes `topics` read_committed and hands partition batches to `handler`, chunk by chunk. */
+export async function runExactlyOnce(opts: RunnerOptions): Promise<RunningConsumer> {
+  const { kafka, groupId, topics, handler, logger, chunkSize = 5000, fromBeginning = true, onLag } = opts;
+  const sessionTimeout = opts.sessionTimeoutMs ?? 10_000;
+  const consumer = kafka.consumer({
+    groupId,
+    readUncommitted: false,
+    maxBytesPerPartition: 16 * 1024 * 1024,
+    maxBytes: 64 * 1024 * 1024,
+    maxWaitTimeInMs: 100,
+    sessionTimeout,
+    heartbeatInterval: Math.max(500, Math.floor(sessionTimeout / 6)),
+    retry: { retries: 10 },
+  });
+  let crash!: (err: Error) => void;
+  const crashed = new Promise<Error>((resolve) => (crash = resolve));
+  consumer.on(consumer.events.CRASH, (e) => {
+    const { error, restart } = e.payload as { error: Error; restart: boolean };
+    logger.error('consumer_crash', { groupId, error: error.message, restart });
+    if (!restart) crash(error);
+  });
+  await consumer.connect();
+  await consumer.subscribe({ topics: [...topics], fromBeginning });
+  await consumer.run({
+    eachBatchAutoResolve: false,
+    autoCommit: true,
+    autoCommitInterval: 1000,
+    eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale, commitOffsetsIfNecessary }) => {
+      const all = batch.messages;
+      for (let i = 0; i < all.length && isRunning() && !isStale(); i += chunkSize) {
+        const records = all.slice(i, i + chunkSize).map((m): ConsumedRecord => ({
+          topic: batch.topic,
+          partition: batch.partition,
+          offset: m.offset,
+          key: m.key,
+          value: m.value,
+          timestamp: m.timestamp,
+        }));
+        const outcome = await handler({ topic: batch.topic, partition: batch.partition, records });
+        if (outcome.kind === 'seek') {
+          logger.warn('consumer_seek', {
+            topic: batch.topic,
+            partition: batch.partition,
+            offset: outcome.offset,
+          });
+          consumer.seek({ topic: batch.topic, partition: batch.partition, offset: outcome.offset });
+          return;
+        }
+        const last = records[records.length - 1]!.offset;
+        resolveOffset(last);
+        onLag?.(batch.topic, batch.partition, Math.max(0, Number(batch.highWatermark) - Number(last) - 1));
+        await commitOffsetsIfNecessary();
+        await heartbeat();
+      }
+    },
+  });
+  return {
+    consumer,
+    crashed,
+    stop: async () => {
+      await consumer.disconnect();
+    },
+  };
+}

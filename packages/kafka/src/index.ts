@@ -1,0 +1,5 @@
+/** Kafka plumbing: clients, topics, the transactional appender and the exactly-once consumer runner. */
+export { createKafka } from './client.js';
+export { TOPICS, ensureTopics, topicName } from './topics.js';
+export { TransactionalAppender, type Appender, type OutgoingRecord } from './appender.js';
+export * from './exactly-once-runner.js';

@@ -1,0 +1,76 @@
+/** A problem with the environment, found once at start-up. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** Reads typed values out of an environment, collecting every problem before failing. */
+export class EnvReader {
+  private readonly problems: string[] = [];
+  constructor(private readonly env: Env) {}
+
+  string(name: string, fallback?: string): string {
+    const v = this.env[name] ?? fallback;
+    if (v === undefined || v === '') {
+      this.problems.push(`${name} is required`);
+      return '';
+    }
+    return v;
+  }
+
+  optional(name: string): string | undefined {
+    const v = this.env[name];
+    return v === undefined || v === '' ? undefined : v;
+  }
+
+  int(name: string, fallback: number, { min = -Infinity, max = Infinity } = {}): number {
+    const raw = this.env[name];
+    if (raw === undefined || raw === '') return fallback;
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n < min || n > max) {
+      this.problems.push(`${name} must be an integer in [${min}, ${max}], got "${raw}"`);
+      return fallback;
+    }
+    return n;
+  }
+
+  bool(name: string, fallback: boolean): boolean {
+    const raw = this.env[name];
+    if (raw === undefined || raw === '') return fallback;
+    if (['1', 'true', 'yes'].includes(raw.toLowerCase())) return true;
+    if (['0', 'false', 'no'].includes(raw.toLowerCase())) return false;
+    this.problems.push(`${name} must be true or false, got "${raw}"`);
+    return fallback;
+  }
+
+  /** Throws one ConfigError naming every problem, or returns the frozen config. */
+  done<T extends object>(config: T): Readonly<T> {
+    if (this.problems.length) throw new ConfigError(`invalid configuration: ${this.problems.join('; ')}`);
+    return Object.freeze(config);
+  }
+}
+
+/** Connection settings every service shares. */
+export interface InfraConfig {
+  readonly databaseUrl: string;
+  readonly kafkaBrokers: readonly string[];
+  readonly schemaRegistryUrl: string;
+  /** Prepended to every topic name; lets test runs share one broker without seeing each other. */
+  readonly topicPrefix: string;
+  readonly partitions: number;
+}
+
+export function readInfraConfig(r: EnvReader): InfraConfig {
+  return {
+    databaseUrl: r.string('DATABASE_URL'),
+    kafkaBrokers: r
+      .string('KAFKA_BROKERS', '127.0.0.1:9092')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+    schemaRegistryUrl: r.string('SCHEMA_REGISTRY_URL', 'http://127.0.0.1:8081/apis/ccompat/v7'),
+    topicPrefix: r.optional('HOLDFAST_TOPIC_PREFIX') ?? '',
+    partitions: r.int('HOLDFAST_PARTITIONS', 4, { min: 1, max: 256 }),
+  };
+}

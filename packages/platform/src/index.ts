@@ -1,0 +1,5 @@
+/** Cross-cutting plumbing: typed config from the environment, the logger port, HTTP-mapped errors, metrics. */
+export * from './config.js';
+export * from './logger.js';
+export * from './errors.js';
+export * from './metrics.js';

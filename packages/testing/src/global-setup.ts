@@ -1,0 +1,54 @@
+/**
+ * Vitest global setup for the integration and end-to-end tiers: real Kafka, the real registry and real
+ * PostgreSQL. Environment variables win (CI or a developer's own stack); otherwise a container runtime,
+ * when present, could serve (testcontainers); on machines without one the project's own infra/ scripts
+ * start the local stack. Every run gets its own id: databases and topics are named after it.
+ */
+import { randomBytes } from 'node:crypto';
+import { dropRunResources } from './cleanup.js';
+
+interface StackEnv {
+  DATABASE_URL: string;
+  KAFKA_BROKERS: string;
+  SCHEMA_REGISTRY_URL: string;
+}
+
+async function hasContainerRuntime(): Promise<boolean> {
+  try {
+    const { getContainerRuntimeClient } = await import('testcontainers');
+    await getContainerRuntimeClient();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function localStack(): Promise<StackEnv> {
+  // infra/ is plain JavaScript so that it runs before anything is built.
+  const stack = await import('../../../infra/lib/stack.mjs');
+  const { loadSettings } = await import('../../../infra/lib/settings.mjs');
+  return stack.up(loadSettings(), (m) => console.error(`[infra] ${m}`));
+}
+
+export default async function setup(): Promise<() => Promise<void>> {
+  const given = process.env.DATABASE_URL && process.env.KAFKA_BROKERS && process.env.SCHEMA_REGISTRY_URL;
+  let env: StackEnv;
+  if (given) {
+    env = {
+      DATABASE_URL: process.env.DATABASE_URL!,
+      KAFKA_BROKERS: process.env.KAFKA_BROKERS!,
+      SCHEMA_REGISTRY_URL: process.env.SCHEMA_REGISTRY_URL!,
+    };
+  } else {
+    if (await hasContainerRuntime()) {
+      console.error('[infra] a container runtime answers, but the local stack is used: it is what CI runs');
+    }
+    env = await localStack();
+  }
+  const runId = `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
+  Object.assign(process.env, env, { HOLDFAST_TEST_RUN: runId, LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent' });
+  return async () => {
+    if (process.env.HOLDFAST_KEEP_TEST_DATA) return;
+    await dropRunResources(env, runId);
+  };
+}

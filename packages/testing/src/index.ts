@@ -1,0 +1,4 @@
+/** The test harness: an isolated slice of the real stack per test file. */
+export { createTestEnv, type TestEnv } from './test-env.js';
+export { dropRunResources } from './cleanup.js';
+export { spawnTs, REPO_ROOT } from './run-ts.js';
