@@ -4,3 +4,5 @@ export * from './schema.js';
 export * from './migrate.js';
 export * from './checkpoints.js';
 export { sql } from 'kysely';
+export * from './credentials.js';
+export * from './control-plane.js';
