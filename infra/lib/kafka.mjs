@@ -7,7 +7,7 @@ import { logFile, portOpen, readPid, run, startDaemon, waitUntil } from './proc.
 const pom = fileURLToPath(new URL('../maven/kafka-pom.xml', import.meta.url));
 
 function home(settings) {
-  return join(settings.cacheDir, `kafka-${settings.kafka.version}`);
+  return join(settings.installDir, `kafka-${settings.kafka.version}`);
 }
 
 /** Resolves the broker's runtime classpath into the cache (once). */
@@ -31,7 +31,8 @@ export async function ensureKafkaInstalled(settings, log) {
 
 function writeConfig(settings) {
   const { host, port, controllerPort } = settings.kafka;
-  const dir = home(settings);
+  const dir = settings.runDir;
+  mkdirSync(dir, { recursive: true });
   const logDir = join(settings.dataDir, 'kafka');
   mkdirSync(logDir, { recursive: true });
   const props = [

@@ -6,7 +6,7 @@ import { logFile, portOpen, readPid, run, startDaemon, waitUntil } from './proc.
 
 // 3.0.x is the newest line built for Java 17 (3.1+ needs Java 21).
 function home(settings) {
-  return join(settings.cacheDir, `apicurio-registry-${settings.registry.version}`);
+  return join(settings.installDir, `apicurio-registry-${settings.registry.version}`);
 }
 
 export function registryUrl(settings) {
@@ -19,7 +19,7 @@ async function ensureInstalled(settings, log) {
   if (find()) return join(dir, find());
   const v = settings.registry.version;
   log(`fetching Apicurio Registry ${v} from Maven Central (once, ~110 MB) ...`);
-  const dl = join(settings.cacheDir, 'downloads');
+  const dl = join(settings.installDir, 'downloads');
   mkdirSync(dl, { recursive: true });
   mkdirSync(dir, { recursive: true });
   await run('mvn', [

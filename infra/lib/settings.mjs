@@ -19,6 +19,8 @@ export function loadSettings(env = process.env) {
   const cacheDir = env.HOLDFAST_CACHE ?? join(homedir(), '.cache', 'holdfast');
   return Object.freeze({
     cacheDir,
+    // Downloads (Kafka jars, the registry) can be shared between stacks; run state and data cannot.
+    installDir: env.HOLDFAST_INSTALL_DIR ?? cacheDir,
     runDir: join(cacheDir, 'run'),
     dataDir: env.HOLDFAST_DATA ?? join(cacheDir, 'data'),
     kafka: withEnv(raw.kafka, env),

@@ -1,0 +1,137 @@
+// npm start: the local stack (Kafka, the registry, PostgreSQL), a build, then every service in the
+// foreground with readable logs. Ctrl-C stops the services, and the stack too if this run started it.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { loadSettings } from '../infra/lib/settings.mjs';
+import { down, status, up } from '../infra/lib/stack.mjs';
+
+const SERVICES = ['projector', 'gateway', 'recompute', 'dispatcher'];
+const COLORS = { projector: 36, gateway: 32, recompute: 35, dispatcher: 33 };
+const settings = loadSettings();
+const port = Number(process.env.PORT ?? settings.services.gateway.port);
+const baseUrl = `http://127.0.0.1:${port}`;
+
+const before = await status(settings);
+const startedStack = !before.kafka.listening || !before.registry.listening;
+const env = await up(settings, (m) => console.log(`[infra] ${m}`));
+
+console.log('[build] tsc -b ...');
+const build = spawnSync('npx', ['tsc', '-b'], { stdio: 'inherit' });
+if (build.status !== 0) process.exit(build.status ?? 1);
+
+// pino JSON lines → "12:00:01 gateway info http_request status=200 ..."
+function pretty(name, line) {
+  let msg = line;
+  try {
+    const j = JSON.parse(line);
+    const { level, time, event, service: _s, pid: _p, hostname: _h, msg: m, ...rest } = j;
+    const lvl =
+      { 10: 'trace', 20: 'debug', 30: 'info', 40: 'warn', 50: 'error', 60: 'fatal' }[level] ?? level;
+    const ctx = Object.entries(rest)
+      .map(([k, v]) => `${k}=${typeof v === 'object' ? JSON.stringify(v) : v}`)
+      .join(' ');
+    msg = `${new Date(time).toISOString().slice(11, 19)} ${lvl} ${event ?? m ?? ''} ${ctx}`;
+  } catch {
+    /* not JSON: print as is */
+  }
+  return `\x1b[${COLORS[name] ?? 37}m${name.padEnd(10)}\x1b[0m ${msg}`;
+}
+
+const children = [];
+for (const name of SERVICES) {
+  const entry = join('services', name, 'dist', 'main.js');
+  if (!existsSync(entry)) continue;
+  const child = spawn(process.execPath, [entry], {
+    env: { ...process.env, ...env, PORT: name === 'gateway' ? String(port) : '' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  for (const stream of [child.stdout, child.stderr]) {
+    createInterface({ input: stream }).on('line', (l) => console.log(pretty(name, l)));
+  }
+  child.on('exit', (code, signal) => {
+    console.log(pretty(name, `exited (${signal ?? code})`));
+    if (!stopping) void stop(1);
+  });
+  children.push(child);
+}
+
+let stopping = false;
+async function stop(code = 0) {
+  if (stopping) return;
+  stopping = true;
+  console.log('\nstopping services ...');
+  for (const c of children) c.kill('SIGTERM');
+  await Promise.all(
+    children.map((c) => (c.exitCode !== null ? null : new Promise((r) => c.once('exit', r)))),
+  );
+  if (startedStack) {
+    console.log('stopping the local stack this run started ...');
+    await down(settings, (m) => console.log(`[infra] ${m}`));
+  } else {
+    console.log(
+      'the local stack was running before `npm start` and keeps running (npm run infra:down stops it)',
+    );
+  }
+  process.exit(code);
+}
+process.on('SIGINT', () => void stop(0));
+process.on('SIGTERM', () => void stop(0));
+
+// Wait for the gateway, then print a ready-to-use account and key (kept in the cache, local only).
+async function ready() {
+  const until = Date.now() + 120_000;
+  while (Date.now() < until) {
+    try {
+      const r = await fetch(`${baseUrl}/readyz`);
+      if (r.ok) return true;
+    } catch {
+      /* not yet */
+    }
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  return false;
+}
+
+async function quickstart() {
+  const file = join(settings.runDir, 'quickstart.json');
+  let saved;
+  try {
+    saved = JSON.parse(readFileSync(file, 'utf8'));
+  } catch {
+    /* first start */
+  }
+  if (saved) {
+    const r = await fetch(`${baseUrl}/ingest/health`, {
+      headers: { authorization: `Bearer ${saved.INGEST_KEY_A}` },
+    });
+    if (r.ok) return saved;
+  }
+  const cli = join('packages', 'cli', 'dist', 'main.js');
+  if (!existsSync(cli)) return undefined;
+  const r = spawnSync(process.execPath, [cli, 'dev', 'fixture', '--json', '--base-url', baseUrl], {
+    env: { ...process.env, ...env },
+    encoding: 'utf8',
+  });
+  if (r.status !== 0) return undefined;
+  const fixture = JSON.parse(r.stdout);
+  writeFileSync(file, JSON.stringify(fixture, null, 2));
+  return fixture;
+}
+
+if (children.some((c) => c.spawnargs.some((a) => a.includes('gateway')))) {
+  if (await ready()) {
+    const f = await quickstart();
+    console.log(`\n  Holdfast is up: ${baseUrl}  (OpenAPI: ${baseUrl}/v1/openapi.json)`);
+    if (f) {
+      console.log(`  account ${f.ACCOUNT_ID_A}\n  ingest key ${f.INGEST_KEY_A}`);
+      console.log(`  try: curl -s ${baseUrl}/ingest/health -H 'Authorization: Bearer ${f.INGEST_KEY_A}'`);
+    }
+    console.log(`  read models: psql ${env.DATABASE_URL}\n  Ctrl-C stops.\n`);
+  } else {
+    console.log('the gateway did not become ready within 120 s; see its log lines above');
+  }
+} else {
+  console.log(`\n  stack up: ${JSON.stringify(env)}\n  (no service is built yet)\n`);
+}
