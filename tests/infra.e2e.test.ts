@@ -1,15 +1,24 @@
 // The local stack scripts, on their own ports and data directory so the shared stack is untouched:
 // `up` twice reuses the running broker, `down` leaves no process behind.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 
 const cache = mkdtempSync(join(tmpdir(), 'holdfast-infra-'));
+// As root the embedded server runs as `postgres`, which must be able to reach its data directory.
+const pgData = join(mkdtempSync('/var/tmp/holdfast-infra-pg-'), 'data');
+chmodSync(dirname(pgData), 0o755);
+const { DATABASE_URL: _ignored, ...inherited } = process.env;
+// A machine with no PostgreSQL: nothing at DATABASE_URL, nothing on the probed port, so the
+// embedded server starts, and the registry keeps its schemas in it.
 const env = {
-  ...process.env,
+  ...inherited,
+  HOLDFAST_PG_PORT: '59998',
+  HOLDFAST_EMBEDDED_PG_PORT: '54339',
+  HOLDFAST_PG_DATA: pgData,
   HOLDFAST_CACHE: cache,
   HOLDFAST_KAFKA_PORT: '19392',
   HOLDFAST_KAFKA_CONTROLLER_PORT: '19393',
@@ -55,21 +64,26 @@ function listening(port: number): Promise<boolean> {
 afterAll(() => {
   infra('down');
   rmSync(cache, { recursive: true, force: true });
+  rmSync(dirname(pgData), { recursive: true, force: true });
 });
 
 describe('npm run infra:up / infra:down', () => {
-  it('starts the stack, reuses it on a second up, and stops every process on down', async () => {
+  it('starts the stack (with an embedded PostgreSQL), reuses it on a second up, and stops every process on down', async () => {
     const first = infra('up');
     expect(first.code, first.err).toBe(0);
     expect(first.out).toContain('KAFKA_BROKERS=127.0.0.1:19392');
+    expect(first.err).toContain('postgres: started an embedded server on 127.0.0.1:54339');
+    expect(first.out).toContain('DATABASE_URL=postgres://postgres:postgres@127.0.0.1:54339/holdfast');
     expect(first.out).toContain('SCHEMA_REGISTRY_URL=http://127.0.0.1:18381/apis/ccompat/v7');
     const kafkaPid = pidOf('kafka');
     const registryPid = pidOf('registry');
+    const postgresPid = pidOf('postgres');
 
     const second = infra('up');
     expect(second.code, second.err).toBe(0);
     expect(second.err).toContain('kafka: reusing the broker on 127.0.0.1:19392');
     expect(second.err).toContain('registry: reusing');
+    expect(pidOf('postgres')).toBe(postgresPid);
     expect(pidOf('kafka')).toBe(kafkaPid);
 
     const status = JSON.parse(infra('status').out) as { kafka: { listening: boolean; pid: number } };
@@ -79,6 +93,8 @@ describe('npm run infra:up / infra:down', () => {
     expect(down.code).toBe(0);
     expect(alive(kafkaPid)).toBe(false);
     expect(alive(registryPid)).toBe(false);
+    expect(alive(postgresPid)).toBe(false);
+    expect(await listening(54339)).toBe(false);
     expect(await listening(19392)).toBe(false);
     expect(await listening(18381)).toBe(false);
   });

