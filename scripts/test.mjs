@@ -2,6 +2,7 @@
 // (vitest's global setup starts Kafka, the registry and PostgreSQL when they are not running).
 import { spawnSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
+import { ensureChromium } from './ensure-chromium.mjs';
 
 const args = process.argv.slice(2);
 const steps = [
@@ -20,6 +21,7 @@ if (!args.includes('--tests-only')) {
     }
   }
 }
+ensureChromium();
 const report = 'node_modules/.cache/holdfast-vitest.json';
 rmSync(report, { force: true });
 console.log('\n== tests: vitest run (unit, integration, e2e)');

@@ -5,3 +5,4 @@
 export * from './generated/events.js';
 export { EventCodec, UndecodableRecordError, subjectOf } from './codec.js';
 export { loadEventSchemas, loadTopicMap, SCHEMAS_DIR } from './codegen/load-schemas.js';
+export * from './http/index.js';

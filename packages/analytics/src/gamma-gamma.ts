@@ -1,0 +1,128 @@
+import { maximizeInLogSpace } from './mle.js';
+import { digamma, logGamma } from './special-functions.js';
+
+/**
+ * Gamma-Gamma spend parameters (Fader, Hardie & Lee 2005, "RFM and CLV: Using iso-value curves"):
+ * a transaction's value is Gamma(p, ν), and ν ~ Gamma(q, γ) across customers.
+ */
+export interface GammaGammaParams {
+  p: number;
+  q: number;
+  gamma: number;
+}
+
+/** A repeat buyer as the spend model sees them: x repeat transactions with mean value m_x. */
+export interface SpendRow {
+  /** x > 0: number of repeat transactions. */
+  frequency: number;
+  /** m_x > 0: mean value of those transactions. */
+  monetaryValue: number;
+}
+
+/** Result of {@link fitGammaGamma}. */
+export interface GammaGammaFit {
+  params: GammaGammaParams;
+  logLikelihood: number;
+  converged: boolean;
+  iterations: number;
+  customers: number;
+}
+
+/**
+ * Gamma-Gamma log-likelihood of mean spends: for each repeat buyer, z̄ = m_x given ν is Gamma(px, νx),
+ * and integrating ν out gives
+ * ℓ = ln Γ(px+q) − ln Γ(px) − ln Γ(q) + q ln γ + (px−1) ln m_x + px ln x − (px+q) ln(γ + x·m_x).
+ * Rows with x = 0 or m_x ≤ 0 carry no spend information and are skipped.
+ */
+export function gammaGammaLogLikelihood(params: GammaGammaParams, rows: Iterable<SpendRow>): number {
+  return evaluate(params, usable(rows));
+}
+
+/** Gradient ∂ℓ/∂(p, q, γ) of {@link gammaGammaLogLikelihood}. */
+export function gammaGammaLogLikelihoodGradient(
+  params: GammaGammaParams,
+  rows: Iterable<SpendRow>,
+): number[] {
+  const gradient = [0, 0, 0];
+  evaluate(params, usable(rows), gradient);
+  return gradient;
+}
+
+/**
+ * ℓ and, when asked, its gradient:
+ * ∂p = Σ x·(ψ(px+q) − ψ(px) + ln m_x + ln x − ln(γ + x·m_x)),
+ * ∂q = Σ ψ(px+q) − ψ(q) + ln γ − ln(γ + x·m_x),  ∂γ = Σ q/γ − (px+q)/(γ + x·m_x).
+ */
+function evaluate(params: GammaGammaParams, data: readonly SpendRow[], gradient?: number[]): number {
+  const { p, q, gamma } = params;
+  if (!(p > 0 && q > 0 && gamma > 0)) return NaN;
+  const lgq = logGamma(q);
+  const lnGamma = Math.log(gamma);
+  const psiQ = gradient ? digamma(q) : 0;
+  let [total, dp, dq, dg] = [0, 0, 0, 0];
+  for (const { frequency: x, monetaryValue: m } of data) {
+    const px = p * x;
+    const lnM = Math.log(m);
+    const lnX = Math.log(x);
+    const lnDen = Math.log(gamma + x * m);
+    total +=
+      logGamma(px + q) - logGamma(px) - lgq + q * lnGamma + (px - 1) * lnM + px * lnX - (px + q) * lnDen;
+    if (gradient) {
+      const psiPxQ = digamma(px + q);
+      dp += x * (psiPxQ - digamma(px) + lnM + lnX - lnDen);
+      dq += psiPxQ - psiQ + lnGamma - lnDen;
+      dg += q / gamma - (px + q) / (gamma + x * m);
+    }
+  }
+  if (gradient) [gradient[0], gradient[1], gradient[2]] = [dp, dq, dg];
+  return total;
+}
+
+/**
+ * Fits Gamma-Gamma by maximum likelihood (BFGS with the analytic gradient on ln p, ln q, ln γ; see
+ * `maximizeInLogSpace`) on the repeat buyers (x > 0, m_x > 0). Starts from p = 1, q = 2, γ = mean m_x
+ * (so that the implied mean spend pγ/(q−1) equals the sample mean). Throws when no row is usable.
+ */
+export function fitGammaGamma(
+  rows: Iterable<SpendRow>,
+  options: { maxIterations?: number } = {},
+): GammaGammaFit {
+  const data = usable(rows);
+  if (data.length === 0)
+    throw new RangeError('Gamma-Gamma needs at least one repeat buyer with positive spend');
+  const meanSpend = data.reduce((s, r) => s + r.monetaryValue, 0) / data.length;
+  const result = maximizeInLogSpace(
+    ([p, q, gamma], gradient) => evaluate({ p, q, gamma } as GammaGammaParams, data, gradient),
+    [1, 2, meanSpend],
+    options.maxIterations,
+  );
+  const [p, q, gamma] = result.params as [number, number, number];
+  return {
+    params: { p, q, gamma },
+    logLikelihood: result.logLikelihood,
+    converged: result.converged,
+    iterations: result.iterations,
+    customers: data.length,
+  };
+}
+
+/**
+ * Conditional expected mean transaction value E(M | p, q, γ, m_x, x) = p(γ + x·m_x)/(px + q − 1): a
+ * weighted average of the population mean pγ/(q−1) (weight (q−1)/(px+q−1)) and the customer's own m_x
+ * (weight px/(px+q−1)). For x = 0 it is the population mean. Requires px + q > 1 (q > 1 when x = 0);
+ * returns NaN otherwise (the mean does not exist).
+ */
+export function gammaGammaExpectedSpend(params: GammaGammaParams, row: SpendRow): number {
+  const { p, q, gamma } = params;
+  const x = row.frequency;
+  const m = x > 0 ? row.monetaryValue : 0;
+  const denominator = p * x + q - 1;
+  if (!(denominator > 0)) return NaN;
+  return (p * (gamma + x * m)) / denominator;
+}
+
+function usable(rows: Iterable<SpendRow>): SpendRow[] {
+  const out: SpendRow[] = [];
+  for (const row of rows) if (row.frequency > 0 && row.monetaryValue > 0) out.push(row);
+  return out;
+}

@@ -1,0 +1,72 @@
+/**
+ * @holdfast/analytics: pure customer analytics (no I/O, no clock, no randomness). RFM summaries,
+ * BG/NBD and Gamma-Gamma fitted by maximum likelihood, a heuristic for small accounts, lifecycle
+ * scoring, the universal holdout and lift statistics. Formulas and their reasoning: docs/analytics.md.
+ */
+export { addUnits, daysPerUnit, toEpochMs, toUtcDay, unitsPerYear, utcDayToDate } from './time.js';
+export type { Instant, TimeUnit } from './time.js';
+export { summarizeCustomer, summarizeOrders } from './summary.js';
+export type { CustomerSummary, OrderInput, SummaryOptions } from './summary.js';
+export { groupRfm } from './rfm-groups.js';
+export type { RfmGroups, RfmRow } from './rfm-groups.js';
+export {
+  bgnbdCustomerLogLikelihood,
+  bgnbdLogLikelihood,
+  bgnbdLogLikelihoodGradient,
+  fitBgNbd,
+} from './bgnbd.js';
+export type { BgNbdFit, BgNbdFitOptions, BgNbdParams } from './bgnbd.js';
+export {
+  bgnbdConditionalExpectedPurchases,
+  bgnbdExpectedGap,
+  bgnbdExpectedPurchases,
+  bgnbdMedianTimeToNextPurchase,
+  bgnbdProbabilityAlive,
+  meanPurchasesWhileAlive,
+  meanPurchasesWhileAliveByQuadrature,
+} from './bgnbd-predict.js';
+export {
+  fitGammaGamma,
+  gammaGammaExpectedSpend,
+  gammaGammaLogLikelihood,
+  gammaGammaLogLikelihoodGradient,
+} from './gamma-gamma.js';
+export type { GammaGammaFit, GammaGammaParams, SpendRow } from './gamma-gamma.js';
+export { bgnbdGammaGammaClv, discountedPurchases } from './clv.js';
+export type { ClvOptions } from './clv.js';
+export {
+  accountMedianGap,
+  heuristicCustomer,
+  heuristicExpectedPurchases,
+  heuristicMedianTimeToNextPurchase,
+  heuristicProbabilityAlive,
+} from './heuristic.js';
+export type { HeuristicCustomer } from './heuristic.js';
+export { OVERDUE_GAPS, churnRisk, lifecycleState } from './lifecycle.js';
+export type { LifecycleInput, LifecycleState } from './lifecycle.js';
+export { DEFAULT_MIN_REPEAT_CUSTOMERS, scoreCustomers } from './score.js';
+export type { CustomerScore, ScoreOptions, ScoreParams, ScoreResult } from './score.js';
+export { HOLDOUT_SHARE, fnv1a64, holdoutBucket, isHoldout } from './holdout.js';
+export { liftStatistics } from './lift.js';
+export type { LiftOptions, LiftResult } from './lift.js';
+export { studentTCdf, studentTPdf, studentTQuantile } from './student-t.js';
+export {
+  digamma,
+  logBeta,
+  logGamma,
+  logSumExp,
+  median,
+  regularizedIncompleteBeta,
+} from './special-functions.js';
+export { hyp2f1 } from './hypergeometric.js';
+export { integrate } from './quadrature.js';
+export { nelderMead } from './nelder-mead.js';
+export { bfgs } from './bfgs.js';
+export type { BfgsOptions, BfgsResult, ValueAndGradient } from './bfgs.js';
+export { maximizeInLogSpace } from './mle.js';
+export type { LogSpaceFit } from './mle.js';
+export type { NelderMeadOptions, NelderMeadResult } from './nelder-mead.js';
+export { OrderCsvError, parseOrderCsv } from './order-csv.js';
+export type { OrderRow } from './order-csv.js';
+export { fitFromOrderRows } from './fit-from-rows.js';
+export type { OrderRowsFit } from './fit-from-rows.js';

@@ -1,0 +1,114 @@
+import { daysPerUnit, toUtcDay, utcDayToDate } from './time.js';
+import type { Instant, TimeUnit } from './time.js';
+
+/** One order as the analytics see it. */
+export interface OrderInput {
+  customerId: string;
+  /** When the order was placed (Date, ISO-8601 string or epoch ms); bucketed to its UTC calendar day. */
+  orderDate: Instant;
+  /** Net amount: gross minus refunded. */
+  amount: number;
+  /** Cancelled orders are ignored (callers may also drop them before calling). */
+  cancelled?: boolean;
+}
+
+/** Options of {@link summarizeOrders}. */
+export interface SummaryOptions {
+  /** End of the calibration period; orders on a later UTC day are ignored. T is measured to this day. */
+  calibrationEnd: Instant;
+  /** Unit of recency, T and gaps (default weeks). */
+  timeUnit?: TimeUnit;
+}
+
+/**
+ * RFM summary of one customer over the calibration period, in the notation of Fader, Hardie & Lee.
+ * A transaction is one UTC calendar day with at least one order (same-day orders are summed).
+ */
+export interface CustomerSummary {
+  customerId: string;
+  /** x: number of repeat transactions (distinct purchase days minus one). */
+  frequency: number;
+  /** t_x: time from the first to the last purchase day. */
+  recency: number;
+  /** T: time from the first purchase day to the calibration end day. */
+  T: number;
+  /** Mean net amount of the repeat transactions (first excluded); 0 when frequency is 0. */
+  monetaryValue: number;
+  /** Net revenue of all transactions in the calibration period. */
+  totalRevenue: number;
+  /** Number of transactions (frequency + 1). */
+  transactions: number;
+  /** Midnight UTC of the first purchase day. */
+  firstPurchaseAt: Date;
+  /** Midnight UTC of the last purchase day. */
+  lastPurchaseAt: Date;
+  /** Mean time between consecutive transactions (recency / frequency); null with a single transaction. */
+  meanInterPurchaseTime: number | null;
+}
+
+/**
+ * Summarises orders per customer (customers in order of first appearance). Customers whose orders all
+ * fall after the calibration end (or are cancelled) are left out.
+ */
+export function summarizeOrders(orders: Iterable<OrderInput>, options: SummaryOptions): CustomerSummary[] {
+  const endDay = toUtcDay(options.calibrationEnd);
+  // customer → UTC day → net amount of that day's orders
+  const byCustomer = new Map<string, Map<number, number>>();
+  for (const order of orders) {
+    if (order.cancelled === true) continue;
+    const day = toUtcDay(order.orderDate);
+    if (day > endDay) continue;
+    if (!Number.isFinite(order.amount)) throw new RangeError(`Invalid amount for ${order.customerId}`);
+    let days = byCustomer.get(order.customerId);
+    if (days === undefined) {
+      days = new Map();
+      byCustomer.set(order.customerId, days);
+    }
+    days.set(day, (days.get(day) ?? 0) + order.amount);
+  }
+  const unitDays = daysPerUnit(options.timeUnit ?? 'weeks');
+  const out: CustomerSummary[] = [];
+  for (const [customerId, days] of byCustomer) out.push(fromDays(customerId, days, endDay, unitDays));
+  return out;
+}
+
+/**
+ * Summary of a single customer's orders (orders of other customers are ignored); null when no order
+ * counts (none on or before the calibration end).
+ */
+export function summarizeCustomer(
+  customerId: string,
+  orders: Iterable<OrderInput>,
+  options: SummaryOptions,
+): CustomerSummary | null {
+  const mine = [...orders].filter((o) => o.customerId === customerId);
+  return summarizeOrders(mine, options)[0] ?? null;
+}
+
+function fromDays(
+  customerId: string,
+  days: Map<number, number>,
+  endDay: number,
+  unitDays: number,
+): CustomerSummary {
+  const sorted = [...days.keys()].sort((p, q) => p - q);
+  const first = sorted[0] as number;
+  const last = sorted[sorted.length - 1] as number;
+  const frequency = sorted.length - 1;
+  let total = 0;
+  for (const amount of days.values()) total += amount;
+  const firstAmount = days.get(first) as number;
+  const recency = (last - first) / unitDays;
+  return {
+    customerId,
+    frequency,
+    recency,
+    T: (endDay - first) / unitDays,
+    monetaryValue: frequency > 0 ? (total - firstAmount) / frequency : 0,
+    totalRevenue: total,
+    transactions: sorted.length,
+    firstPurchaseAt: utcDayToDate(first),
+    lastPurchaseAt: utcDayToDate(last),
+    meanInterPurchaseTime: frequency > 0 ? recency / frequency : null,
+  };
+}

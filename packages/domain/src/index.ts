@@ -1,0 +1,16 @@
+/**
+ * Pure domain rules of Holdfast: no I/O, no clock, no randomness (time comes in as `now`).
+ *
+ * - `ingest`: request validation (422 bodies in pydantic/FastAPI style) and row classification for
+ *   orders, customers, account settings, the pixel collector and the inbound webhooks. The gateway
+ *   calls the same functions for the real call and the dry run.
+ * - `keys`: what a presented token is, by prefix.
+ *
+ * @example
+ * const v = validateOrdersRequest(body);
+ * if (!v.ok) return reply(422, { detail: v.detail });
+ * const { counters, accepted, errors, warnings, batchFailure } = classifyOrders(v.rows, { now });
+ */
+export * from './ingest/index.js';
+export { keyKind } from './keys/key-kind.js';
+export type { KeyKind } from './keys/key-kind.js';
