@@ -32,10 +32,13 @@ export function report(bench: string, figures: Figures, table: [string, string |
   console.log(`\n${bench}`);
   for (const [k, v] of table) console.log(`  ${k.padEnd(width)}  ${typeof v === 'number' ? fmt(v) : v}`);
   mkdirSync('bench-results', { recursive: true });
-  writeFileSync(`bench-results/${bench}-${new Date().toISOString().replace(/[:.]/g, '-')}.json`, JSON.stringify(out, null, 2));
+  writeFileSync(
+    `bench-results/${bench}-${new Date().toISOString().replace(/[:.]/g, '-')}.json`,
+    JSON.stringify(out, null, 2),
+  );
   console.log(JSON.stringify(out));
 }
 
 export function fmt(n: number): string {
-  return Math.abs(n) >= 100 ? Math.round(n).toLocaleString('en-US') : n.toFixed(2);
+  return Number.isInteger(n) || Math.abs(n) >= 100 ? Math.round(n).toLocaleString('en-US') : n.toFixed(2);
 }

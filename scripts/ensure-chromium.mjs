@@ -9,14 +9,19 @@ export function ensureChromium() {
   if (existsSync(CHROMIUM)) return true;
   const root = process.getuid?.() === 0;
   if (!root || !existsSync('/usr/bin/apt-get')) {
-    console.error(`[setup] ${CHROMIUM} is missing: install Debian's chromium package (the browser test needs it)`);
+    console.error(
+      `[setup] ${CHROMIUM} is missing: install Debian's chromium package (the browser test needs it)`,
+    );
     return false;
   }
   console.error('[setup] installing Debian chromium for the browser test (once) ...');
-  execSync('apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null', {
-    stdio: 'inherit',
-    shell: '/bin/bash',
-  });
+  execSync(
+    'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null',
+    {
+      stdio: 'inherit',
+      shell: '/bin/bash',
+    },
+  );
   return existsSync(CHROMIUM);
 }
 

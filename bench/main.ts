@@ -1,0 +1,31 @@
+// npm run bench -- <name> [--option value ...]
+import { benchClassify } from './classify.js';
+
+type Bench = (args: Record<string, string>) => Promise<void>;
+const BENCHES: Record<string, Bench> = {
+  classify: benchClassify,
+};
+
+function parseArgs(argv: string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a.startsWith('--')) {
+      const next = argv[i + 1];
+      if (next !== undefined && !next.startsWith('--')) {
+        out[a.slice(2)] = next;
+        i++;
+      } else out[a.slice(2)] = 'true';
+    }
+  }
+  return out;
+}
+
+const [name, ...rest] = process.argv.slice(2);
+const bench = name ? BENCHES[name] : undefined;
+if (!bench) {
+  console.error(`usage: npm run bench -- <${Object.keys(BENCHES).join('|')}> [options]`);
+  process.exit(2);
+}
+await bench(parseArgs(rest));
+process.exit(0);
