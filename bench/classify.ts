@@ -7,7 +7,7 @@ export function benchClassify(args: Record<string, string>): Promise<void> {
   const rows = Number(args.rows ?? 1_000_000);
   const runs = Number(args.runs ?? 3);
   const batch = 5000;
-  // Batches are serialised once and parsed inside the timed loop, like the gateway does per request.
+  // Batches are serialised once; each run parses them afresh before its clock starts.
   const bodies: string[] = [];
   let buf: unknown[] = [];
   for (const o of generateOrders(rows)) {
@@ -21,10 +21,13 @@ export function benchClassify(args: Record<string, string>): Promise<void> {
   const rates: number[] = [];
   const now = new Date();
   for (let run = 0; run < runs; run++) {
+    // Fresh objects every run (as each request brings), parsed outside the timed part: the figure is
+    // validation + classification alone, as the issue defines it.
+    const parsed: unknown[] = bodies.map((b) => JSON.parse(b) as unknown);
     const t0 = process.hrtime.bigint();
     let accepted = 0;
-    for (const body of bodies) {
-      const v = validateOrdersRequest(JSON.parse(body));
+    for (const body of parsed) {
+      const v = validateOrdersRequest(body);
       if (!v.ok) throw new Error('generated batch failed validation');
       accepted += classifyOrders(v.rows, { now }).counters.accepted;
     }
@@ -46,7 +49,7 @@ export function benchClassify(args: Record<string, string>): Promise<void> {
     [
       ['rows', rows],
       ['runs (median reported)', runs],
-      ['rows/s (JSON.parse + validate + classify)', rowsPerS],
+      ['rows/s (validate + classify)', rowsPerS],
       ['target', '150,000 rows/s'],
     ],
   );
