@@ -6,3 +6,4 @@ export * from './checkpoints.js';
 export { sql } from 'kysely';
 export * from './credentials.js';
 export * from './control-plane.js';
+export * from './control-plane-queries.js';

@@ -1,8 +1,28 @@
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
+import { registerAccounts } from './accounts.js';
+import { registerBackfill } from './backfill.js';
+import { registerDev } from './dev.js';
+import { registerKeys } from './keys.js';
+import { registerMigrate } from './migrate.js';
+import { registerPixel } from './pixel.js';
+import { registerSync } from './sync.js';
+import { registerTiles } from './tiles.js';
+import { registerProviders, registerWebhooks } from './webhooks.js';
 
 /** A command module: adds its (sub)commands to the program. */
 export type RegisterCommand = (program: Command, context: () => CliContext) => void;
 
 /** Every command, in the order `--help` lists them. Add a module here to add a command. */
-export const COMMANDS: RegisterCommand[] = [];
+export const COMMANDS: RegisterCommand[] = [
+  registerAccounts,
+  registerKeys,
+  registerTiles,
+  registerPixel,
+  registerWebhooks,
+  registerProviders,
+  registerMigrate,
+  registerSync,
+  registerBackfill,
+  registerDev,
+];

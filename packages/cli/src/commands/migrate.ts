@@ -1,0 +1,49 @@
+import type { Pool } from '@holdfast/db';
+import type { CliContext } from '../context.js';
+import type { RegisterCommand } from './index.js';
+
+type EnsureReadModelSchema = (pool: Pool, schema?: string) => Promise<unknown>;
+
+/**
+ * The projector's read-model DDL, when the projector is installed: it owns those tables (a rebuild creates
+ * them in a fresh schema), so it is loaded by name at run time rather than depended on.
+ */
+async function loadEnsureReadModelSchema(ctx: CliContext): Promise<EnsureReadModelSchema | undefined> {
+  const specifier = '@holdfast/projector';
+  try {
+    const mod = (await import(/* @vite-ignore */ specifier)) as { ensureReadModelSchema?: unknown };
+    if (typeof mod.ensureReadModelSchema === 'function')
+      return mod.ensureReadModelSchema as EnsureReadModelSchema;
+    ctx.log('holdfast: @holdfast/projector exports no ensureReadModelSchema; read models skipped');
+  } catch (err) {
+    const reason = (err as Error).message.split('\n')[0];
+    ctx.log(`holdfast: @holdfast/projector is not available (${reason}); read models skipped`);
+  }
+  return undefined;
+}
+
+/** `holdfast migrate`: control-plane migrations, then the projector's read-model schema. */
+export const registerMigrate: RegisterCommand = (program, context) => {
+  program
+    .command('migrate')
+    .description('bring the database schema up to date (control plane, then read models when available)')
+    .option(
+      '--read-schema <name>',
+      'read-model schema (default: $HOLDFAST_READ_SCHEMA, $READ_MODEL_SCHEMA or read_models)',
+    )
+    .action(async (o: { readSchema?: string }) => {
+      const ctx = context();
+      const applied = await ctx.migrate();
+      const schema =
+        o.readSchema ?? ctx.env.HOLDFAST_READ_SCHEMA ?? ctx.env.READ_MODEL_SCHEMA ?? 'read_models';
+      const ensure = await loadEnsureReadModelSchema(ctx);
+      if (ensure) await ensure(ctx.pool(), schema);
+      const readModels = ensure ? 'ensured' : 'skipped';
+      ctx.out(
+        { applied, read_models: readModels, read_schema: schema },
+        (applied.length
+          ? `Applied ${applied.length} migration(s):\n${applied.map((m) => `  ${m}`).join('\n')}`
+          : 'Control plane: up to date') + `\nRead models (${schema}): ${readModels}`,
+      );
+    });
+};

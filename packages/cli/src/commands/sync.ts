@@ -1,0 +1,77 @@
+import { randomUUID } from 'node:crypto';
+import { EventCodec } from '@holdfast/contracts';
+import { describeAccount, insertQueuedSyncTask, markSyncTaskFailed } from '@holdfast/db';
+import { createKafka, ensureTopics, topicName, TransactionalAppender } from '@holdfast/kafka';
+import { CliError, type CliContext } from '../context.js';
+import { accountOption, iso } from '../format.js';
+import type { RegisterCommand } from './index.js';
+
+/** Appends one SyncRequested record (keyed by account, so it queues behind that account's ingest). */
+async function appendSyncRequested(ctx: CliContext, accountId: string, taskId: string, now: Date) {
+  const cfg = ctx.config();
+  const codec = await EventCodec.connect(cfg.schemaRegistryUrl);
+  const kafka = createKafka(cfg.kafkaBrokers, 'holdfast-cli', ctx.logger());
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    await ensureTopics(admin, cfg.topicPrefix, cfg.partitions);
+  } finally {
+    await admin.disconnect();
+  }
+  const appender = await TransactionalAppender.create(kafka, { name: 'holdfast-cli-sync', size: 1 });
+  try {
+    const value = codec.encode('SyncRequested', {
+      metadata: {
+        account_id: accountId,
+        event_id: randomUUID(),
+        batch_id: null,
+        request_id: null,
+        key_id: null,
+        received_at: now.toISOString(),
+      },
+      task_id: taskId,
+      trigger: 'cli',
+    });
+    await appender.append([
+      { topic: topicName(cfg.topicPrefix, 'holdfast.sync-commands'), key: accountId, value },
+    ]);
+  } finally {
+    await appender.close();
+  }
+}
+
+/** `holdfast sync --account ID`: queue a full analytics recompute (not throttled, unlike POST /ingest/sync). */
+export const registerSync: RegisterCommand = (program, context) => {
+  program
+    .command('sync')
+    .description('queue an analytics recompute for an account (prints the task id)')
+    .addOption(accountOption())
+    .action(async (o: { account: string }) => {
+      const ctx = context();
+      const db = await ctx.db();
+      await describeAccount(db, o.account);
+      const now = new Date();
+      // The row first: a consumer that sees the command must find its task. If the append fails the
+      // task is marked failed, so nothing waits forever on a command that was never sent.
+      const task = await insertQueuedSyncTask(db, o.account, 'cli', now);
+      try {
+        await appendSyncRequested(ctx, o.account, task.id, now);
+      } catch (err) {
+        await markSyncTaskFailed(db, task.id, 'append_failed');
+        throw new CliError(
+          `could not append the sync command to Kafka (${(err as Error).message}); task ${task.id} is marked failed. ` +
+            'Is the stack running (`npm start`)? Then run the command again.',
+        );
+      }
+      ctx.out(
+        {
+          task_id: task.id,
+          account_id: o.account,
+          status: 'queued',
+          trigger: 'cli',
+          queued_at: iso(task.queued_at),
+        },
+        `Queued sync task ${task.id} for ${o.account}`,
+      );
+    });
+};

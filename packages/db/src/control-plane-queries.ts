@@ -1,0 +1,293 @@
+import { randomUUID } from 'node:crypto';
+import type { Kysely, Selectable } from 'kysely';
+import { ControlPlaneError } from './control-plane.js';
+import type { AccountsTable, ApiKeyKind, ApiKeysTable, Database, PixelKeysTable } from './schema.js';
+
+/** Who queued a sync task (the same values as the SyncRequested record's trigger). */
+export type SyncTaskTrigger = 'api' | 'nightly' | 'cli';
+
+/** How a key stands now: `expiring` is a rotated key still inside its grace window. */
+export type ApiKeyStatus = 'live' | 'revoked' | 'expiring' | 'expired';
+
+/** An ingest or outbound key as the console lists it (never its hash). */
+export type ApiKeyListing = Readonly<
+  Omit<Selectable<ApiKeysTable>, 'key_hash' | 'created_at'> & { created_at: Date; status: ApiKeyStatus }
+>;
+
+/** A pixel key with its origin allow-list. */
+export interface PixelKeyListing extends Omit<Selectable<PixelKeysTable>, 'key_hash'> {
+  readonly origins: string[];
+}
+
+/**
+ * The status of a key at `now`: revocation wins, then the rotation deadline.
+ *
+ * @example
+ * apiKeyStatus({ revoked_at: null, expires_at: new Date(Date.now() + 1000) }, new Date()); // 'expiring'
+ */
+export function apiKeyStatus(
+  k: { readonly revoked_at: Date | null; readonly expires_at: Date | null },
+  now: Date,
+): ApiKeyStatus {
+  if (k.revoked_at) return 'revoked';
+  if (!k.expires_at) return 'live';
+  return k.expires_at.getTime() > now.getTime() ? 'expiring' : 'expired';
+}
+
+/**
+ * Normalises a storefront domain to a bare host (lower case, optional port): every call-to-action is
+ * built as `https://<domain>/...`, so a path, query or credentials would corrupt every link.
+ *
+ * @example
+ * normalizeStorefrontDomain('https://Shop.Example.com/'); // 'shop.example.com'
+ */
+export function normalizeStorefrontDomain(input: string): string {
+  const raw = input.trim();
+  const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(raw) ? raw : `https://${raw}`;
+  let u: URL;
+  try {
+    u = new URL(withScheme);
+  } catch {
+    throw new ControlPlaneError('invalid', `"${input}" is not a domain like shop.example.com`);
+  }
+  const bad =
+    !['http:', 'https:'].includes(u.protocol) ||
+    (u.pathname !== '/' && u.pathname !== '') ||
+    u.search ||
+    u.hash ||
+    u.username ||
+    !u.hostname.includes('.') ||
+    /\/./.test(raw.replace(/^[a-z]+:\/\//i, ''));
+  if (bad) throw new ControlPlaneError('invalid', `"${input}" must be a domain like shop.example.com`);
+  return u.host;
+}
+
+/** One account, or a `not_found` ControlPlaneError. */
+export async function describeAccount(
+  db: Kysely<Database>,
+  accountId: string,
+): Promise<Selectable<AccountsTable>> {
+  const acc = await db
+    .selectFrom('control.accounts')
+    .selectAll()
+    .where('id', '=', accountId)
+    .executeTakeFirst();
+  if (!acc) throw new ControlPlaneError('not_found', `no account ${accountId}`);
+  return acc;
+}
+
+/** Accounts, oldest first (the first `limit`). */
+export async function listAccounts(db: Kysely<Database>, limit = 1000): Promise<Selectable<AccountsTable>[]> {
+  return db
+    .selectFrom('control.accounts')
+    .selectAll()
+    .orderBy('created_at')
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+}
+
+/** Sets (or clears, with null) the storefront domain that calls-to-action are built on. */
+export async function setStorefrontDomain(
+  db: Kysely<Database>,
+  accountId: string,
+  domain: string | null,
+): Promise<string | null> {
+  const value = domain === null ? null : normalizeStorefrontDomain(domain);
+  const r = await db
+    .updateTable('control.accounts')
+    .set({ storefront_domain: value })
+    .where('id', '=', accountId)
+    .executeTakeFirst();
+  if (!r.numUpdatedRows) throw new ControlPlaneError('not_found', `no account ${accountId}`);
+  return value;
+}
+
+/**
+ * Sets the demo and sandbox flags. Changing the sandbox flag is refused while keys of the other kind
+ * still authenticate (tk_test_ belongs to sandboxes only, tk_live_ to the others).
+ */
+export async function markAccount(
+  db: Kysely<Database>,
+  accountId: string,
+  flags: { readonly isDemo?: boolean; readonly isSandbox?: boolean },
+  now = new Date(),
+): Promise<Selectable<AccountsTable>> {
+  return db.transaction().execute(async (trx) => {
+    const acc = await trx
+      .selectFrom('control.accounts')
+      .selectAll()
+      .where('id', '=', accountId)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!acc) throw new ControlPlaneError('not_found', `no account ${accountId}`);
+    if (flags.isSandbox !== undefined && flags.isSandbox !== acc.is_sandbox) {
+      const blocking: ApiKeyKind = flags.isSandbox ? 'ingest_live' : 'ingest_test';
+      const keys = await listApiKeys(trx, accountId, now);
+      const n = keys.filter((k) => k.kind === blocking && ['live', 'expiring'].includes(k.status)).length;
+      if (n > 0) {
+        const prefix = blocking === 'ingest_live' ? 'tk_live_' : 'tk_test_';
+        throw new ControlPlaneError(
+          'conflict',
+          `account ${accountId} has ${n} working ${prefix} key(s); revoke them before changing the sandbox flag`,
+        );
+      }
+    }
+    const updated = {
+      is_demo: flags.isDemo ?? acc.is_demo,
+      is_sandbox: flags.isSandbox ?? acc.is_sandbox,
+    };
+    await trx.updateTable('control.accounts').set(updated).where('id', '=', accountId).execute();
+    return { ...acc, ...updated };
+  });
+}
+
+// `Generated<Timestamp>` selects as the column type itself; at run time pg hands back a Date.
+function listing(r: Selectable<ApiKeysTable>, now: Date): ApiKeyListing {
+  const { key_hash: _, ...rest } = r;
+  return { ...rest, created_at: r.created_at as unknown as Date, status: apiKeyStatus(r, now) };
+}
+
+/** Every ingest and outbound key of an account with its status at `now`, oldest first. */
+export async function listApiKeys(
+  db: Kysely<Database>,
+  accountId: string,
+  now = new Date(),
+): Promise<ApiKeyListing[]> {
+  const rows = await db
+    .selectFrom('control.api_keys')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+  return rows.map((r) => listing(r, now));
+}
+
+/** One key (never its hash), or `not_found`. */
+export async function describeApiKey(
+  db: Kysely<Database>,
+  keyId: string,
+  now = new Date(),
+): Promise<ApiKeyListing> {
+  const r = await db.selectFrom('control.api_keys').selectAll().where('id', '=', keyId).executeTakeFirst();
+  if (!r) throw new ControlPlaneError('not_found', `no key ${keyId}`);
+  return listing(r, now);
+}
+
+/** The tiles of an account (connected or once connected), without token hashes. */
+export async function listTiles(db: Kysely<Database>, accountId: string) {
+  return db
+    .selectFrom('control.tiles')
+    .select(['tile', 'token_prefix', 'connected_at', 'disconnected_at', 'first_call_at'])
+    .where('account_id', '=', accountId)
+    .orderBy('tile')
+    .execute();
+}
+
+async function withOrigins(
+  db: Kysely<Database>,
+  keys: Omit<Selectable<PixelKeysTable>, 'key_hash'>[],
+): Promise<PixelKeyListing[]> {
+  if (!keys.length) return [];
+  const ids = keys.map((k) => k.id);
+  const origins = await db
+    .selectFrom('control.pixel_origins')
+    .selectAll()
+    .where('pixel_key_id', 'in', ids)
+    .orderBy('origin')
+    .execute();
+  return keys.map((k) => ({
+    ...k,
+    origins: origins.filter((o) => o.pixel_key_id === k.id).map((o) => o.origin),
+  }));
+}
+
+/** One pixel key with its origins, or `not_found`. */
+export async function describePixelKey(db: Kysely<Database>, pixelKeyId: string): Promise<PixelKeyListing> {
+  const k = await db
+    .selectFrom('control.pixel_keys')
+    .select(['id', 'account_id', 'prefix', 'created_at', 'revoked_at'])
+    .where('id', '=', pixelKeyId)
+    .executeTakeFirst();
+  if (!k) throw new ControlPlaneError('not_found', `no pixel key ${pixelKeyId}`);
+  const [listed] = await withOrigins(db, [k]);
+  return listed!;
+}
+
+/** The pixel keys of an account with their origins, oldest first. */
+export async function listPixelKeys(db: Kysely<Database>, accountId: string): Promise<PixelKeyListing[]> {
+  const keys = await db
+    .selectFrom('control.pixel_keys')
+    .select(['id', 'account_id', 'prefix', 'created_at', 'revoked_at'])
+    .where('account_id', '=', accountId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+  return withOrigins(db, keys);
+}
+
+/** Webhook subscriptions of an account, without their secrets. */
+export async function listWebhookSubscriptions(db: Kysely<Database>, accountId: string) {
+  return db
+    .selectFrom('control.webhook_subscriptions')
+    .select(['id', 'account_id', 'url', 'created_at', 'disabled_at'])
+    .where('account_id', '=', accountId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+}
+
+/** Stops deliveries to a subscription (kept for the delivery history); `not_found` unless active. */
+export async function disableWebhookSubscription(
+  db: Kysely<Database>,
+  subscriptionId: string,
+  now = new Date(),
+): Promise<void> {
+  const r = await db
+    .updateTable('control.webhook_subscriptions')
+    .set({ disabled_at: now })
+    .where('id', '=', subscriptionId)
+    .where('disabled_at', 'is', null)
+    .executeTakeFirst();
+  if (!r.numUpdatedRows) throw new ControlPlaneError('not_found', `no active subscription ${subscriptionId}`);
+}
+
+/** The email and SMS providers connected to an account. */
+export async function listProviders(db: Kysely<Database>, accountId: string) {
+  return db
+    .selectFrom('control.providers')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .orderBy('provider')
+    .execute();
+}
+
+/** Inserts a sync task in state `queued`; the caller then appends the matching SyncRequested record. */
+export async function insertQueuedSyncTask(
+  db: Kysely<Database>,
+  accountId: string,
+  trigger: SyncTaskTrigger,
+  now = new Date(),
+): Promise<{ id: string; queued_at: Date }> {
+  const id = randomUUID();
+  await db
+    .insertInto('control.sync_tasks')
+    .values({ id, account_id: accountId, trigger, status: 'queued', queued_at: now })
+    .execute();
+  return { id, queued_at: now };
+}
+
+/** Marks a task failed with a reason (for example when its command could not be appended). */
+export async function markSyncTaskFailed(
+  db: Kysely<Database>,
+  taskId: string,
+  reason: string,
+  now = new Date(),
+): Promise<void> {
+  await db
+    .updateTable('control.sync_tasks')
+    .set({ status: 'failed', reason, finished_at: now })
+    .where('id', '=', taskId)
+    .execute();
+}

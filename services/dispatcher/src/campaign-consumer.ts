@@ -1,0 +1,83 @@
+import type { CampaignSent, EventCodec } from '@holdfast/contracts';
+import { readCheckpoint, writeCheckpoint, type Pool } from '@holdfast/db';
+import type { BatchHandler } from '@holdfast/kafka';
+import type { Logger } from '@holdfast/platform';
+import { deliveryId } from './delivery-id.js';
+import { activeSubscriptions, insertDeliveries, type NewDelivery } from './delivery-store.js';
+
+/** The only event emitted today (spec, Events: outbound webhooks). */
+export const CAMPAIGN_SENT = 'campaign.sent';
+
+/**
+ * The webhook body of a CampaignSent record. Only the three fields the spec names: no customer id,
+ * no address, no URL (receivers join on tracking_id).
+ */
+export function campaignSentBody(
+  e: Pick<CampaignSent, 'campaign_type' | 'provider' | 'tracking_id'>,
+): string {
+  return JSON.stringify({
+    event: CAMPAIGN_SENT,
+    data: { campaign_type: e.campaign_type, provider: e.provider, tracking_id: e.tracking_id },
+  });
+}
+
+/**
+ * The batch handler of holdfast.campaigns: turns each CampaignSent record into one pending delivery per
+ * active subscription of its account, in the same transaction as the dispatcher's checkpoint (records
+ * at or below the checkpoint are skipped), so every record is enqueued exactly once. `onEnqueued` is
+ * told how many deliveries were created (the poller is woken with it).
+ */
+export function campaignBatchHandler(deps: {
+  readonly pool: Pool;
+  readonly codec: Pick<EventCodec, 'decode'>;
+  readonly logger: Logger;
+  readonly now: () => Date;
+  readonly onEnqueued: (count: number) => void;
+}): BatchHandler {
+  return async ({ partition, records }) => {
+    const events: { offset: number; value: CampaignSent }[] = [];
+    for (const r of records) {
+      try {
+        const e = await deps.codec.decode(r.value ?? Buffer.alloc(0));
+        if (e.type === 'CampaignSent') events.push({ offset: Number(r.offset), value: e.value });
+      } catch (err) {
+        // A record that cannot be decoded never will be: note it and move past it.
+        deps.logger.error('campaign_record_unreadable', {
+          partition,
+          offset: r.offset,
+          error: (err as Error).message,
+        });
+      }
+    }
+    const key = { schema: 'dispatcher', projection: 'deliveries', topic: 'holdfast.campaigns', partition };
+    const last = Number(records[records.length - 1]!.offset);
+    const client = await deps.pool.connect();
+    let created = 0;
+    try {
+      await client.query('begin');
+      const checkpoint = await readCheckpoint(client, key);
+      const fresh = events.filter((e) => e.offset > checkpoint).map((e) => e.value);
+      const subs = await activeSubscriptions(client, [...new Set(fresh.map((e) => e.metadata.account_id))]);
+      const list: NewDelivery[] = fresh.flatMap((e) =>
+        (subs.get(e.metadata.account_id) ?? []).map((subscriptionId) => ({
+          deliveryId: deliveryId(subscriptionId, e.tracking_id),
+          accountId: e.metadata.account_id,
+          subscriptionId,
+          event: CAMPAIGN_SENT,
+          sourceId: e.tracking_id,
+          body: campaignSentBody(e),
+        })),
+      );
+      created = await insertDeliveries(client, list, deps.now());
+      if (last > checkpoint) await writeCheckpoint(client, key, last);
+      await client.query('commit');
+    } catch (err) {
+      await client.query('rollback').catch(() => {});
+      throw err;
+    } finally {
+      client.release();
+    }
+    if (created) deps.onEnqueued(created);
+    return { kind: 'applied' };
+  };
+}

@@ -1,0 +1,29 @@
+import { EnvReader, readInfraConfig, type InfraConfig } from '@holdfast/platform';
+
+/** The dispatcher process's configuration, parsed once at start-up. */
+export interface DispatcherProcessConfig {
+  readonly infra: InfraConfig;
+  /** Port of /metrics and /healthz (PORT, default 9466; 0 = any free port). */
+  readonly port: number;
+  readonly pollIntervalMs: number;
+  readonly batchSize: number;
+  readonly timeoutMs: number;
+}
+
+/**
+ * Reads DATABASE_URL, KAFKA_BROKERS, SCHEMA_REGISTRY_URL, HOLDFAST_TOPIC_PREFIX, HOLDFAST_PARTITIONS,
+ * PORT, DISPATCHER_POLL_MS (1000), DISPATCHER_BATCH (50) and DISPATCHER_TIMEOUT_MS (10000). Throws one
+ * ConfigError naming every problem.
+ */
+export function loadDispatcherConfig(
+  env: Readonly<Record<string, string | undefined>>,
+): DispatcherProcessConfig {
+  const r = new EnvReader(env);
+  return r.done({
+    infra: readInfraConfig(r),
+    port: r.int('PORT', 9466, { min: 0, max: 65535 }),
+    pollIntervalMs: r.int('DISPATCHER_POLL_MS', 1000, { min: 10, max: 600_000 }),
+    batchSize: r.int('DISPATCHER_BATCH', 50, { min: 1, max: 1000 }),
+    timeoutMs: r.int('DISPATCHER_TIMEOUT_MS', 10_000, { min: 100, max: 120_000 }),
+  });
+}

@@ -1,0 +1,88 @@
+import type { Pool } from '@holdfast/db';
+import type { Logger } from '@holdfast/platform';
+import { cancelDelivery, claimDue, recordAttempt, type ClaimedDelivery } from './delivery-store.js';
+import { postSigned, type FetchLike } from './http-delivery.js';
+import type { DispatcherMetrics } from './metrics.js';
+
+/** What one poll did. */
+export interface PollResult {
+  readonly attempted: number;
+  readonly delivered: number;
+  readonly retryScheduled: number;
+  readonly failed: number;
+  readonly cancelled: number;
+}
+
+export interface PollerOptions {
+  readonly pool: Pool;
+  readonly now: () => Date;
+  readonly fetch: FetchLike;
+  readonly logger: Logger;
+  readonly metrics?: DispatcherMetrics;
+  readonly batchSize: number;
+  readonly timeoutMs: number;
+  readonly leaseMs: number;
+  readonly retryDelaysMs?: readonly number[];
+}
+
+/**
+ * Delivers every delivery due now, batch by batch, until none is due: claim (with a lease), POST
+ * signed, record the attempt and the next due time. Due-ness is judged by the injected clock, so a
+ * test can move time forward by 15 minutes and poll.
+ */
+export async function pollOnce(o: PollerOptions): Promise<PollResult> {
+  const r = { attempted: 0, delivered: 0, retryScheduled: 0, failed: 0, cancelled: 0 };
+  for (;;) {
+    const claimed = await claimDue(o.pool, o.now(), o.leaseMs, o.batchSize);
+    if (!claimed.length) return r;
+    await Promise.all(claimed.map((d) => deliverOne(o, d, r)));
+    if (claimed.length < o.batchSize) return r;
+  }
+}
+
+async function deliverOne(
+  o: PollerOptions,
+  d: ClaimedDelivery,
+  r: { -readonly [K in keyof PollResult]: number },
+): Promise<void> {
+  if (!d.url || !d.secret) {
+    await cancelDelivery(o.pool, d.deliveryId);
+    o.metrics?.onAttempt('cancelled');
+    r.cancelled++;
+    return;
+  }
+  const attemptedAt = o.now();
+  const res = await postSigned(o.fetch, {
+    url: d.url,
+    secret: d.secret,
+    event: d.event,
+    deliveryId: d.deliveryId,
+    body: d.body,
+    timeoutMs: o.timeoutMs,
+  });
+  const status = await recordAttempt(
+    o.pool,
+    d,
+    { attemptedAt, finishedAt: o.now(), ...res },
+    o.retryDelaysMs,
+  );
+  r.attempted++;
+  if (status === null) return;
+  const outcome = status === 'pending' ? 'retry_scheduled' : status;
+  o.metrics?.onAttempt(outcome, res.durationMs);
+  if (status === 'delivered') r.delivered++;
+  else if (status === 'pending') r.retryScheduled++;
+  else r.failed++;
+  const ctx = {
+    delivery_id: d.deliveryId,
+    account_id: d.accountId,
+    attempt: d.attempts + 1,
+    status_code: res.statusCode,
+  };
+  if (status === 'delivered') o.logger.info('webhook_delivered', ctx);
+  else
+    o.logger.warn(status === 'failed' ? 'webhook_failed' : 'webhook_retry_scheduled', {
+      ...ctx,
+      error: res.error,
+    });
+}

@@ -1,0 +1,142 @@
+import type { Kysely } from 'kysely';
+import type { Kafka } from 'kafkajs';
+import type { EventCodec } from '@holdfast/contracts';
+import { createDb, type Pool } from '@holdfast/db';
+import { runExactlyOnce, topicName } from '@holdfast/kafka';
+import { silentLogger, type Logger } from '@holdfast/platform';
+import { campaignBatchHandler } from './campaign-consumer.js';
+import { pollOnce, type PollResult } from './delivery-poller.js';
+import type { FetchLike } from './http-delivery.js';
+import type { DispatcherMetrics } from './metrics.js';
+import { migrateDispatcher } from './migrations/migrate-dispatcher.js';
+import { RETRY_DELAYS_MS } from './retry-schedule.js';
+
+/** What the dispatcher runs with. */
+export interface DispatcherConfig {
+  /** Prefix of every topic name (tests use one; production ''). */
+  readonly topicPrefix: string;
+  /** Consumer group; default `<prefix>holdfast.dispatcher`. */
+  readonly groupId?: string;
+  /** How often due retries are looked for (default 1,000 ms). New events wake the poller at once. */
+  readonly pollIntervalMs?: number;
+  /** Deliveries claimed per round (default 50). */
+  readonly batchSize?: number;
+  /** A receiver that does not answer within this is a failed attempt (default 10,000 ms). */
+  readonly timeoutMs?: number;
+  /** Waits before retries 1, 2, 3 (default 15, 30, 45 minutes: the spec's schedule). */
+  readonly retryDelaysMs?: readonly number[];
+  readonly sessionTimeoutMs?: number;
+}
+
+/** The clients and seams it works through; the caller owns pool, kafka and codec. */
+export interface DispatcherDeps {
+  readonly pool: Pool;
+  readonly kafka: Kafka;
+  readonly codec: Pick<EventCodec, 'decode'>;
+  readonly logger?: Logger;
+  /** The clock due times are judged by (tests move it forward). Default: the system clock. */
+  readonly now?: () => Date;
+  readonly fetch?: FetchLike;
+  readonly metrics?: DispatcherMetrics;
+}
+
+export interface RunningDispatcher {
+  /** Delivers everything due now (the background loop calls it too); resolves when done. */
+  pollOnce(): Promise<PollResult>;
+  /** Resolves if the consumer stops for good; the process should exit non-zero. */
+  readonly crashed: Promise<Error>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the outbound-webhook dispatcher: migrates schema `dispatcher`, consumes holdfast.campaigns
+ * (read_committed, exactly-once enqueue), and delivers due deliveries in a background loop. Pending
+ * retries live in PostgreSQL, so a restarted dispatcher picks them up where the last one stopped.
+ *
+ * @example
+ * const dispatcher = await startDispatcher({ topicPrefix: '' }, { pool, kafka, codec, logger });
+ * process.on('SIGTERM', () => void dispatcher.stop());
+ */
+export async function startDispatcher(
+  config: DispatcherConfig,
+  deps: DispatcherDeps,
+): Promise<RunningDispatcher> {
+  const logger = deps.logger ?? silentLogger;
+  const now = deps.now ?? (() => new Date());
+  await migrateDispatcher(createDb(deps.pool) as unknown as Kysely<unknown>);
+  const timeoutMs = config.timeoutMs ?? 10_000;
+  const pollOptions = {
+    pool: deps.pool,
+    now,
+    fetch: deps.fetch ?? fetch,
+    logger,
+    metrics: deps.metrics,
+    batchSize: config.batchSize ?? 50,
+    timeoutMs,
+    // Longer than any attempt can take, so a live poller never loses its claim mid-attempt.
+    leaseMs: Math.max(60_000, 3 * timeoutMs),
+    retryDelaysMs: config.retryDelaysMs ?? RETRY_DELAYS_MS,
+  };
+
+  // One poll at a time per process; a wake-up during a poll runs one more poll right after it.
+  let running: Promise<PollResult> | null = null;
+  let again = false;
+  let stopped = false;
+  const poll = (): Promise<PollResult> => {
+    if (running) {
+      again = true;
+      return running;
+    }
+    running = pollOnce(pollOptions).finally(() => {
+      running = null;
+      if (again && !stopped) {
+        again = false;
+        void poll().catch((err: Error) => logger.error('dispatcher_poll_failed', { error: err.message }));
+      }
+    });
+    return running;
+  };
+  const tick = (): void => {
+    void poll().catch((err: Error) => logger.error('dispatcher_poll_failed', { error: err.message }));
+  };
+  const timer = setInterval(tick, config.pollIntervalMs ?? 1000);
+  timer.unref();
+
+  const consumer = await runExactlyOnce({
+    kafka: deps.kafka,
+    groupId: config.groupId ?? `${config.topicPrefix}holdfast.dispatcher`,
+    topics: [topicName(config.topicPrefix, 'holdfast.campaigns')],
+    logger,
+    chunkSize: 500,
+    sessionTimeoutMs: config.sessionTimeoutMs,
+    handler: campaignBatchHandler({
+      pool: deps.pool,
+      codec: deps.codec,
+      logger,
+      now,
+      onEnqueued: (n) => {
+        deps.metrics?.onEnqueued(n);
+        tick();
+      },
+    }),
+  });
+  logger.info('dispatcher_started', {
+    groupId: config.groupId ?? `${config.topicPrefix}holdfast.dispatcher`,
+  });
+  tick();
+
+  return {
+    pollOnce: async () => {
+      // Wait for a poll in flight (it may have claimed what the caller expects), then run a fresh one.
+      await running?.catch(() => undefined);
+      return poll();
+    },
+    crashed: consumer.crashed,
+    stop: async () => {
+      stopped = true;
+      clearInterval(timer);
+      await consumer.stop();
+      await running?.catch(() => undefined);
+    },
+  };
+}

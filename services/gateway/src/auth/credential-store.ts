@@ -1,0 +1,107 @@
+import type { Pool } from '@holdfast/db';
+
+/** An api_keys row as authentication needs it. */
+export interface ApiKeyRecord {
+  readonly id: string;
+  readonly accountId: string;
+  readonly kind: 'ingest_live' | 'ingest_test' | 'outbound';
+  readonly revokedAt: Date | null;
+  /** Set by rotation: the key works until then (the grace window). */
+  readonly expiresAt: Date | null;
+}
+
+/** The account's custom-integration tile (connected or not). */
+export interface TileRecord {
+  readonly accountId: string;
+  readonly tokenHash: Buffer;
+  readonly connected: boolean;
+}
+
+interface Entry<T> {
+  readonly value: T;
+  readonly until: number;
+}
+
+/**
+ * Credential lookups with a short cache. Revocation must bite within a second (DESIGN "Control
+ * plane"): `invalidate()` drops everything and is called on every `holdfast_credentials`
+ * notification; while that LISTEN connection is down the cache is bypassed (`setTrusted(false)`).
+ * A generation counter stops a lookup that raced with an invalidation from re-filling the cache
+ * with what it read before the change.
+ */
+export class CredentialStore {
+  private readonly keys = new Map<string, Entry<ApiKeyRecord | null>>();
+  private readonly tiles = new Map<string, Entry<TileRecord | null>>();
+  private generation = 0;
+  private trusted = false;
+
+  constructor(
+    private readonly pool: Pool,
+    private readonly ttlMs: number,
+  ) {}
+
+  /** Whether cached entries may be served (the invalidation channel is up). */
+  setTrusted(trusted: boolean): void {
+    this.trusted = trusted;
+    this.invalidate();
+  }
+
+  invalidate(): void {
+    this.generation++;
+    this.keys.clear();
+    this.tiles.clear();
+  }
+
+  /** The key whose SHA-256 is `hash`, or null. */
+  apiKey(hash: Buffer): Promise<ApiKeyRecord | null> {
+    return this.cached(this.keys, hash.toString('hex'), async () => {
+      const { rows } = await this.pool.query<{
+        id: string;
+        account_id: string;
+        kind: ApiKeyRecord['kind'];
+        revoked_at: Date | null;
+        expires_at: Date | null;
+      }>(`select id, account_id, kind, revoked_at, expires_at from control.api_keys where key_hash = $1`, [
+        hash,
+      ]);
+      const r = rows[0];
+      return r
+        ? {
+            id: r.id,
+            accountId: r.account_id,
+            kind: r.kind,
+            revokedAt: r.revoked_at,
+            expiresAt: r.expires_at,
+          }
+        : null;
+    });
+  }
+
+  /** The custom-integration tile of an account, or null when there never was one. */
+  customIntegrationTile(accountId: string): Promise<TileRecord | null> {
+    return this.cached(this.tiles, accountId, async () => {
+      const { rows } = await this.pool.query<{ token_hash: Buffer; disconnected_at: Date | null }>(
+        `select token_hash, disconnected_at from control.tiles
+          where account_id = $1 and tile = 'custom_integration'`,
+        [accountId],
+      );
+      const r = rows[0];
+      return r ? { accountId, tokenHash: r.token_hash, connected: r.disconnected_at === null } : null;
+    });
+  }
+
+  private async cached<T>(map: Map<string, Entry<T>>, key: string, load: () => Promise<T>): Promise<T> {
+    const now = performance.now();
+    const hit = map.get(key);
+    if (hit && this.trusted && hit.until > now) return hit.value;
+    const generation = this.generation;
+    const value = await load();
+    if (this.trusted && generation === this.generation && this.ttlMs > 0) {
+      // Bounded: unknown keys are cached too (a flood of random keys must not reach PostgreSQL
+      // every time), so the map is cleared rather than allowed to grow without end.
+      if (map.size >= 10_000) map.clear();
+      map.set(key, { value, until: now + this.ttlMs });
+    }
+    return value;
+  }
+}

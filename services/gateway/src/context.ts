@@ -1,0 +1,15 @@
+import type { Kysely } from 'kysely';
+import type { Database, Pool } from '@holdfast/db';
+import type { GatewayConfig } from './config.js';
+import type { IngestRouteDeps } from './ingest/ingest-route.js';
+import type { ReadModels } from './read-models.js';
+import type { SyncTasks } from './sync-tasks.js';
+
+/** Everything a route factory may use, built once by `createGateway`. */
+export interface GatewayContext extends IngestRouteDeps {
+  readonly config: GatewayConfig;
+  readonly pool: Pool;
+  readonly db: Kysely<Database>;
+  readonly readModels: ReadModels;
+  readonly syncTasks: SyncTasks;
+}

@@ -1,0 +1,70 @@
+import type { BatchStatus, IngestBatchRecorded } from '@holdfast/contracts';
+import type { ValidationIssue } from '@holdfast/platform';
+import { LIMITS } from '../limits/policy.js';
+import type { EventFactory, RequestMeta } from './event-factory.js';
+
+/**
+ * What the record of one ingest call says besides its outcome. `errors` carries the client's own ids
+ * only (order_id, external_id) and codes, or the loc/type of 422 entries: never names, emails or
+ * phones, and never a 422's `input`, which could be one.
+ */
+export interface BatchSummary {
+  readonly endpoint: string;
+  readonly dryRun: boolean;
+  readonly received: number;
+  readonly accepted: number;
+  readonly dropped: number;
+  readonly errorCodes: readonly string[];
+  readonly warningCodes: readonly string[];
+  readonly errors: readonly unknown[];
+  readonly syncTaskId: string | null;
+}
+
+/** The outcome part of a batch record. */
+export interface BatchOutcome {
+  readonly status: BatchStatus;
+  readonly httpStatus: number;
+  readonly durationMs: number;
+}
+
+/** Distinct values, in first-seen order. */
+export function distinct<T>(values: Iterable<T>): T[] {
+  return [...new Set(values)];
+}
+
+/** 422 entries as a batch record keeps them: where and what, never the offending input. */
+export function issuesForRecord(issues: readonly ValidationIssue[]): unknown[] {
+  return issues.slice(0, LIMITS.dryRunEntries).map((i) => ({ loc: i.loc, type: i.type, msg: i.msg }));
+}
+
+/** The batch status of an HTTP answer (sync calls that queued a task are `queued`). */
+export function batchStatusOf(httpStatus: number): BatchStatus {
+  if (httpStatus >= 500) return 'error';
+  if (httpStatus >= 400) return 'rejected';
+  return 'accepted';
+}
+
+/** The IngestBatchRecorded event of one call. */
+export function batchRecorded(
+  events: EventFactory,
+  meta: RequestMeta,
+  summary: BatchSummary,
+  outcome: BatchOutcome,
+): IngestBatchRecorded {
+  const errors = summary.errors.slice(0, LIMITS.dryRunEntries);
+  return {
+    metadata: events.metadata(meta),
+    endpoint: summary.endpoint,
+    dry_run: summary.dryRun,
+    status: outcome.status,
+    http_status: outcome.httpStatus,
+    received: summary.received,
+    accepted: summary.accepted,
+    dropped: summary.dropped,
+    error_codes: [...summary.errorCodes],
+    warning_codes: [...summary.warningCodes],
+    errors_json: errors.length ? JSON.stringify(errors) : null,
+    duration_ms: Math.max(0, Math.round(outcome.durationMs)),
+    sync_task_id: summary.syncTaskId,
+  };
+}

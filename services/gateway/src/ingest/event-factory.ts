@@ -1,0 +1,52 @@
+import { randomUUID } from 'node:crypto';
+import type { EventCodec, EventMetadata, EventTypes, TOPIC_RECORDS, TopicName } from '@holdfast/contracts';
+import { topicName, type OutgoingRecord } from '@holdfast/kafka';
+
+/** The part of the codec the gateway needs (tests may pass a fake). */
+export type Encoder = Pick<EventCodec, 'encode'>;
+
+/** What every record of one request shares (DESIGN "The event log": who, which batch, request, key, when). */
+export interface RequestMeta {
+  readonly accountId: string;
+  readonly batchId: string;
+  /** X-Request-Id when the client sent one. */
+  readonly requestId: string | null;
+  /** Null for the legacy tile token. */
+  readonly keyId: string | null;
+  readonly receivedAt: Date;
+}
+
+/**
+ * Builds encoded records for the appender: metadata, registry wire format, physical topic name under
+ * the configured prefix, and the account id as key (an account's history stays on one partition).
+ */
+export class EventFactory {
+  constructor(
+    private readonly codec: Encoder,
+    private readonly topicPrefix: string,
+  ) {}
+
+  metadata(meta: RequestMeta): EventMetadata {
+    return {
+      account_id: meta.accountId,
+      event_id: randomUUID(),
+      batch_id: meta.batchId,
+      request_id: meta.requestId,
+      key_id: meta.keyId,
+      received_at: meta.receivedAt.toISOString(),
+    };
+  }
+
+  /** One record of `name` on `topic`; the type ties each event to the topic that carries it. */
+  record<T extends TopicName, K extends (typeof TOPIC_RECORDS)[T][number] & keyof EventTypes>(
+    topic: T,
+    name: K,
+    value: EventTypes[K] & { readonly metadata: EventMetadata },
+  ): OutgoingRecord {
+    return {
+      topic: topicName(this.topicPrefix, topic),
+      key: value.metadata.account_id,
+      value: this.codec.encode(name, value),
+    };
+  }
+}

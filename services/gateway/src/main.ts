@@ -1,0 +1,68 @@
+// The gateway process: configuration from the environment, real PostgreSQL, Kafka and registry,
+// HTTP on PORT (default 8080). SIGTERM/SIGINT stop accepting, finish in-flight requests, close cleanly.
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import type { Kysely } from 'kysely';
+import { EventCodec } from '@holdfast/contracts';
+import { createDb, createPool, migrateToLatest } from '@holdfast/db';
+import { createKafka, ensureTopics, TransactionalAppender } from '@holdfast/kafka';
+import { createLogger } from '@holdfast/platform';
+import { ensureReadModelSchema } from '@holdfast/projector';
+import { createGateway } from './app.js';
+import { loadGatewayConfig } from './config.js';
+
+const config = loadGatewayConfig(process.env);
+const logger = createLogger('gateway');
+const pool = createPool(config.infra.databaseUrl, 'gateway', 20);
+await migrateToLatest(createDb(pool) as Kysely<unknown>);
+// The gateway reads the projector's tables; creating them (idempotently) lets it answer before the
+// projector's first start.
+await ensureReadModelSchema(pool, config.readModelSchema);
+const kafka = createKafka(config.infra.kafkaBrokers, 'gateway', logger);
+const admin = kafka.admin();
+await admin.connect();
+await ensureTopics(admin, config.infra.topicPrefix, config.infra.partitions);
+const codec = await EventCodec.connect(config.infra.schemaRegistryUrl);
+const appender = await TransactionalAppender.create(kafka, {
+  name: `${config.infra.topicPrefix}gateway`,
+  size: config.producerPoolSize,
+});
+const gateway = await createGateway(config, {
+  pool,
+  appender,
+  codec,
+  logger,
+  probes: {
+    kafka: () => admin.describeCluster(),
+    registry: async () => {
+      const r = await fetch(`${config.infra.schemaRegistryUrl}/subjects`);
+      if (!r.ok) throw new Error(`registry answered ${r.status}`);
+    },
+  },
+});
+const server = gateway.app.listen(config.port, config.host);
+await once(server, 'listening');
+const { port } = server.address() as AddressInfo;
+logger.info('gateway_listening', { port, host: config.host });
+// One plain line on stdout whatever LOG_LEVEL says, so whoever started the process learns the port.
+process.stdout.write(`gateway listening on http://${config.host}:${port}\n`);
+
+let stopping = false;
+async function stop(signal: string): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  logger.info('gateway_stopping', { signal });
+  const hardStop = setTimeout(() => process.exit(1), 15_000);
+  hardStop.unref();
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeIdleConnections();
+  await closed;
+  await gateway.close();
+  await appender.close();
+  await admin.disconnect().catch(() => {});
+  await pool.end();
+  logger.info('gateway_stopped', { signal });
+  process.exit(0);
+}
+process.on('SIGTERM', () => void stop('SIGTERM'));
+process.on('SIGINT', () => void stop('SIGINT'));

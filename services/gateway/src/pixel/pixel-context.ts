@@ -1,0 +1,24 @@
+import type { Pool } from '@holdfast/db';
+import type { Appender } from '@holdfast/kafka';
+import type { Logger } from '@holdfast/platform';
+import type { Clock } from '../clock.js';
+import type { EventFactory } from '../ingest/event-factory.js';
+import type { RateCounter } from '../limits/rate-counter.js';
+
+/** What the pixel routes use: a subset of the gateway context plus the shared rate counters. */
+export interface PixelContext {
+  readonly pool: Pool;
+  readonly appender: Appender;
+  readonly events: EventFactory;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly rateCounter: RateCounter;
+  /**
+   * Load shedding: collector appends in flight in this process above which a request's events are
+   * dropped quietly (204, spec "quiet drop ... load shedding") instead of queueing behind Kafka.
+   * Default 64.
+   */
+  readonly pixelMaxInFlight?: number;
+  /** How long pixel keys and origins are cached (at most 1 s; default 1 s). */
+  readonly pixelKeyCacheMs?: number;
+}

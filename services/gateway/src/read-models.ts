@@ -1,0 +1,95 @@
+import type { Pool } from '@holdfast/db';
+
+/** One row of read_models.ingest_batches as GET /ingest/batches returns it. */
+export interface BatchListItem {
+  readonly batch_id: string;
+  readonly endpoint: string;
+  readonly dry_run: boolean;
+  readonly status: string;
+  readonly http_status: number;
+  readonly received: number;
+  readonly accepted: number;
+  readonly dropped: number;
+  readonly error_codes: string[];
+  readonly warning_codes: string[];
+  readonly errors: unknown;
+  readonly duration_ms: number;
+  readonly sync_task_id: string | null;
+  readonly key_id: string | null;
+  readonly request_id: string | null;
+  readonly received_at: string;
+}
+
+const UNDEFINED_TABLE = '42P01';
+const UNDEFINED_SCHEMA = '3F000';
+
+/**
+ * Reads of the projector's read models (the gateway never writes them, except the 90-day purge of
+ * batch records). Every query filters on the account id. Before the projector has created its
+ * schema, the reads answer "nothing yet" instead of failing.
+ */
+export class ReadModels {
+  private readonly s: string;
+
+  constructor(
+    private readonly pool: Pool,
+    schema: string,
+  ) {
+    this.s = `"${schema.replace(/"/g, '""')}"`;
+  }
+
+  private async rows<T extends object>(text: string, values: unknown[]): Promise<T[]> {
+    try {
+      return (await this.pool.query<T>(text, values)).rows;
+    } catch (err) {
+      const code = (err as { code?: string }).code;
+      if (code === UNDEFINED_TABLE || code === UNDEFINED_SCHEMA) return [];
+      throw err;
+    }
+  }
+
+  /** The account's projected orders. */
+  async ordersCount(accountId: string): Promise<number> {
+    const rows = await this.rows<{ n: number }>(
+      `select count(*)::int as n from ${this.s}.orders where account_id = $1`,
+      [accountId],
+    );
+    return rows[0]?.n ?? 0;
+  }
+
+  async storeTimezone(accountId: string): Promise<string | null> {
+    const rows = await this.rows<{ store_timezone: string | null }>(
+      `select store_timezone from ${this.s}.account_settings where account_id = $1`,
+      [accountId],
+    );
+    return rows[0]?.store_timezone ?? null;
+  }
+
+  /** The account's most recent batch records received after `since`, newest first. */
+  async recentBatches(accountId: string, limit: number, since: Date): Promise<BatchListItem[]> {
+    const rows = await this.rows<Omit<BatchListItem, 'received_at'> & { received_at: Date }>(
+      `select batch_id, endpoint, dry_run, status, http_status, received, accepted, dropped,
+              error_codes, warning_codes, errors, duration_ms, sync_task_id, key_id, request_id, received_at
+         from ${this.s}.ingest_batches
+        where account_id = $1 and received_at >= $2
+        order by received_at desc, batch_id
+        limit $3`,
+      [accountId, since, limit],
+    );
+    return rows.map((r) => ({ ...r, received_at: new Date(r.received_at).toISOString() }));
+  }
+
+  /** Deletes batch records received before `before` (retention: 90 days). */
+  async purgeBatches(before: Date): Promise<number> {
+    try {
+      const r = await this.pool.query(`delete from ${this.s}.ingest_batches where received_at < $1`, [
+        before,
+      ]);
+      return r.rowCount ?? 0;
+    } catch (err) {
+      const code = (err as { code?: string }).code;
+      if (code === UNDEFINED_TABLE || code === UNDEFINED_SCHEMA) return 0;
+      throw err;
+    }
+  }
+}

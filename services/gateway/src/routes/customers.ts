@@ -1,0 +1,39 @@
+import type { RequestHandler } from 'express';
+import type { CustomerUpserted } from '@holdfast/contracts';
+import { classifyCustomers, validateCustomersRequest } from '@holdfast/domain';
+import { ValidationFailedError } from '@holdfast/platform';
+import type { GatewayContext } from '../context.js';
+import { parseJsonBody, readBody } from '../http/body-reader.js';
+import { parseDryRun } from '../http/query.js';
+import {
+  customersDryRunResponse,
+  customersRecordFacts,
+  customersResponse,
+} from '../ingest/customers-answer.js';
+import { ingestRoute } from '../ingest/ingest-route.js';
+import { checkRowCount } from '../ingest/row-count.js';
+import { LIMITS } from '../limits/policy.js';
+
+/**
+ * POST /ingest/customers: the same pipeline as orders. A real call appends one CustomerUpserted per
+ * row with an identity, and the batch record, in one Kafka transaction (stronger than the spec's
+ * "earlier rows may stay committed": a failed batch leaves nothing).
+ */
+export function customersRoute(ctx: GatewayContext): RequestHandler {
+  return ingestRoute(ctx, 'POST /ingest/customers', async (call) => {
+    const dryRun = parseDryRun(call.req.query);
+    call.note({ dryRun });
+    const body = parseJsonBody(await readBody(call.req, LIMITS.batchBodyBytes));
+    checkRowCount(body, 'customers', call);
+    const valid = validateCustomersRequest(body);
+    if (!valid.ok) throw new ValidationFailedError(valid.detail);
+    const c = classifyCustomers(valid.rows);
+    const summary = { ...customersRecordFacts(c), dryRun, syncTaskId: null };
+    if (dryRun) return { body: customersDryRunResponse(c), records: [], summary };
+    const records = c.customers.map((customer) => {
+      const value: CustomerUpserted = { metadata: ctx.events.metadata(call.meta), customer };
+      return ctx.events.record('holdfast.commerce', 'CustomerUpserted', value);
+    });
+    return { body: customersResponse(c), records, summary };
+  });
+}

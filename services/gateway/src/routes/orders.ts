@@ -1,0 +1,57 @@
+import type { RequestHandler } from 'express';
+import type { OrderUpserted } from '@holdfast/contracts';
+import { classifyOrders, validateOrdersRequest } from '@holdfast/domain';
+import { ValidationFailedError } from '@holdfast/platform';
+import type { GatewayContext } from '../context.js';
+import { parseJsonBody, readBody } from '../http/body-reader.js';
+import { parseDryRun } from '../http/query.js';
+import { ingestRoute } from '../ingest/ingest-route.js';
+import {
+  currencyIssues,
+  ordersDryRunResponse,
+  ordersRecordFacts,
+  ordersResponse,
+} from '../ingest/orders-answer.js';
+import { checkRowCount } from '../ingest/row-count.js';
+import { LIMITS } from '../limits/policy.js';
+
+/**
+ * POST /ingest/orders. Body bytes (plain-text 413) → JSON → row count (400 / JSON 413) → schema
+ * (422) → classification, the same pure function for the dry run and the real call. A real call
+ * appends one OrderUpserted per accepted order and the batch record in one Kafka transaction.
+ */
+export function ordersRoute(ctx: GatewayContext): RequestHandler {
+  return ingestRoute(ctx, 'POST /ingest/orders', async (call) => {
+    const dryRun = parseDryRun(call.req.query);
+    call.note({ dryRun });
+    const body = parseJsonBody(await readBody(call.req, LIMITS.batchBodyBytes));
+    checkRowCount(body, 'orders', call);
+    const valid = validateOrdersRequest(body);
+    if (!valid.ok) throw new ValidationFailedError(valid.detail);
+    const c = classifyOrders(valid.rows, { now: call.meta.receivedAt });
+    const facts = ordersRecordFacts(c);
+    const counts = { received: c.counters.received, dropped: c.counters.dropped_invalid };
+
+    if (dryRun) {
+      const answer = ordersDryRunResponse(c);
+      return {
+        body: answer,
+        records: [],
+        summary: { ...facts, ...counts, dryRun, accepted: answer.would_accept, syncTaskId: null },
+      };
+    }
+    if (c.batchFailure) {
+      call.note({ ...facts, dropped: c.counters.received });
+      throw new ValidationFailedError(currencyIssues(valid.rows, c.batchFailure.indexes));
+    }
+    const records = c.accepted.map((order) => {
+      const value: OrderUpserted = { metadata: ctx.events.metadata(call.meta), order };
+      return ctx.events.record('holdfast.commerce', 'OrderUpserted', value);
+    });
+    return {
+      body: ordersResponse(c),
+      records,
+      summary: { ...facts, ...counts, dryRun, accepted: c.counters.accepted, syncTaskId: null },
+    };
+  });
+}

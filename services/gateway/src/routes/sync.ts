@@ -1,0 +1,77 @@
+import type { RequestHandler } from 'express';
+import type { SyncRequested } from '@holdfast/contracts';
+import { NotFoundError, RateLimitedError } from '@holdfast/platform';
+import { principalOf } from '../auth/authenticate.js';
+import type { GatewayContext } from '../context.js';
+import { ingestRoute } from '../ingest/ingest-route.js';
+import { LIMITS } from '../limits/policy.js';
+
+export const SYNC_QUEUED_MESSAGE =
+  'Recompute queued. Poll status_url until status is done, failed or skipped. The nightly recompute at 02:00 UTC runs regardless.';
+
+export const SYNC_TASK_NOT_FOUND = 'Sync task not found.';
+
+/**
+ * POST /ingest/sync: at most one per 10 minutes per account (else 429 with Retry-After). Inserts the
+ * control.sync_tasks row (queued), then appends SyncRequested with the batch record (status queued)
+ * in one transaction; if that append fails the row is removed, so no task is left that nobody will run.
+ */
+export function syncRoute(ctx: GatewayContext): RequestHandler {
+  return ingestRoute(ctx, 'POST /ingest/sync', async (call) => {
+    const q = await ctx.syncTasks.queue(call.meta.accountId, call.meta.receivedAt, LIMITS.syncIntervalMs);
+    if (!q.queued) throw new RateLimitedError(q.retryAfterSeconds);
+    const value: SyncRequested = {
+      metadata: ctx.events.metadata(call.meta),
+      task_id: q.taskId,
+      trigger: 'api',
+    };
+    return {
+      body: {
+        queued: true,
+        task_id: q.taskId,
+        status_url: `/ingest/sync/${q.taskId}`,
+        message: SYNC_QUEUED_MESSAGE,
+      },
+      records: [ctx.events.record('holdfast.sync-commands', 'SyncRequested', value)],
+      summary: {
+        dryRun: false,
+        received: 0,
+        accepted: 0,
+        dropped: 0,
+        errorCodes: [],
+        warningCodes: [],
+        errors: [],
+        syncTaskId: q.taskId,
+      },
+      batchStatus: 'queued',
+      onAppendFailed: () => ctx.syncTasks.forget(q.taskId),
+    };
+  });
+}
+
+/**
+ * GET /ingest/sync/{task_id}: the task of THIS account only (another account's, an unknown or a
+ * non-UUID id → 404). Counters only when done; reason only when skipped or failed.
+ */
+export function syncStatusRoute(ctx: GatewayContext): RequestHandler {
+  return async (req, res) => {
+    const taskId = String(req.params.task_id);
+    const task = await ctx.syncTasks.find(principalOf(res).accountId, taskId);
+    if (!task) throw new NotFoundError(SYNC_TASK_NOT_FOUND);
+    res.json({
+      task_id: task.id,
+      queued_at: task.queued_at.toISOString(),
+      status: task.status,
+      ...(task.status === 'done'
+        ? {
+            orders_added: task.orders_added ?? 0,
+            customers_added: task.customers_added ?? 0,
+            duration_ms: task.duration_ms ?? 0,
+          }
+        : {}),
+      ...((task.status === 'skipped' || task.status === 'failed') && task.reason !== null
+        ? { reason: task.reason }
+        : {}),
+    });
+  };
+}

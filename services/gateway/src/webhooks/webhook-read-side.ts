@@ -1,0 +1,81 @@
+import type { Pool } from '@holdfast/db';
+
+/** The projector's answer for one custom-api event (a row of read_models.customer_events). */
+export interface ResolvedCustomerEvent {
+  readonly event_id: string;
+  readonly customer_id: string;
+  readonly link_method: 'provider_id' | 'email' | 'phone' | 'fuzzy' | 'created';
+  readonly is_new: boolean;
+}
+
+const UNDEFINED_TABLE = '42P01';
+const UNDEFINED_SCHEMA = '3F000';
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * What the inbound webhooks read back from the projector's read models. Dedup only counts what was
+ * applied: a key is a duplicate once its row exists, never because a request was merely received, so
+ * an attempt that failed before the projector applied it is processed again on retry. Before the
+ * projector has created its schema, every lookup answers "nothing yet".
+ */
+export class WebhookReadSide {
+  private readonly s: string;
+
+  constructor(
+    private readonly pool: Pool,
+    schema: string,
+  ) {
+    this.s = `"${schema.replace(/"/g, '""')}"`;
+  }
+
+  private async first<T extends object>(text: string, values: unknown[]): Promise<T | null> {
+    try {
+      return (await this.pool.query<T>(text, values)).rows[0] ?? null;
+    } catch (err) {
+      const code = (err as { code?: string }).code;
+      if (code === UNDEFINED_TABLE || code === UNDEFINED_SCHEMA) return null;
+      throw err;
+    }
+  }
+
+  /** The applied custom-api event of this dedup key, or null. */
+  customerEvent(accountId: string, dedupKey: string): Promise<ResolvedCustomerEvent | null> {
+    return this.first<ResolvedCustomerEvent>(
+      `select event_id, customer_id, link_method, is_new from ${this.s}.customer_events
+        where account_id = $1 and dedup_key = $2`,
+      [accountId, dedupKey],
+    );
+  }
+
+  /** Whether a zero-party submission with this content key was applied. */
+  async zeroPartyApplied(accountId: string, dedupKey: string): Promise<boolean> {
+    const row = await this.first<{ one: number }>(
+      `select 1 as one from ${this.s}.zero_party_submissions where account_id = $1 and dedup_key = $2`,
+      [accountId, dedupKey],
+    );
+    return row !== null;
+  }
+
+  /**
+   * Polls until the projector has applied a custom-api event of `dedupKey` (ours, or a concurrent
+   * duplicate that won), or `timeoutMs` passes (null). Starts at 5 ms and backs off to 100 ms: a
+   * caught-up projector answers within a few tens of milliseconds.
+   */
+  async waitForCustomerEvent(
+    accountId: string,
+    dedupKey: string,
+    timeoutMs: number,
+  ): Promise<ResolvedCustomerEvent | null> {
+    const deadline = performance.now() + timeoutMs;
+    let delay = 5;
+    for (;;) {
+      const row = await this.customerEvent(accountId, dedupKey);
+      if (row) return row;
+      const left = deadline - performance.now();
+      if (left <= 0) return null;
+      await sleep(Math.min(delay, left));
+      delay = Math.min(100, delay * 2);
+    }
+  }
+}

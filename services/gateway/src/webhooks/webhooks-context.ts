@@ -1,0 +1,32 @@
+import type { Pool } from '@holdfast/db';
+import type { Appender } from '@holdfast/kafka';
+import type { Logger } from '@holdfast/platform';
+import type { AuthDeps } from '../auth/authenticate.js';
+import type { Clock } from '../clock.js';
+import type { EventFactory } from '../ingest/event-factory.js';
+
+/** How long POST /webhooks/custom-api waits for the projector before answering 503. */
+export const DEFAULT_PROJECTION_WAIT_MS = 5_000;
+
+/** Retry-After (seconds) of the 503 answered when the projector is behind. */
+export const NOT_CAUGHT_UP_RETRY_AFTER_S = 2;
+
+/** What the inbound webhook routes use: a subset of the gateway context plus its authentication. */
+export interface WebhooksContext extends AuthDeps {
+  readonly pool: Pool;
+  readonly appender: Appender;
+  readonly events: EventFactory;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly config: { readonly readModelSchema: string };
+  /** Bound of the read-your-writes wait (default 5 s). */
+  readonly projectionWaitMs?: number;
+}
+
+const MAX_REQUEST_ID = 200;
+
+/** X-Request-Id, trimmed and bounded, or null. */
+export function requestIdOf(header: string | undefined): string | null {
+  const v = header?.trim();
+  return v ? v.slice(0, MAX_REQUEST_ID) : null;
+}

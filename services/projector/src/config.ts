@@ -1,0 +1,38 @@
+import { EnvReader, readInfraConfig, type InfraConfig } from '@holdfast/platform';
+import { assertSchemaName } from './schema/ensure-read-model-schema.js';
+
+/** The projector process's configuration, parsed once at start-up. */
+export interface ProjectorProcessConfig extends InfraConfig {
+  readonly readSchema: string;
+  /** Port of the /metrics endpoint. */
+  readonly port: number;
+  readonly chunkSize: number;
+  /** How long a dead projector holds its partitions (HOLDFAST_SESSION_TIMEOUT_MS, ≥ 6,000). */
+  readonly sessionTimeoutMs: number;
+  /** Comma-separated HOLDFAST_PROJECTIONS; empty = all. */
+  readonly projections: readonly string[];
+}
+
+/**
+ * Reads DATABASE_URL, KAFKA_BROKERS, SCHEMA_REGISTRY_URL, HOLDFAST_TOPIC_PREFIX, HOLDFAST_PARTITIONS,
+ * HOLDFAST_READ_SCHEMA (default read_models), PORT (default 9464), HOLDFAST_PROJECTOR_CHUNK (default
+ * 5000), HOLDFAST_SESSION_TIMEOUT_MS (default 10000) and HOLDFAST_PROJECTIONS. Throws one ConfigError naming every problem.
+ */
+export function loadProjectorConfig(env: Readonly<Record<string, string | undefined>>): Readonly<ProjectorProcessConfig> {
+  const r = new EnvReader(env);
+  const readSchema = r.string('HOLDFAST_READ_SCHEMA', 'read_models');
+  const config = {
+    ...readInfraConfig(r),
+    readSchema,
+    port: r.int('PORT', 9464, { min: 0, max: 65535 }),
+    chunkSize: r.int('HOLDFAST_PROJECTOR_CHUNK', 5000, { min: 1, max: 50_000 }),
+    sessionTimeoutMs: r.int('HOLDFAST_SESSION_TIMEOUT_MS', 10_000, { min: 6000, max: 300_000 }),
+    projections: (r.optional('HOLDFAST_PROJECTIONS') ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+  };
+  const done = r.done(config);
+  assertSchemaName(done.readSchema);
+  return done;
+}

@@ -1,0 +1,36 @@
+/**
+ * The projector: folds the event log into PostgreSQL read models with the spec's merge rules, exactly
+ * once (checkpoints in the same transaction as the rows), isolating poison records into dead letters,
+ * and rebuilding read models from offset 0 into a side schema that is switched in with one step.
+ *
+ * - `ensureReadModelSchema(pool, schema)`: idempotent DDL of every read-model table (gateway, tests).
+ * - `startProjector(config, deps)`: run in-process; `main.ts` is the process entry.
+ * - `rebuildReadModels(...)`: `holdfast replay`; `listDeadLetters`/`redriveDeadLetters`: `holdfast dlq`.
+ * - `PROJECTIONS`: one definition object per stream (`{ name, topic, handles, tables, apply }`).
+ */
+export { ensureReadModelSchema, READ_MODEL_TABLES, type ReadModelTable } from './schema/ensure-read-model-schema.js';
+export { ANALYST_ROLE } from './schema/analyst-role.js';
+export { startProjector, type ProjectorConfig, type ProjectorDeps, type RunningProjector } from './runtime/start-projector.js';
+export { ProjectorMetrics } from './runtime/metrics.js';
+export { startMetricsServer } from './runtime/metrics-server.js';
+export { kafkaDeadLetterPublisher, type DeadLetter, type DeadLetterPublisher } from './runtime/dead-letters.js';
+export { ProjectionRunner } from './runtime/projection-runner.js';
+export { loadProjectorConfig, type ProjectorProcessConfig } from './config.js';
+export { PROJECTIONS, selectProjections } from './projections/index.js';
+export { customerUuid } from './projections/commerce/customer-id.js';
+export { rebuildReadModels, type RebuildOptions, type RebuildResult } from './replay/rebuild-read-models.js';
+export type { RebuildProgress } from './replay/rebuild-tracker.js';
+export { readModelDigest, type TableDigest } from './replay/table-digest.js';
+export {
+  listDeadLetters,
+  redriveDeadLetters,
+  type DeadLetterFilter,
+  type DeadLetterRow,
+} from './dlq/dead-letter-store.js';
+export {
+  PoisonRecordError,
+  type AnyProjection,
+  type Projection,
+  type ProjectedEvent,
+  type ProjectionTx,
+} from './projection.js';

@@ -1,0 +1,133 @@
+// The projector as a real process, SIGKILLed several times while it folds a stream of 110,000+
+// records, must end with every row exactly once and every merge rule intact: an order re-posted
+// twice keeps the newest fields but the largest refund, whatever chunk the kill interrupted.
+import type { ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TransactionalAppender, topicName, type OutgoingRecord } from '@holdfast/kafka';
+import { createTestEnv, spawnTs, type TestEnv } from '@holdfast/testing';
+import { ensureReadModelSchema } from './schema/ensure-read-model-schema.js';
+import { customerEvent, metadata, orderRow, orderUpserted } from './test-support/events.js';
+import { until } from './test-support/until.js';
+
+const ACCOUNTS = 8;
+const ORDERS = 10_000; // per account
+const CUSTOMERS = 1_000; // per account: 10 orders each
+const EVENTS = 200; // per account, over 150 dedup keys
+
+let t: TestEnv;
+let appender: TransactionalAppender;
+const children: ChildProcess[] = [];
+
+beforeAll(async () => {
+  t = await createTestEnv('projkill');
+  await ensureReadModelSchema(t.pool, 'read_models');
+  appender = await TransactionalAppender.create(t.kafka, { name: `${t.topicPrefix}kill`, size: 2 });
+});
+afterAll(async () => {
+  for (const c of children) c.kill('SIGKILL');
+  await appender?.close();
+  await t?.close();
+});
+
+/** Each account's history: orders, then re-posts of every 4th (v2, refund 5) and 8th (v3, refund 3), then webhook events. */
+function stream(): OutgoingRecord[][] {
+  const topic = topicName(t.topicPrefix, 'holdfast.commerce');
+  return Array.from({ length: ACCOUNTS }, (_, n) => {
+    const a = randomUUID();
+    const rec = (value: Buffer): OutgoingRecord => ({ topic, key: a, value });
+    const order = (i: number, version: string, refunded: number | null, minute: number) =>
+      rec(
+        t.codec.encode(
+          'OrderUpserted',
+          orderUpserted(
+            metadata(a, new Date(Date.UTC(2025, 0, 1, 0, minute)).toISOString()),
+            orderRow({ order_id: `o-${i}`, customer_id: `c-${i % CUSTOMERS}`, email: `c${i % CUSTOMERS}@a${n}.example`, product_name: version, refunded_amount: refunded }),
+          ),
+        ),
+      );
+    const records: OutgoingRecord[] = [];
+    for (let i = 0; i < ORDERS; i++) records.push(order(i, 'v1', null, 1));
+    for (let i = 0; i < ORDERS; i += 4) records.push(order(i, 'v2', 5, 2));
+    for (let i = 0; i < ORDERS; i += 8) records.push(order(i, 'v3', 3, 3));
+    for (let j = 0; j < EVENTS; j++)
+      records.push(rec(t.codec.encode('CustomerEventReceived', customerEvent(metadata(a), `k-${j % 150}`, { external_id: `c-${j % 150}` }))));
+    return records;
+  });
+}
+
+async function counts() {
+  const { rows } = await t.pool.query<{ orders: number; events: number }>(
+    `select (select count(*)::int from read_models.orders) as orders,
+            (select count(*)::int from read_models.customer_events) as events`,
+  );
+  return rows[0]!;
+}
+
+function startProjector(): ChildProcess {
+  const child = spawnTs('services/projector/src/main.ts', {
+    ...t.env,
+    HOLDFAST_READ_SCHEMA: 'read_models',
+    HOLDFAST_SESSION_TIMEOUT_MS: '6000',
+    PORT: '0',
+  });
+  children.push(child);
+  return child;
+}
+
+describe('the projector process under SIGKILL', () => {
+  it('applies a 110,000-record stream exactly once across three kills', async () => {
+    // Accounts interleaved in slices, appended in 5,000-record transactions like ingest batches.
+    const perAccount = stream();
+    const all: OutgoingRecord[] = [];
+    for (let i = 0; i < perAccount[0]!.length; i += 1000) for (const s of perAccount) all.push(...s.slice(i, i + 1000));
+    expect(all.length).toBeGreaterThanOrEqual(100_000);
+    for (let i = 0; i < all.length; i += 5000) await appender.append(all.slice(i, i + 5000));
+
+    for (let k = 0; k < 3; k++) {
+      const before = (await counts()).orders;
+      const child = startProjector();
+      await until('progress', counts, (c) => c.orders > before, 90_000);
+      // Land the kill inside a later chunk's transaction rather than right after a commit.
+      await new Promise((r) => setTimeout(r, 150 + k * 200));
+      child.kill('SIGKILL');
+      await new Promise((r) => child.once('exit', r));
+    }
+    const midway = await counts();
+    expect(midway.orders).toBeLessThan(ACCOUNTS * ORDERS);
+
+    const last = startProjector();
+    await until('every record', counts, (c) => c.orders === ACCOUNTS * ORDERS && c.events === ACCOUNTS * 150, 120_000);
+    await new Promise((r) => setTimeout(r, 1000));
+
+    const { rows } = await t.pool.query(`
+      select count(*)::int as orders,
+        count(distinct (account_id, order_id))::int as distinct_orders,
+        count(*) filter (where product_name = 'v3')::int as v3,
+        count(*) filter (where product_name = 'v2')::int as v2,
+        count(*) filter (where product_name = 'v1')::int as v1,
+        sum(refunded_amount)::float8 as refunded,
+        count(*) filter (where refunded_amount not in (0, 5))::int as wrong_refunds,
+        count(*) filter (where customer_id is null)::int as unlinked,
+        (select count(*)::int from read_models.customers) as customers,
+        (select count(*)::int from (select customer_id from read_models.orders group by 1 having count(*) <> 10) x) as uneven,
+        (select count(*)::int from read_models.customer_events where link_method = 'provider_id' and not is_new) as events_linked
+      from read_models.orders`);
+    expect(rows[0]).toEqual({
+      orders: ACCOUNTS * ORDERS,
+      distinct_orders: ACCOUNTS * ORDERS,
+      v3: ACCOUNTS * (ORDERS / 8),
+      v2: ACCOUNTS * (ORDERS / 8),
+      v1: ACCOUNTS * (ORDERS * 3) / 4,
+      refunded: ACCOUNTS * (ORDERS / 4) * 5,
+      wrong_refunds: 0,
+      unlinked: 0,
+      customers: ACCOUNTS * CUSTOMERS,
+      uneven: 0,
+      events_linked: ACCOUNTS * 150,
+    });
+    const exit = new Promise<number | null>((r) => last.once('exit', r));
+    last.kill('SIGTERM');
+    expect(await exit).toBe(0);
+  });
+});

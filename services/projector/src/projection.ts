@@ -1,0 +1,63 @@
+import type { EventName, EventTypes, TopicName } from '@holdfast/contracts';
+import type { PoolClient } from '@holdfast/db';
+
+/** One decoded record handed to a projection, with its position in the log. */
+export type ProjectedEvent<N extends EventName = EventName> = {
+  [K in N]: {
+    readonly type: K;
+    readonly value: EventTypes[K];
+    readonly partition: number;
+    /** The record's offset (int64 as text): a stable tie-breaker and the dead-letter address. */
+    readonly offset: string;
+  };
+}[N];
+
+/** The transaction a projection writes in: the checkpoint is written in the same one by the runner. */
+export interface ProjectionTx {
+  readonly client: PoolClient;
+  /** The read-model schema being written (`read_models`, or `read_models_next` during a rebuild). */
+  readonly schema: string;
+}
+
+/**
+ * A read model fed by one topic. The runner decodes, filters what is already applied, isolates
+ * poison records and stores the checkpoint; `apply` only folds a chunk (up to 5,000 records, in log
+ * order) into its tables, set-based. `apply` must be deterministic: no clock, no randomness, so a
+ * replay from offset 0 rebuilds the same rows.
+ *
+ * @example
+ * const accountSettings: Projection<'AccountSettingsChanged'> = {
+ *   name: 'account-settings',
+ *   topic: 'holdfast.account-settings',
+ *   handles: ['AccountSettingsChanged'],
+ *   tables: ['account_settings'],
+ *   apply: async (events, tx) => { ... one multi-row upsert ... },
+ * };
+ */
+export interface Projection<N extends EventName = EventName> {
+  /** Stable name: the checkpoint key and the `--projection` of `holdfast replay`. */
+  readonly name: string;
+  readonly topic: TopicName;
+  /** The record types it applies; anything else on the topic is dead-lettered. */
+  readonly handles: readonly N[];
+  /** Tables it owns (written by nothing else): what a rebuild of this projection swaps in. */
+  readonly tables: readonly string[];
+  apply(events: readonly ProjectedEvent<N>[], tx: ProjectionTx): Promise<void>;
+}
+
+/** A projection over any record type, as the runner holds them. */
+export type AnyProjection = Projection<EventName>;
+
+/**
+ * A record that can never be applied, found by a projection itself (e.g. an unparseable timestamp
+ * it must compare in memory). The runner treats it like a constraint violation: isolate, dead-letter.
+ */
+export class PoisonRecordError extends Error {
+  override readonly name = 'PoisonRecordError';
+  readonly isRetriable = false;
+}
+
+/** `"schema".table`, quoted: schema names come from configuration, never from records. */
+export function qualified(schema: string, table: string): string {
+  return `"${schema}"."${table}"`;
+}

@@ -1,0 +1,223 @@
+import type {
+  CustomerEventReceived,
+  CustomerUpserted,
+  EventMetadata,
+  OrderUpserted,
+  ZeroPartySubmitted,
+} from '@holdfast/contracts';
+import { PoisonRecordError, type ProjectedEvent } from '../../projection.js';
+import { customerUuid } from './customer-id.js';
+import { mergeCustomer, newCustomer, type CustomerPatch, type CustomerState } from './customer-state.js';
+import { IdentityIndex, type IdentityKeys, type LinkMethod } from './identity-index.js';
+import type { OrderWrite } from './write-orders.js';
+import type { CustomerEventRow, ZeroPartyRow } from './write-webhook-rows.js';
+
+/** The records of holdfast.commerce: everything that resolves customer identity shares one log. */
+export type CommerceEventName = 'OrderUpserted' | 'CustomerUpserted' | 'CustomerEventReceived' | 'ZeroPartySubmitted';
+
+/** Stored state a chunk needs before it can fold: loaded once per chunk, in the chunk's transaction. */
+export interface ChunkState {
+  readonly customers: readonly CustomerState[];
+  /** `account\0dedup_key` of stored customer events and zero-party submissions. */
+  readonly storedEventKeys: ReadonlySet<string>;
+  readonly storedSubmissionKeys: ReadonlySet<string>;
+}
+
+const key = (account: string, value: string) => `${account}\u0000${value}`;
+
+/**
+ * Folds a chunk of commerce records, in log order, into the writes that express it: the customers
+ * created or changed, the order rows, and the webhook rows. Customers are merged in memory one record
+ * at a time, starting from the rows loaded for the chunk, so identity resolution and the merge rules
+ * see exactly what one-by-one application would, however the log is cut into chunks.
+ */
+export class CommerceChunk {
+  readonly orders: OrderWrite[] = [];
+  readonly customerEvents: CustomerEventRow[] = [];
+  readonly zeroParty: ZeroPartyRow[] = [];
+  private readonly dirty = new Set<CustomerState>();
+  private readonly index: IdentityIndex<CustomerState>;
+  private readonly eventKeys: Set<string>;
+  private readonly submissionKeys: Set<string>;
+
+  constructor(state: ChunkState) {
+    this.index = new IdentityIndex(state.customers);
+    this.eventKeys = new Set(state.storedEventKeys);
+    this.submissionKeys = new Set(state.storedSubmissionKeys);
+  }
+
+  add(e: ProjectedEvent<CommerceEventName>): void {
+    switch (e.type) {
+      case 'OrderUpserted':
+        return this.order(e.value);
+      case 'CustomerUpserted':
+        return this.customer(e.value);
+      case 'CustomerEventReceived':
+        return this.customerEvent(e.value);
+      case 'ZeroPartySubmitted':
+        return this.submission(e.value);
+      default: {
+        const never: never = e;
+        throw new Error(`unhandled ${(never as { type: string }).type}`);
+      }
+    }
+  }
+
+  /** The customers created or changed, in first-change order. */
+  changedCustomers(): CustomerState[] {
+    return [...this.dirty];
+  }
+
+  private order({ metadata: m, order: o }: OrderUpserted): void {
+    const account = accountOf(m);
+    const keys = { externalId: o.customer_id, email: o.email, phone: o.phone };
+    let customerId: string | null = null;
+    if (hasIdentity(keys)) {
+      const { customer } = this.resolveOrCreate(account, m, keys);
+      customerId = customer.customerId;
+      this.merge(customer, { ...keys, name: o.customer_name }, m.received_at);
+    }
+    this.orders.push({
+      accountId: account,
+      orderId: o.order_id,
+      customerId,
+      externalCustomerId: o.customer_id,
+      orderDate: o.order_date,
+      orderAmount: o.order_amount,
+      productName: o.product_name,
+      email: o.email,
+      phone: o.phone,
+      customerName: o.customer_name,
+      source: o.source,
+      orderChannel: o.order_channel,
+      currency: o.currency,
+      shippingCity: o.shipping_city,
+      shippingState: o.shipping_state,
+      shippingZip: o.shipping_zip,
+      refundedAmount: o.refunded_amount,
+      discountTotal: o.discount_total,
+      discountPct: o.discount_pct,
+      discountCodes: o.discount_codes,
+      cancelledAt: o.cancelled_at,
+      receivedAt: m.received_at,
+    });
+  }
+
+  private customer({ metadata: m, customer: c }: CustomerUpserted): void {
+    const account = accountOf(m);
+    const keys = { externalId: c.external_id, email: c.email, phone: c.phone };
+    if (!hasIdentity(keys)) throw new PoisonRecordError('customer row without external_id, email or phone');
+    const { customer } = this.resolveOrCreate(account, m, keys);
+    this.merge(
+      customer,
+      {
+        ...keys,
+        name: c.name,
+        address: c.address,
+        consentMarketingEmail: c.consent?.marketing_email ?? null,
+        consentSms: c.consent?.sms ?? null,
+        consentSuppressed: c.consent?.suppressed ?? null,
+        consentBounced: c.consent?.bounced ?? null,
+        sourceLabel: c.source_label,
+        subscriptionStatus: c.subscription_status,
+        subscriptionStartedAt: c.subscription_started_at,
+      },
+      m.received_at,
+    );
+  }
+
+  private customerEvent({ metadata: m, dedup_key, event: ev }: CustomerEventReceived): void {
+    const account = accountOf(m);
+    // A retried webhook (same dedup key) is answered as a duplicate and changes nothing.
+    if (!claim(this.eventKeys, key(account, dedup_key))) return;
+    const keys = { externalId: ev.external_id, email: ev.email, phone: ev.phone };
+    if (!hasIdentity(keys)) throw new PoisonRecordError('customer event without external_id, email or phone');
+    const { customer, method, isNew } = this.resolveOrCreate(account, m, keys);
+    this.merge(
+      customer,
+      {
+        ...keys,
+        name: ev.name,
+        address: ev.address,
+        consentMarketingEmail: ev.consent?.marketing_email ?? null,
+        consentSms: ev.consent?.sms ?? null,
+        consentSuppressed: ev.consent?.suppressed ?? null,
+        consentBounced: ev.consent?.bounced ?? null,
+        sourceLabel: ev.source_label,
+      },
+      m.received_at,
+    );
+    this.customerEvents.push({
+      accountId: account,
+      dedupKey: dedup_key,
+      eventId: m.event_id,
+      customerId: customer.customerId,
+      linkMethod: method,
+      isNew,
+      eventType: ev.event_type,
+      receivedAt: m.received_at,
+    });
+  }
+
+  private submission(s: ZeroPartySubmitted): void {
+    const m = s.metadata;
+    const account = accountOf(m);
+    if (!claim(this.submissionKeys, key(account, s.dedup_key))) return;
+    const keys = { externalId: s.external_customer_id, email: s.email, phone: null };
+    if (!hasIdentity(keys)) throw new PoisonRecordError('zero-party submission without email or external id');
+    // A submission links to its customer without editing it (quiz answers are not a profile update);
+    // it creates the customer when none matches, labelled with where it came from.
+    const { customer, isNew } = this.resolveOrCreate(account, m, keys);
+    if (isNew) this.merge(customer, { ...keys, sourceLabel: s.source_label ?? 'zero-party' }, m.received_at);
+    this.zeroParty.push({
+      accountId: account,
+      dedupKey: s.dedup_key,
+      eventId: m.event_id,
+      customerId: customer.customerId,
+      email: s.email,
+      externalCustomerId: s.external_customer_id,
+      interests: s.interests,
+      attributesJson: s.attributes_json,
+      sourceLabel: s.source_label,
+      quizVersion: s.quiz_version,
+      completedAt: s.completed_at,
+      receivedAt: m.received_at,
+    });
+  }
+
+  private resolveOrCreate(
+    account: string,
+    m: EventMetadata,
+    keys: IdentityKeys,
+  ): { customer: CustomerState; method: LinkMethod | 'created'; isNew: boolean } {
+    const found = this.index.resolve(account, keys);
+    if (found) return { customer: found.identity, method: found.method, isNew: false };
+    const customer = newCustomer(account, customerUuid(account, m.event_id), m.received_at);
+    this.index.add(customer);
+    this.dirty.add(customer);
+    return { customer, method: 'created', isNew: true };
+  }
+
+  /** Applies a record to a customer: the identity index now, the row at the end of the chunk. */
+  private merge(customer: CustomerState, patch: CustomerPatch, receivedAt: string): void {
+    const before = { externalId: customer.externalId, email: customer.email, phone: customer.phone };
+    if (!mergeCustomer(customer, patch, receivedAt)) return;
+    this.index.reindex(customer, before);
+    this.dirty.add(customer);
+  }
+}
+
+/** Account ids are UUIDs; PostgreSQL returns them lower-case, so memory keys use the same form. */
+function accountOf(m: EventMetadata): string {
+  return m.account_id.toLowerCase();
+}
+
+function hasIdentity(k: IdentityKeys): boolean {
+  return k.externalId !== null || k.email !== null || k.phone !== null;
+}
+
+function claim(keys: Set<string>, k: string): boolean {
+  if (keys.has(k)) return false;
+  keys.add(k);
+  return true;
+}

@@ -1,0 +1,117 @@
+import { instantKey } from './instant-key.js';
+
+/** A postal address: written as a whole or not at all. */
+export interface StateAddress {
+  readonly street: string | null;
+  readonly city: string | null;
+  readonly state: string | null;
+  readonly zip: string | null;
+  readonly country: string | null;
+}
+
+/**
+ * A customer row held in memory while a chunk folds: loaded from read_models.customers (timestamps as
+ * canonical UTC text, so nothing is rounded on the way back) or created by a record of the chunk.
+ */
+export interface CustomerState {
+  readonly accountId: string;
+  readonly customerId: string;
+  externalId: string | null;
+  email: string | null;
+  phone: string | null;
+  name: string | null;
+  address: StateAddress;
+  consentMarketingEmail: boolean;
+  consentSms: boolean;
+  consentSuppressed: boolean;
+  consentBounced: boolean;
+  sourceLabel: string;
+  subscriptionStatus: string | null;
+  subscriptionStartedAt: string | null;
+  readonly createdAt: string;
+  /** received_at of the latest record that changed the row. */
+  updatedAt: string;
+  /** createdAt in microseconds: the tie-breaker of identity resolution. */
+  readonly createdUs: number;
+}
+
+/**
+ * What one record says about a customer. `null` = not carried: keep the current value (consent keys
+ * included); the address is replaced only when present.
+ */
+export interface CustomerPatch {
+  readonly externalId: string | null;
+  readonly email: string | null;
+  readonly phone: string | null;
+  readonly name?: string | null;
+  readonly address?: StateAddress | null;
+  readonly consentMarketingEmail?: boolean | null;
+  readonly consentSms?: boolean | null;
+  readonly consentSuppressed?: boolean | null;
+  readonly consentBounced?: boolean | null;
+  readonly sourceLabel?: string | null;
+  readonly subscriptionStatus?: string | null;
+  readonly subscriptionStartedAt?: string | null;
+}
+
+const NO_ADDRESS: StateAddress = { street: null, city: null, state: null, zip: null, country: null };
+
+/** A customer created by a record received at `receivedAt`: no consent, source_label custom-api. */
+export function newCustomer(accountId: string, customerId: string, receivedAt: string): CustomerState {
+  return {
+    accountId,
+    customerId,
+    externalId: null,
+    email: null,
+    phone: null,
+    name: null,
+    address: NO_ADDRESS,
+    consentMarketingEmail: false,
+    consentSms: false,
+    consentSuppressed: false,
+    consentBounced: false,
+    sourceLabel: 'custom-api',
+    subscriptionStatus: null,
+    subscriptionStartedAt: null,
+    createdAt: receivedAt,
+    updatedAt: receivedAt,
+    createdUs: instantKey(receivedAt),
+  };
+}
+
+/**
+ * Applies one record's patch with the customer merge rules (carried values win, omitted ones keep;
+ * the address as a whole; subscription_started_at write-once, earliest wins) and reports whether
+ * anything changed. updated_at moves only on a change, so re-posting the same data writes nothing.
+ * Records are applied one at a time in log order, so the result cannot depend on how chunks are cut.
+ */
+export function mergeCustomer(c: CustomerState, p: CustomerPatch, receivedAt: string): boolean {
+  let changed = false;
+  const set = <K extends keyof CustomerState>(key: K, value: CustomerState[K] | null | undefined) => {
+    if (value === null || value === undefined || value === c[key]) return;
+    (c as { [k in K]: CustomerState[K] })[key] = value;
+    changed = true;
+  };
+  set('externalId', p.externalId);
+  set('email', p.email);
+  set('phone', p.phone);
+  set('name', p.name);
+  const a = p.address;
+  if (a && (a.street !== c.address.street || a.city !== c.address.city || a.state !== c.address.state || a.zip !== c.address.zip || a.country !== c.address.country)) {
+    c.address = a;
+    changed = true;
+  }
+  set('consentMarketingEmail', p.consentMarketingEmail);
+  set('consentSms', p.consentSms);
+  set('consentSuppressed', p.consentSuppressed);
+  set('consentBounced', p.consentBounced);
+  set('sourceLabel', p.sourceLabel);
+  set('subscriptionStatus', p.subscriptionStatus);
+  const started = p.subscriptionStartedAt;
+  if (started && (c.subscriptionStartedAt === null || instantKey(started) < instantKey(c.subscriptionStartedAt))) {
+    c.subscriptionStartedAt = started;
+    changed = true;
+  }
+  if (changed && instantKey(receivedAt) > instantKey(c.updatedAt)) c.updatedAt = receivedAt;
+  return changed;
+}

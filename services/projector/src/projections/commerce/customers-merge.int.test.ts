@@ -1,0 +1,155 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CustomerRow } from '@holdfast/contracts';
+import { createTestEnv, type TestEnv } from '@holdfast/testing';
+import { customerRow, customerUpserted, metadata, orderRow, orderUpserted } from '../../test-support/events.js';
+import { MergeFixture } from '../../test-support/merge-fixture.js';
+import type { Given } from '../../test-support/projection-harness.js';
+import { commerceProjection } from './commerce.projection.js';
+import { customerUuid } from './customer-id.js';
+
+let t: TestEnv;
+let f: MergeFixture;
+
+beforeAll(async () => {
+  t = await createTestEnv('customersmerge');
+  f = await MergeFixture.create(t, 'cm', commerceProjection);
+});
+afterAll(() => t.close());
+
+const at = (minute: number) => new Date(Date.UTC(2025, 0, 1, 0, minute)).toISOString();
+const customer = (account: string, minute: number, over: Partial<CustomerRow>): Given => [
+  'CustomerUpserted',
+  customerUpserted(metadata(account, at(minute)), customerRow(over)),
+];
+
+async function customersOf(account: string) {
+  return f.whole.rows<Record<string, unknown>>(
+    `select * from rm.customers where account_id = $1 order by created_at, customer_id`,
+    [account],
+  );
+}
+
+describe('customer identity resolution', () => {
+  it('creates a customer with a deterministic id when nothing matches', async () => {
+    const a = f.account();
+    const m = metadata(a, at(1));
+    await f.given(['CustomerUpserted', customerUpserted(m, customerRow({ external_id: 'e-1', email: 'a@x.co' }))]);
+    expect(await customersOf(a)).toMatchObject([
+      { customer_id: customerUuid(a, m.event_id), external_id: 'e-1', email: 'a@x.co', created_at: new Date(at(1)) },
+    ]);
+  });
+
+  it('matches by external_id first', async () => {
+    const a = f.account();
+    await f.given(
+      customer(a, 1, { external_id: 'e-1', email: 'old@x.co' }),
+      customer(a, 2, { email: 'new@x.co', phone: '+15125550100' }),
+      customer(a, 3, { external_id: 'e-1', email: 'new@x.co' }),
+    );
+    // The third row carries e-1 and new@x.co: e-1 wins over the email of the second customer.
+    const rows = await customersOf(a);
+    expect(rows.map((r) => [r.external_id, r.email])).toEqual([
+      ['e-1', 'new@x.co'],
+      [null, 'new@x.co'],
+    ]);
+  });
+
+  it('then by email, linking the external id to a customer that had none', async () => {
+    const a = f.account();
+    await f.given(customer(a, 1, { email: 'a@x.co', name: 'Ann' }), customer(a, 2, { external_id: 'e-7', email: 'a@x.co' }));
+    expect(await customersOf(a)).toMatchObject([{ external_id: 'e-7', email: 'a@x.co', name: 'Ann', updated_at: new Date(at(2)) }]);
+  });
+
+  it('then by phone', async () => {
+    const a = f.account();
+    await f.given(customer(a, 1, { phone: '+15125550101' }), customer(a, 2, { email: 'b@x.co', phone: '+15125550101' }));
+    expect(await customersOf(a)).toMatchObject([{ email: 'b@x.co', phone: '+15125550101' }]);
+  });
+
+  it('keeps two external ids apart even when they share an email; an email-only row goes to the oldest', async () => {
+    const a = f.account();
+    await f.given(
+      customer(a, 1, { external_id: 'e-1', email: 'home@x.co' }),
+      customer(a, 2, { external_id: 'e-2', email: 'home@x.co' }),
+      customer(a, 3, { email: 'home@x.co', name: 'Household' }),
+    );
+    expect((await customersOf(a)).map((r) => [r.external_id, r.name])).toEqual([
+      ['e-1', 'Household'],
+      ['e-2', null],
+    ]);
+  });
+
+  it('upserts the identity each order carries and links the order to it', async () => {
+    const a = f.account();
+    const second = metadata(a, at(2));
+    await f.given(
+      customer(a, 0, { email: 'buyer@x.co', source_label: 'shopify-import' }),
+      ['OrderUpserted', orderUpserted(metadata(a, at(1)), orderRow({ order_id: 'o-1', customer_id: 'c-9', email: 'buyer@x.co', customer_name: 'Bea' }))],
+      ['OrderUpserted', orderUpserted(second, orderRow({ order_id: 'o-2', customer_id: 'c-10', phone: '+15125550199' }))],
+    );
+    const rows = await customersOf(a);
+    expect(rows).toMatchObject([
+      { external_id: 'c-9', email: 'buyer@x.co', name: 'Bea', source_label: 'shopify-import' },
+      { external_id: 'c-10', phone: '+15125550199', source_label: 'custom-api', customer_id: customerUuid(a, second.event_id) },
+    ]);
+    const orders = await f.whole.rows(`select order_id, customer_id from rm.orders where account_id = $1 order by order_id`, [a]);
+    expect(orders).toEqual([
+      { order_id: 'o-1', customer_id: rows[0]!.customer_id },
+      { order_id: 'o-2', customer_id: rows[1]!.customer_id },
+    ]);
+  });
+});
+
+describe('customer merge rules', () => {
+  it('keeps consent keys that a row omits; new customers start without consent', async () => {
+    const a = f.account();
+    await f.given(
+      customer(a, 1, { external_id: 'e-1', consent: { marketing_email: true, sms: true, suppressed: null, bounced: null } }),
+      customer(a, 2, { external_id: 'e-1', consent: { marketing_email: null, sms: false, suppressed: null, bounced: null } }),
+      customer(a, 3, { external_id: 'e-1', consent: null }),
+    );
+    expect(await customersOf(a)).toMatchObject([
+      { consent_marketing_email: true, consent_sms: false, consent_suppressed: false, consent_bounced: false },
+    ]);
+  });
+
+  it('writes the address only when a row carries one, and replaces it whole', async () => {
+    const a = f.account();
+    const addr = (street: string | null, city: string | null, state: string | null) => ({ street, city, state, zip: null, country: 'US' });
+    await f.given(
+      customer(a, 1, { external_id: 'e-1', address: addr('1 Main St', 'Austin', 'TX') }),
+      customer(a, 2, { external_id: 'e-1', address: null }),
+    );
+    expect(await customersOf(a)).toMatchObject([
+      { address_street: '1 Main St', address_city: 'Austin', address_state: 'TX', address_zip: null, address_country: 'US' },
+    ]);
+    await f.given(customer(a, 3, { external_id: 'e-1', address: { street: null, city: 'Toronto', state: null, zip: 'M5V', country: 'CA' } }));
+    expect(await customersOf(a)).toMatchObject([
+      { address_street: null, address_city: 'Toronto', address_state: null, address_zip: 'M5V', address_country: 'CA' },
+    ]);
+  });
+
+  it('keeps subscription_started_at write-once, earliest wins; the status follows the last row that sets it', async () => {
+    const a = f.account();
+    await f.given(
+      customer(a, 1, { external_id: 'e-1', subscription_status: 'active', subscription_started_at: '2024-05-01T00:00:00.000Z' }),
+      customer(a, 2, { external_id: 'e-1', subscription_status: 'paused', subscription_started_at: '2024-03-01T00:00:00.000Z' }),
+      customer(a, 3, { external_id: 'e-1', subscription_started_at: '2024-04-01T00:00:00.000123Z' }),
+    );
+    expect(await customersOf(a)).toMatchObject([
+      { subscription_status: 'paused', subscription_started_at: new Date('2024-03-01T00:00:00.000Z') },
+    ]);
+  });
+
+  it('defaults source_label to custom-api and stores an explicit one', async () => {
+    const a = f.account();
+    await f.given(customer(a, 1, { external_id: 'e-1' }), customer(a, 1, { external_id: 'e-2', source_label: 'klaviyo' }));
+    expect((await customersOf(a)).map((r) => r.source_label).sort()).toEqual(['custom-api', 'klaviyo']);
+  });
+
+  it('takes created_at and updated_at from the records, never the clock', async () => {
+    const a = f.account();
+    await f.given(customer(a, 5, { external_id: 'e-1', name: 'A' }), customer(a, 9, { external_id: 'e-1', name: 'B' }));
+    expect(await customersOf(a)).toMatchObject([{ name: 'B', created_at: new Date(at(5)), updated_at: new Date(at(9)) }]);
+  });
+});

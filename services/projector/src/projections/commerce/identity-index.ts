@@ -1,0 +1,107 @@
+/** The identity columns of a customer, as identity resolution needs them (a CustomerState has them). */
+export interface Identity {
+  readonly accountId: string;
+  readonly customerId: string;
+  externalId: string | null;
+  email: string | null;
+  phone: string | null;
+  /** created_at in microseconds: the tie-breaker when several customers share an email or phone. */
+  readonly createdUs: number;
+}
+
+/** The keys a record carries. */
+export interface IdentityKeys {
+  readonly externalId: string | null;
+  readonly email: string | null;
+  readonly phone: string | null;
+}
+
+/** How a record found its customer (the `link_method` of customer events). */
+export type LinkMethod = 'provider_id' | 'email' | 'phone';
+
+const k = (account: string, value: string): string => `${account}\u0000${value}`;
+
+/**
+ * The customers a chunk can touch, indexed by external id, email and phone: loaded once per chunk,
+ * then kept current in memory as the chunk's records create and change customers, so resolution costs
+ * no round trip per record and sees exactly what one-by-one application would have seen.
+ *
+ * Resolution (spec): external_id, then email, then phone, then none (the caller creates a customer).
+ * A customer found by email or phone whose external_id differs from the record's is someone else
+ * (two people can share a household email): it is not a match. When several customers qualify, the
+ * earliest created wins (then the smaller id), so the choice never depends on load order.
+ */
+export class IdentityIndex<I extends Identity = Identity> {
+  private readonly byExternalId = new Map<string, I>();
+  private readonly byEmail = new Map<string, Set<I>>();
+  private readonly byPhone = new Map<string, Set<I>>();
+
+  constructor(identities: Iterable<I> = []) {
+    for (const i of identities) this.add(i);
+  }
+
+  add(identity: I): void {
+    const a = identity.accountId;
+    if (identity.externalId !== null) this.byExternalId.set(k(a, identity.externalId), identity);
+    if (identity.email !== null) setOf(this.byEmail, k(a, identity.email)).add(identity);
+    if (identity.phone !== null) setOf(this.byPhone, k(a, identity.phone)).add(identity);
+  }
+
+  resolve(accountId: string, keys: IdentityKeys): { readonly identity: I; readonly method: LinkMethod } | undefined {
+    if (keys.externalId !== null) {
+      const found = this.byExternalId.get(k(accountId, keys.externalId));
+      if (found) return { identity: found, method: 'provider_id' };
+    }
+    const compatible = (i: I) =>
+      i.externalId === null || keys.externalId === null || i.externalId === keys.externalId;
+    if (keys.email !== null) {
+      const found = pick(this.byEmail.get(k(accountId, keys.email)), compatible);
+      if (found) return { identity: found, method: 'email' };
+    }
+    if (keys.phone !== null) {
+      const found = pick(this.byPhone.get(k(accountId, keys.phone)), compatible);
+      if (found) return { identity: found, method: 'phone' };
+    }
+    return undefined;
+  }
+
+  /**
+   * Re-indexes `identity` after its keys may have changed from `before` (carried values win, omitted
+   * keep: a key only ever changes to another non-null value).
+   */
+  reindex(identity: I, before: IdentityKeys): void {
+    const a = identity.accountId;
+    if (identity.externalId !== before.externalId) {
+      if (before.externalId !== null) this.byExternalId.delete(k(a, before.externalId));
+      if (identity.externalId !== null) this.byExternalId.set(k(a, identity.externalId), identity);
+    }
+    if (identity.email !== before.email) {
+      if (before.email !== null) this.byEmail.get(k(a, before.email))?.delete(identity);
+      if (identity.email !== null) setOf(this.byEmail, k(a, identity.email)).add(identity);
+    }
+    if (identity.phone !== before.phone) {
+      if (before.phone !== null) this.byPhone.get(k(a, before.phone))?.delete(identity);
+      if (identity.phone !== null) setOf(this.byPhone, k(a, identity.phone)).add(identity);
+    }
+  }
+}
+
+function setOf<T>(map: Map<string, Set<T>>, key: string): Set<T> {
+  let s = map.get(key);
+  if (!s) map.set(key, (s = new Set()));
+  return s;
+}
+
+function pick<I extends Identity>(candidates: Set<I> | undefined, ok: (i: I) => boolean): I | undefined {
+  let best: I | undefined;
+  for (const c of candidates ?? []) {
+    if (!ok(c)) continue;
+    if (
+      !best ||
+      c.createdUs < best.createdUs ||
+      (c.createdUs === best.createdUs && c.customerId < best.customerId)
+    )
+      best = c;
+  }
+  return best;
+}

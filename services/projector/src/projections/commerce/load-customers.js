@@ -1,0 +1,97 @@
+import { qualified } from '../../projection.js';
+import { instantKey } from './instant-key.js';
+/** The (account, value) pairs of one key that a chunk carries, deduplicated, as unnest arrays. */
+export class KeySet {
+    accounts = [];
+    values = [];
+    seen = new Set();
+    add(accountId, value) {
+        if (value === null)
+            return;
+        const key = `${accountId}\u0000${value}`;
+        if (this.seen.has(key))
+            return;
+        this.seen.add(key);
+        this.accounts.push(accountId);
+        this.values.push(value);
+    }
+    has(accountId, value) {
+        return this.seen.has(`${accountId}\u0000${value}`);
+    }
+}
+// Timestamps travel as canonical UTC text with microseconds: a JS Date would round them to
+// milliseconds and the rewritten row would differ from one written in another chunk.
+const ts = (col) => `to_char(c.${col} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as ${col}`;
+const COLUMNS = `c.account_id, c.customer_id, c.external_id, c.email, c.phone, c.name, c.address_street,
+  c.address_city, c.address_state, c.address_zip, c.address_country, c.consent_marketing_email,
+  c.consent_sms, c.consent_suppressed, c.consent_bounced, c.source_label, c.subscription_status,
+  ${ts('subscription_started_at')}, ${ts('created_at')}, ${ts('updated_at')}`;
+/**
+ * Loads every stored customer that a record of the chunk could resolve to, set-based: first by
+ * external id (one index lookup per distinct id, all in one statement), then by email and phone only
+ * for the records whose external id is absent or unknown, since a record found by external id never
+ * looks further. That second step is small on a backfill, where most orders name known customers.
+ */
+export async function loadCustomers(tx, lookups) {
+    const t = qualified(tx.schema, 'customers');
+    const externalIds = new KeySet();
+    for (const l of lookups)
+        externalIds.add(l.accountId, l.keys.externalId);
+    const byId = new Map();
+    const keep = (rows) => rows.forEach((r) => byId.set(r.customer_id, r));
+    if (externalIds.values.length) {
+        const { rows } = await tx.client.query(`select ${COLUMNS} from unnest($1::uuid[], $2::text[]) k(a, v)
+         join ${t} c on c.account_id = k.a and c.external_id = k.v and c.external_id is not null`, [externalIds.accounts, externalIds.values]);
+        keep(rows);
+    }
+    const known = new KeySet();
+    for (const r of byId.values())
+        known.add(r.account_id, r.external_id);
+    const emails = new KeySet();
+    const phones = new KeySet();
+    for (const { accountId, keys } of lookups) {
+        if (keys.externalId !== null && known.has(accountId, keys.externalId))
+            continue;
+        emails.add(accountId, keys.email);
+        phones.add(accountId, keys.phone);
+    }
+    if (emails.values.length || phones.values.length) {
+        const { rows } = await tx.client.query(`select ${COLUMNS} from unnest($1::uuid[], $2::text[]) k(a, v)
+         join ${t} c on c.account_id = k.a and c.email = k.v and c.email is not null
+       union all
+       select ${COLUMNS} from unnest($3::uuid[], $4::text[]) k(a, v)
+         join ${t} c on c.account_id = k.a and c.phone = k.v and c.phone is not null`, [emails.accounts, emails.values, phones.accounts, phones.values]);
+        keep(rows);
+    }
+    return [...byId.values()].map(toState);
+}
+function toState(r) {
+    return {
+        accountId: r.account_id,
+        customerId: r.customer_id,
+        externalId: r.external_id,
+        email: r.email,
+        phone: r.phone,
+        name: r.name,
+        address: { street: r.address_street, city: r.address_city, state: r.address_state, zip: r.address_zip, country: r.address_country },
+        consentMarketingEmail: r.consent_marketing_email,
+        consentSms: r.consent_sms,
+        consentSuppressed: r.consent_suppressed,
+        consentBounced: r.consent_bounced,
+        sourceLabel: r.source_label,
+        subscriptionStatus: r.subscription_status,
+        subscriptionStartedAt: r.subscription_started_at,
+        createdAt: r.created_at,
+        updatedAt: r.updated_at,
+        createdUs: instantKey(r.created_at),
+    };
+}
+/** The dedup keys of `table` (customer_events, zero_party_submissions) already stored, as `account\0key`. */
+export async function loadStoredDedupKeys(tx, table, keys) {
+    if (!keys.values.length)
+        return new Set();
+    const { rows } = await tx.client.query(`select t.account_id, t.dedup_key from unnest($1::uuid[], $2::text[]) k(a, v)
+       join ${qualified(tx.schema, table)} t on t.account_id = k.a and t.dedup_key = k.v`, [keys.accounts, keys.values]);
+    return new Set(rows.map((r) => `${r.account_id}\u0000${r.dedup_key}`));
+}
+//# sourceMappingURL=load-customers.js.map

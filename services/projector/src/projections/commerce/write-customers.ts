@@ -1,0 +1,53 @@
+import { qualified, type ProjectionTx } from '../../projection.js';
+import { columnsOf } from '../sql-arrays.js';
+import type { CustomerState } from './customer-state.js';
+
+// The rows are final (merged in memory with the chunk's records applied in log order), so the upsert
+// only stores them: one statement for every customer the chunk created or changed.
+const upsertSql = (schema: string) => `
+  insert into ${qualified(schema, 'customers')} as c (account_id, customer_id, external_id, email, phone,
+    name, address_street, address_city, address_state, address_zip, address_country,
+    consent_marketing_email, consent_sms, consent_suppressed, consent_bounced, source_label,
+    subscription_status, subscription_started_at, created_at, updated_at)
+  select * from unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
+    $8::text[], $9::text[], $10::text[], $11::text[], $12::boolean[], $13::boolean[], $14::boolean[],
+    $15::boolean[], $16::text[], $17::text[], $18::timestamptz[], $19::timestamptz[], $20::timestamptz[])
+  on conflict (account_id, customer_id) do update set
+    external_id = excluded.external_id, email = excluded.email, phone = excluded.phone,
+    name = excluded.name, address_street = excluded.address_street, address_city = excluded.address_city,
+    address_state = excluded.address_state, address_zip = excluded.address_zip,
+    address_country = excluded.address_country, consent_marketing_email = excluded.consent_marketing_email,
+    consent_sms = excluded.consent_sms, consent_suppressed = excluded.consent_suppressed,
+    consent_bounced = excluded.consent_bounced, source_label = excluded.source_label,
+    subscription_status = excluded.subscription_status,
+    subscription_started_at = excluded.subscription_started_at, updated_at = excluded.updated_at`;
+
+/** Stores the customers a chunk created or changed, in one round trip. */
+export async function writeCustomers(tx: ProjectionTx, customers: readonly CustomerState[]): Promise<void> {
+  if (!customers.length) return;
+  await tx.client.query(
+    upsertSql(tx.schema),
+    columnsOf(customers, (c) => [
+      c.accountId,
+      c.customerId,
+      c.externalId,
+      c.email,
+      c.phone,
+      c.name,
+      c.address.street,
+      c.address.city,
+      c.address.state,
+      c.address.zip,
+      c.address.country,
+      c.consentMarketingEmail,
+      c.consentSms,
+      c.consentSuppressed,
+      c.consentBounced,
+      c.sourceLabel,
+      c.subscriptionStatus,
+      c.subscriptionStartedAt,
+      c.createdAt,
+      c.updatedAt,
+    ]),
+  );
+}

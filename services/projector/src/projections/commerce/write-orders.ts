@@ -1,0 +1,152 @@
+import { qualified, type ProjectionTx } from '../../projection.js';
+import { columnsOf, textArrayLiteral } from '../sql-arrays.js';
+
+/** One OrderUpserted, ready to merge into read_models.orders. */
+export interface OrderWrite {
+  readonly accountId: string;
+  readonly orderId: string;
+  /** The resolved customer; kept only by the first write. */
+  readonly customerId: string | null;
+  readonly externalCustomerId: string | null;
+  readonly orderDate: string;
+  readonly orderAmount: number;
+  readonly productName: string;
+  readonly email: string | null;
+  readonly phone: string | null;
+  readonly customerName: string | null;
+  readonly source: string | null;
+  readonly orderChannel: string | null;
+  readonly currency: string;
+  readonly shippingCity: string | null;
+  readonly shippingState: string | null;
+  readonly shippingZip: string | null;
+  readonly refundedAmount: number | null;
+  readonly discountTotal: number | null;
+  readonly discountPct: number | null;
+  readonly discountCodes: readonly string[] | null;
+  readonly cancelledAt: string | null;
+  readonly receivedAt: string;
+}
+
+// Last write wins for these; the merge rules of the others are spelled out in the update.
+const LWW = [
+  'order_amount',
+  'product_name',
+  'email',
+  'phone',
+  'customer_name',
+  'source',
+  'order_channel',
+  'currency',
+  'shipping_city',
+  'shipping_state',
+  'shipping_zip',
+  'discount_total',
+  'discount_pct',
+  'discount_codes',
+];
+
+const COLUMNS = `account_id, order_id, customer_id, external_customer_id, order_date, order_amount,
+  product_name, email, phone, customer_name, source, order_channel, currency, shipping_city,
+  shipping_state, shipping_zip, refunded_amount, discount_total, discount_pct, discount_codes,
+  cancelled_at, first_seen_at, updated_at`;
+
+// The chunk's rows, typed like the table (so comparisons see what would be stored, e.g. amounts
+// rounded to numeric(18,4)); refunded_amount null (not carried) reads as 0, which never wins.
+const ROWS = `(
+  select a as account_id, oid as order_id, cid as customer_id, ext as external_customer_id,
+    od as order_date, amt::numeric(18,4) as order_amount, pn as product_name, em as email, ph as phone,
+    cn as customer_name, src as source, ch as order_channel, cur as currency, sc as shipping_city,
+    ss as shipping_state, sz as shipping_zip, coalesce(rf, 0)::numeric(18,4) as refunded_amount,
+    dt::numeric(18,4) as discount_total, dp as discount_pct, dc::text[] as discount_codes,
+    ca as cancelled_at, ra as first_seen_at, ra as updated_at
+  from unnest($1::uuid[], $2::text[], $3::uuid[], $4::text[], $5::timestamptz[], $6::numeric[],
+    $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[],
+    $15::text[], $16::text[], $17::numeric[], $18::numeric[], $19::numeric[], $20::text[],
+    $21::timestamptz[], $22::timestamptz[])
+    as u(a, oid, cid, ext, od, amt, pn, em, ph, cn, src, ch, cur, sc, ss, sz, rf, dt, dp, dc, ca, ra)
+) p`;
+
+const insertSql = (schema: string) =>
+  `insert into ${qualified(schema, 'orders')} (${COLUMNS}) select ${COLUMNS} from ${ROWS}`;
+
+const updateSql = (schema: string) => `
+  update ${qualified(schema, 'orders')} o set
+    ${LWW.map((c) => `${c} = p.${c}`).join(', ')},
+    -- Refunds are cumulative and cancellations final: both only move forward, and a re-post that
+    -- does not carry them keeps what is stored.
+    refunded_amount = greatest(o.refunded_amount, p.refunded_amount),
+    cancelled_at = greatest(o.cancelled_at, p.cancelled_at),
+    updated_at = greatest(o.updated_at, p.updated_at)
+    -- order_date, customer_id, external_customer_id, first_seen_at: never change after the first write.
+  from ${ROWS}
+  where o.account_id = p.account_id and o.order_id = p.order_id
+    -- A re-post that changes nothing writes nothing (and leaves updated_at alone).
+    and ((${LWW.map((c) => `o.${c}`).join(', ')}) is distinct from (${LWW.map((c) => `p.${c}`).join(', ')})
+      or p.refunded_amount > o.refunded_amount
+      or p.cancelled_at > o.cancelled_at
+      or (o.cancelled_at is null and p.cancelled_at is not null))`;
+
+/**
+ * Merges orders set-based. Orders not stored yet are inserted (a plain multi-row insert: the common
+ * case of a backfill, and much cheaper than a speculative upsert); stored ones are updated with the
+ * merge rules. An order_id repeated within the chunk goes in rounds, the k-th occurrence in round k,
+ * so "the last row of an order_id wins" and the forward-only rules hold exactly as if the records were
+ * applied one by one.
+ */
+export async function writeOrders(tx: ProjectionTx, orders: readonly OrderWrite[]): Promise<void> {
+  if (!orders.length) return;
+  const stored = await storedOrderKeys(tx, orders);
+  const rounds: OrderWrite[][] = [];
+  const seen = new Map<string, number>();
+  for (const o of orders) {
+    const key = keyOf(o);
+    const n = seen.get(key) ?? 0;
+    seen.set(key, n + 1);
+    (rounds[n] ??= []).push(o);
+  }
+  for (const [i, round] of rounds.entries()) {
+    const fresh = i === 0 ? round.filter((o) => !stored.has(keyOf(o))) : [];
+    const known = i === 0 ? round.filter((o) => stored.has(keyOf(o))) : round;
+    if (fresh.length) await tx.client.query(insertSql(tx.schema), columnsOf(fresh, orderValues));
+    if (known.length) await tx.client.query(updateSql(tx.schema), columnsOf(known, orderValues));
+  }
+}
+
+const keyOf = (o: OrderWrite) => `${o.accountId}\u0000${o.orderId}`;
+
+async function storedOrderKeys(tx: ProjectionTx, orders: readonly OrderWrite[]): Promise<Set<string>> {
+  const { rows } = await tx.client.query<{ account_id: string; order_id: string }>(
+    `select o.account_id, o.order_id from unnest($1::uuid[], $2::text[]) k(a, id)
+       join ${qualified(tx.schema, 'orders')} o on o.account_id = k.a and o.order_id = k.id`,
+    columnsOf(orders, (o) => [o.accountId, o.orderId]),
+  );
+  return new Set(rows.map((r) => `${r.account_id}\u0000${r.order_id}`));
+}
+
+function orderValues(o: OrderWrite): unknown[] {
+  return [
+    o.accountId,
+    o.orderId,
+    o.customerId,
+    o.externalCustomerId,
+    o.orderDate,
+    o.orderAmount,
+    o.productName,
+    o.email,
+    o.phone,
+    o.customerName,
+    o.source,
+    o.orderChannel,
+    o.currency,
+    o.shippingCity,
+    o.shippingState,
+    o.shippingZip,
+    o.refundedAmount,
+    o.discountTotal,
+    o.discountPct,
+    textArrayLiteral(o.discountCodes),
+    o.cancelledAt,
+    o.receivedAt,
+  ];
+}

@@ -1,0 +1,84 @@
+import { qualified, type ProjectionTx } from '../../projection.js';
+import { columnsOf, textArrayLiteral } from '../sql-arrays.js';
+
+/** A row of read_models.customer_events. */
+export interface CustomerEventRow {
+  readonly accountId: string;
+  readonly dedupKey: string;
+  readonly eventId: string;
+  readonly customerId: string;
+  readonly linkMethod: 'provider_id' | 'email' | 'phone' | 'created';
+  readonly isNew: boolean;
+  readonly eventType: string;
+  readonly receivedAt: string;
+}
+
+/** A row of read_models.zero_party_submissions. */
+export interface ZeroPartyRow {
+  readonly accountId: string;
+  readonly dedupKey: string;
+  readonly eventId: string;
+  readonly customerId: string;
+  readonly email: string | null;
+  readonly externalCustomerId: string | null;
+  readonly interests: readonly string[];
+  readonly attributesJson: string | null;
+  readonly sourceLabel: string | null;
+  readonly quizVersion: string | null;
+  readonly completedAt: string | null;
+  readonly receivedAt: string;
+}
+
+// Duplicates were filtered in memory (against stored keys and earlier records of the chunk);
+// `do nothing` only guards that rule, it never decides.
+export async function insertCustomerEvents(tx: ProjectionTx, rows: readonly CustomerEventRow[]): Promise<void> {
+  if (!rows.length) return;
+  await tx.client.query(
+    `insert into ${qualified(tx.schema, 'customer_events')}
+       (account_id, dedup_key, event_id, customer_id, link_method, is_new, event_type, received_at)
+     select * from unnest($1::uuid[], $2::text[], $3::text[], $4::uuid[], $5::text[], $6::boolean[],
+       $7::text[], $8::timestamptz[])
+     on conflict (account_id, dedup_key) do nothing`,
+    columnsOf(rows, (r) => [
+      r.accountId,
+      r.dedupKey,
+      r.eventId,
+      r.customerId,
+      r.linkMethod,
+      r.isNew,
+      r.eventType,
+      r.receivedAt,
+    ]),
+  );
+}
+
+export async function insertZeroPartySubmissions(
+  tx: ProjectionTx,
+  rows: readonly ZeroPartyRow[],
+): Promise<void> {
+  if (!rows.length) return;
+  await tx.client.query(
+    `insert into ${qualified(tx.schema, 'zero_party_submissions')}
+       (account_id, dedup_key, event_id, customer_id, email, external_customer_id, interests,
+        attributes, source_label, quiz_version, completed_at, received_at)
+     select a, dk, eid, cid, em, ext, coalesce(i::text[], '{}'), attrs::jsonb, sl, qv, ca, ra
+     from unnest($1::uuid[], $2::text[], $3::text[], $4::uuid[], $5::text[], $6::text[], $7::text[],
+       $8::text[], $9::text[], $10::text[], $11::timestamptz[], $12::timestamptz[])
+       as p(a, dk, eid, cid, em, ext, i, attrs, sl, qv, ca, ra)
+     on conflict (account_id, dedup_key) do nothing`,
+    columnsOf(rows, (r) => [
+      r.accountId,
+      r.dedupKey,
+      r.eventId,
+      r.customerId,
+      r.email,
+      r.externalCustomerId,
+      textArrayLiteral(r.interests),
+      r.attributesJson,
+      r.sourceLabel,
+      r.quizVersion,
+      r.completedAt,
+      r.receivedAt,
+    ]),
+  );
+}

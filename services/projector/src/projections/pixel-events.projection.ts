@@ -1,0 +1,45 @@
+import { qualified, type Projection } from '../projection.js';
+import { columnsOf } from './sql-arrays.js';
+
+/** Browser events → read_models.pixel_events. The client's event_id makes a resend a no-op. */
+export const pixelEventsProjection: Projection<'PixelEventCollected'> = {
+  name: 'pixel-events',
+  topic: 'holdfast.pixel-events',
+  handles: ['PixelEventCollected'],
+  tables: ['pixel_events'],
+  async apply(events, tx) {
+    await tx.client.query(
+      `insert into ${qualified(tx.schema, 'pixel_events')} (account_id, event_id, pixel_key_id, origin,
+         event_type, occurred_at, anonymous_id, session_id, url_path, page_title, referrer_host,
+         product_external_id, collection, search, price_cents, dwell_ms, consent_state, raw_props,
+         received_at)
+       select a, id, pk, org, et, oa, anon, sid, up, pt, rh, pe, col, se, pc, dw, cs, rp::jsonb, ra
+       from unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::timestamptz[],
+         $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[],
+         $14::text[], $15::bigint[], $16::bigint[], $17::text[], $18::text[], $19::timestamptz[])
+         as p(a, id, pk, org, et, oa, anon, sid, up, pt, rh, pe, col, se, pc, dw, cs, rp, ra)
+       on conflict (account_id, event_id) do nothing`,
+      columnsOf(events, ({ value: v }) => [
+        v.metadata.account_id,
+        v.event_id,
+        v.pixel_key_id,
+        v.origin,
+        v.event_type,
+        v.occurred_at,
+        v.anonymous_id,
+        v.session_id,
+        v.url_path,
+        v.page_title,
+        v.referrer_host,
+        v.product_external_id,
+        v.collection,
+        v.search,
+        v.price_cents,
+        v.dwell_ms,
+        v.consent_state,
+        v.raw_props_json,
+        v.metadata.received_at,
+      ]),
+    );
+  },
+};

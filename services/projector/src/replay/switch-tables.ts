@@ -1,0 +1,74 @@
+import type { Pool, PoolClient } from '@holdfast/db';
+import type { AnyProjection } from '../projection.js';
+
+/**
+ * Takes the live schema's switch lock in the caller's transaction. Every chunk transaction of a
+ * projector writing `live` holds it shared, so this waits for in-flight chunks and then holds the
+ * live projector back until the transaction ends: nothing is applied to `live` meanwhile.
+ */
+export async function lockLiveSchema(client: PoolClient, live: string): Promise<void> {
+  await client.query(`select pg_advisory_xact_lock(hashtext('holdfast.read_schema:' || $1))`, [live]);
+}
+
+/**
+ * Moves the tables of `projections` from `next` into `live`, in the caller's transaction (which holds
+ * `lockLiveSchema`), and the replaced ones to a new schema `<live>_old_<stamp>` (kept for comparison or
+ * rollback; drop it when done). ALTER TABLE … SET SCHEMA carries indexes and grants along; tables in
+ * `live` owned by other services are untouched. Checkpoints and dead letters are shared by every
+ * projection, so theirs move as rows.
+ */
+export async function moveTables(
+  client: PoolClient,
+  live: string,
+  next: string,
+  projections: readonly AnyProjection[],
+  stamp: string,
+): Promise<{ oldSchema: string }> {
+  const old = `${live}_old_${stamp}`;
+  const names = projections.map((p) => p.name);
+  await client.query(`create schema "${old}"`);
+  for (const t of projections.flatMap((p) => p.tables)) {
+    await client.query(`alter table if exists "${live}"."${t}" set schema "${old}"`);
+    await client.query(`alter table "${next}"."${t}" set schema "${live}"`);
+  }
+  const shared = [
+    ['projection_checkpoints', 'projection, topic, partition, last_offset, updated_at'],
+    [
+      'dead_letters',
+      'projection, topic, partition, record_offset, account_id, reason, record_key, record_value, record_timestamp, status, redriven_at',
+    ],
+  ] as const;
+  for (const [t, cols] of shared) {
+    await client.query(`create table "${old}"."${t}" as select * from "${live}"."${t}" where projection = any($1)`, [names]);
+    await client.query(`delete from "${live}"."${t}" where projection = any($1)`, [names]);
+    await client.query(
+      `insert into "${live}"."${t}" (${cols}) select ${cols} from "${next}"."${t}" where projection = any($1)`,
+      [names],
+    );
+  }
+  await client.query(`drop schema "${next}" cascade`);
+  return { oldSchema: old };
+}
+
+/** Lock and move in one transaction of its own (when `next` is complete and nothing must catch up). */
+export async function switchTables(
+  pool: Pool,
+  live: string,
+  next: string,
+  projections: readonly AnyProjection[],
+  stamp: string,
+): Promise<{ oldSchema: string }> {
+  const client = await pool.connect();
+  try {
+    await client.query('begin');
+    await lockLiveSchema(client, live);
+    const result = await moveTables(client, live, next, projections, stamp);
+    await client.query('commit');
+    return result;
+  } catch (err) {
+    await client.query('rollback').catch(() => {});
+    throw err;
+  } finally {
+    client.release();
+  }
+}

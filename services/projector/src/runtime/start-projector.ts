@@ -1,0 +1,147 @@
+import type { EventCodec } from '@holdfast/contracts';
+import type { Pool } from '@holdfast/db';
+import {
+  TransactionalAppender,
+  runExactlyOnce,
+  topicName,
+  type BatchHandler,
+  type BatchOutcome,
+} from '@holdfast/kafka';
+import type { Logger } from '@holdfast/platform';
+import type { Consumer, Kafka } from 'kafkajs';
+import { selectProjections } from '../projections/index.js';
+import { ensureReadModelSchema } from '../schema/ensure-read-model-schema.js';
+import { consumerLag } from './consumer-lag.js';
+import { kafkaDeadLetterPublisher, type DeadLetterPublisher } from './dead-letters.js';
+import type { ProjectorMetrics } from './metrics.js';
+import { ProjectionRunner } from './projection-runner.js';
+
+/** What to run. */
+export interface ProjectorConfig {
+  /** Prefix of every topic name (tests and side-by-side stacks use one; production ''). */
+  readonly topicPrefix: string;
+  /** Schema the read models live in (HOLDFAST_READ_SCHEMA, default read_models). */
+  readonly readSchema: string;
+  /** Names of the projections to run; all when omitted. */
+  readonly projections?: readonly string[];
+  /** Records per transaction (default 5,000). */
+  readonly chunkSize?: number;
+  /** Consumer group (default `<prefix>holdfast.projector`); a rebuild uses a fresh one. */
+  readonly groupId?: string;
+  readonly sessionTimeoutMs?: number;
+  /**
+   * How often to compare checkpoints with what this process wrote (ms; 0 = never). A rebuild switched
+   * in behind the live position is then re-applied even on partitions that receive no new record.
+   * Default 2,000.
+   */
+  readonly checkpointWatchMs?: number;
+  /** Told the outcome of every partition batch (a rebuild tracks its progress with it). */
+  readonly onOutcome?: (topic: string, partition: number, outcome: BatchOutcome) => void;
+}
+
+/** The clients it works through (owned by the caller, except the dead-letter producer it creates). */
+export interface ProjectorDeps {
+  readonly pool: Pool;
+  readonly kafka: Kafka;
+  readonly codec: EventCodec;
+  readonly logger: Logger;
+  readonly metrics?: ProjectorMetrics;
+  /** Where dead letters are announced; default: the holdfast.dlq topic. */
+  readonly publisher?: DeadLetterPublisher;
+}
+
+export interface RunningProjector {
+  readonly groupId: string;
+  readonly consumer: Consumer;
+  /** Resolves if the consumer stops for good (kafkajs gave up); the process should exit non-zero. */
+  readonly crashed: Promise<Error>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts folding the log into the read models: ensures the schema, then consumes every topic of the
+ * selected projections in one consumer group and hands each partition chunk to its projections.
+ *
+ * @example
+ * const projector = await startProjector(
+ *   { topicPrefix: '', readSchema: 'read_models' },
+ *   { pool, kafka, codec, logger },
+ * );
+ * process.on('SIGTERM', () => void projector.stop());
+ */
+export async function startProjector(config: ProjectorConfig, deps: ProjectorDeps): Promise<RunningProjector> {
+  const { kafka, codec, logger, metrics } = deps;
+  await ensureReadModelSchema(deps.pool, config.readSchema);
+  const projections = selectProjections(config.projections);
+  let appender: TransactionalAppender | undefined;
+  const publisher =
+    deps.publisher ??
+    kafkaDeadLetterPublisher(
+      (appender = await TransactionalAppender.create(kafka, { name: `${config.topicPrefix}holdfast.projector.dlq`, size: 1 })),
+      codec,
+      config.topicPrefix,
+    );
+  const byTopic = new Map<string, ProjectionRunner[]>();
+  for (const p of projections) {
+    const topic = topicName(config.topicPrefix, p.topic);
+    const runner = new ProjectionRunner(p, { pool: deps.pool, codec, schema: config.readSchema, logger, publisher, metrics });
+    byTopic.set(topic, [...(byTopic.get(topic) ?? []), runner]);
+  }
+  // Several projections may read one topic: each applies the batch under its own checkpoint, and a
+  // rewind goes to the earliest offset any of them asks for (the others skip what they hold).
+  const handler: BatchHandler = async (batch) => {
+    let seek: string | undefined;
+    for (const runner of byTopic.get(batch.topic) ?? []) {
+      const outcome: BatchOutcome = await runner.handle(batch);
+      if (outcome.kind === 'seek' && (seek === undefined || Number(outcome.offset) < Number(seek))) seek = outcome.offset;
+    }
+    const outcome: BatchOutcome = seek === undefined ? { kind: 'applied' } : { kind: 'seek', offset: seek };
+    config.onOutcome?.(batch.topic, batch.partition, outcome);
+    return outcome;
+  };
+  const groupId = config.groupId ?? `${config.topicPrefix}holdfast.projector`;
+  const topics = [...byTopic.keys()];
+  const running = await runExactlyOnce({
+    kafka,
+    groupId,
+    topics,
+    handler,
+    logger,
+    chunkSize: config.chunkSize ?? 5000,
+    fromBeginning: true,
+    sessionTimeoutMs: config.sessionTimeoutMs,
+  });
+  const watchMs = config.checkpointWatchMs ?? 2000;
+  let watching = false;
+  const watch = watchMs
+    ? setInterval(() => {
+        if (watching) return;
+        watching = true;
+        void reconcile()
+          .catch((err: Error) => logger.warn('checkpoint_watch_failed', { error: err.message }))
+          .finally(() => (watching = false));
+      }, watchMs)
+    : undefined;
+  const reconcile = async () => {
+    for (const [topic, runners] of byTopic)
+      for (const runner of runners)
+        for (const { partition, offset } of await runner.reconcile()) {
+          logger.warn('checkpoint_moved_rewinding', { projection: runner.projection.name, topic, partition, offset });
+          running.consumer.seek({ topic, partition, offset: String(offset) });
+        }
+  };
+  const lag = consumerLag(kafka, groupId, topics);
+  metrics?.addLagSource(lag);
+  logger.info('projector_started', { groupId, schema: config.readSchema, projections: projections.map((p) => p.name) });
+  return {
+    groupId,
+    consumer: running.consumer,
+    crashed: running.crashed,
+    stop: async () => {
+      clearInterval(watch);
+      await running.stop();
+      await lag.close();
+      await appender?.close();
+    },
+  };
+}

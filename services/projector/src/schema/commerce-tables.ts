@@ -1,0 +1,104 @@
+// DDL of the tables the commerce projection owns. Written as functions of the schema name so that a
+// rebuild can create them side by side in `read_models_next`. Column comments live in
+// docs/read-models.md; the SQL here says only what PostgreSQL needs to enforce.
+
+/** orders: one row per (account, order_id), merged by the spec's order rules. */
+export const ordersDdl = (s: string): string => `
+  create table if not exists "${s}".orders (
+    account_id uuid not null,
+    order_id text not null,
+    customer_id uuid,
+    external_customer_id text,
+    order_date timestamptz not null,
+    order_amount numeric(18,4) not null,
+    product_name text not null,
+    email text,
+    phone text,
+    customer_name text,
+    source text,
+    order_channel text,
+    currency text not null default 'USD',
+    shipping_city text,
+    shipping_state text,
+    shipping_zip text,
+    refunded_amount numeric(18,4) not null default 0,
+    discount_total numeric(18,4),
+    discount_pct numeric,
+    discount_codes text[],
+    cancelled_at timestamptz,
+    net_amount numeric(18,4) generated always as
+      (case when cancelled_at is null then order_amount - refunded_amount else 0 end) stored,
+    first_seen_at timestamptz not null,
+    updated_at timestamptz not null,
+    primary key (account_id, order_id),
+    constraint orders_refunded_not_negative check (refunded_amount >= 0)
+  );
+  create index if not exists orders_by_customer on "${s}".orders (account_id, customer_id, order_date);
+  create index if not exists orders_by_date on "${s}".orders (account_id, order_date);`;
+
+/** customers: one row per resolved identity. */
+export const customersDdl = (s: string): string => `
+  create table if not exists "${s}".customers (
+    account_id uuid not null,
+    customer_id uuid not null,
+    external_id text,
+    email text,
+    phone text,
+    name text,
+    address_street text,
+    address_city text,
+    address_state text,
+    address_zip text,
+    address_country text,
+    consent_marketing_email boolean not null default false,
+    consent_sms boolean not null default false,
+    consent_suppressed boolean not null default false,
+    consent_bounced boolean not null default false,
+    source_label text not null default 'custom-api',
+    subscription_status text check (subscription_status in ('active', 'paused', 'cancelled')),
+    subscription_started_at timestamptz,
+    created_at timestamptz not null,
+    updated_at timestamptz not null,
+    primary key (account_id, customer_id)
+  );
+  create unique index if not exists customers_by_external_id on "${s}".customers (account_id, external_id)
+    where external_id is not null;
+  create index if not exists customers_by_email on "${s}".customers (account_id, email) where email is not null;
+  create index if not exists customers_by_phone on "${s}".customers (account_id, phone) where phone is not null;
+  create index if not exists customers_by_created_at on "${s}".customers (account_id, created_at);`;
+
+/** customer_events: the first event of each dedup key posted to POST /webhooks/custom-api. */
+export const customerEventsDdl = (s: string): string => `
+  create table if not exists "${s}".customer_events (
+    account_id uuid not null,
+    dedup_key text not null,
+    event_id text not null,
+    customer_id uuid not null,
+    link_method text not null check (link_method in ('provider_id', 'email', 'phone', 'fuzzy', 'created')),
+    is_new boolean not null,
+    event_type text not null,
+    received_at timestamptz not null,
+    primary key (account_id, dedup_key)
+  );
+  create index if not exists customer_events_by_event_id on "${s}".customer_events (event_id);
+  create index if not exists customer_events_by_customer on "${s}".customer_events (account_id, customer_id, received_at);`;
+
+/** zero_party_submissions: quiz and preference answers, linked to a customer. */
+export const zeroPartySubmissionsDdl = (s: string): string => `
+  create table if not exists "${s}".zero_party_submissions (
+    account_id uuid not null,
+    dedup_key text not null,
+    event_id text not null,
+    customer_id uuid not null,
+    email text,
+    external_customer_id text,
+    interests text[] not null default '{}',
+    attributes jsonb,
+    source_label text,
+    quiz_version text,
+    completed_at timestamptz,
+    received_at timestamptz not null,
+    primary key (account_id, dedup_key)
+  );
+  create index if not exists zero_party_by_customer on "${s}".zero_party_submissions (account_id, customer_id);
+  create index if not exists zero_party_by_received_at on "${s}".zero_party_submissions (account_id, received_at);`;

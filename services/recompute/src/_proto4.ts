@@ -1,0 +1,12 @@
+import type { Kysely } from 'kysely';
+import { createDb, createPool } from '@holdfast/db';
+import { migrateAnalytics } from './migrations/migrate-analytics.js';
+import { recomputeAccount } from './scoring/recompute-account.js';
+const pool = createPool('postgres://postgres@127.0.0.1:5432/hf_proto_recompute', 'proto');
+await migrateAnalytics(createDb(pool) as Kysely<unknown>);
+const cpu = process.cpuUsage();
+const t = performance.now();
+const o = await recomputeAccount({ pool, readModelSchema: 'read_models' }, '11111111-1111-4111-8111-111111111111', new Date('2026-11-22T02:00:00Z'));
+const u = process.cpuUsage(cpu);
+console.log(o, ((performance.now() - t) / 1000).toFixed(1), 's wall', ((u.user + u.system) / 1e6).toFixed(1), 's cpu');
+await pool.end();

@@ -1,0 +1,84 @@
+import type { Pool } from '@holdfast/db';
+
+/** How orders are attributed (docs/analytics.md §12). */
+export interface AttributionInput {
+  readonly accountId: string;
+  readonly readModelSchema: string;
+  /** Stamped on every row as attributed_at. */
+  readonly now: Date;
+  /** Last-touch window (default 7 days). */
+  readonly lastTouchDays?: number;
+}
+
+/**
+ * Recomputes analytics.attributions of one account, set-based, in one transaction (readers see the old
+ * or the new set, never a mix). Deterministic: the same orders and sends give the same rows.
+ *
+ * - Sends of ours: the send ledger (analytics.campaign_assignments, status sent) plus
+ *   read_models.campaign_sends — only tracking ids the service issued. Sends from the merchant's own
+ *   stack carry no tracking id of ours, so they are never attributed (nor billed).
+ * - exact: the order's source carries `utm_content=<tracking id>` of one of those sends (a full
+ *   landing URL or any text containing the parameter; case-insensitive). The row's channel is the
+ *   campaign's channel: a landing URL in source is classified as the campaign channel (spec rule 10).
+ * - last_touch: otherwise, the latest send to the order's customer in the `lastTouchDays` before the
+ *   order date (ties broken by tracking id) — unless the source carries utm parameters of someone
+ *   else's campaign (utm_* present, utm_source not `holdfast`): that order came from the merchant's
+ *   own campaign and is not ours to claim.
+ * - Cancelled orders are not attributed; net_revenue is the order amount net of refunds.
+ */
+export async function recomputeAttributions(pool: Pool, a: AttributionInput): Promise<number> {
+  const rm = `"${a.readModelSchema}"`;
+  const client = await pool.connect();
+  try {
+    await client.query('begin');
+    await client.query(`delete from analytics.attributions where account_id = $1`, [a.accountId]);
+    const res = await client.query(
+      `with sends as (
+         select tracking_id, customer_id, campaign_type, channel, sent_at
+           from analytics.campaign_assignments
+          where account_id = $1 and status = 'sent'
+         union all
+         select cs.tracking_id, cs.customer_id, cs.campaign_type, cs.channel, cs.sent_at
+           from ${rm}.campaign_sends cs
+          where cs.account_id = $1
+            and not exists (select 1 from analytics.campaign_assignments x where x.tracking_id = cs.tracking_id)),
+       orders as (
+         select o.order_id, o.customer_id, o.order_date, o.net_amount,
+                lower((regexp_match(o.source, 'utm_content=([A-Za-z0-9_-]+)', 'i'))[1]) as utm_content,
+                coalesce(o.source ~* 'utm_[a-z]+=', false)
+                  and coalesce(lower((regexp_match(o.source, 'utm_source=([^&#\\s]+)', 'i'))[1]), '') <> 'holdfast'
+                  as foreign_campaign
+           from ${rm}.orders o
+          where o.account_id = $1 and o.cancelled_at is null),
+       exact as (
+         select o.order_id, s.tracking_id, s.campaign_type, s.channel, 'exact' as method, o.order_date, o.net_amount
+           from orders o join sends s on s.tracking_id = o.utm_content),
+       last_touch as (
+         select o.order_id, s.tracking_id, s.campaign_type, s.channel, 'last_touch' as method, o.order_date,
+                o.net_amount
+           from orders o
+           cross join lateral (
+             select s.* from sends s
+              where s.customer_id = o.customer_id
+                and s.sent_at <= o.order_date
+                and s.sent_at >= o.order_date - make_interval(days => $3)
+              order by s.sent_at desc, s.tracking_id desc
+              limit 1) s
+          where not o.foreign_campaign
+            and o.customer_id is not null
+            and not exists (select 1 from exact e where e.order_id = o.order_id))
+       insert into analytics.attributions
+         (account_id, order_id, tracking_id, campaign_type, channel, method, order_date, net_revenue, attributed_at)
+       select $1, order_id, tracking_id, campaign_type, channel, method, order_date, net_amount, $2
+         from (select * from exact union all select * from last_touch) x`,
+      [a.accountId, a.now, a.lastTouchDays ?? 7],
+    );
+    await client.query('commit');
+    return res.rowCount ?? 0;
+  } catch (err) {
+    await client.query('rollback').catch(() => {});
+    throw err;
+  } finally {
+    client.release();
+  }
+}

@@ -1,0 +1,89 @@
+// The recompute benchmark: N customers' orders generated straight into read_models.orders of a
+// throwaway database (COPY), then one recompute of the account, timed by phase.
+//
+//   npm run bench -w @holdfast/recompute -- [customers=1000000] [--keep]
+//
+// DATABASE_URL (or the running stack's env file) names the server; a database hf_bench_recompute_<id>
+// is created on it and dropped afterwards unless --keep is given.
+import { randomBytes, randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import type { Kysely } from 'kysely';
+import pg from 'pg';
+import { createDb, createPool } from '@holdfast/db';
+import { ensureReadModelSchema } from '../../../projector/src/index.js';
+import { migrateAnalytics } from '../migrations/migrate-analytics.js';
+import { recomputeAccount } from '../scoring/recompute-account.js';
+import { loadSyntheticOrders } from './bench-orders.js';
+
+function serverUrl(): string {
+  if (process.env.DATABASE_URL) return process.env.DATABASE_URL;
+  const file = join(process.env.HOLDFAST_CACHE ?? join(homedir(), '.cache', 'holdfast'), 'run', 'env.json');
+  try {
+    return (JSON.parse(readFileSync(file, 'utf8')) as { DATABASE_URL: string }).DATABASE_URL;
+  } catch {
+    throw new Error('DATABASE_URL is not set and no running stack was found: start it with `npm start`');
+  }
+}
+
+async function admin(url: string, statement: string): Promise<void> {
+  const u = new URL(url);
+  u.pathname = '/postgres';
+  const c = new pg.Client({ connectionString: u.toString() });
+  await c.connect();
+  try {
+    await c.query(statement);
+  } finally {
+    await c.end();
+  }
+}
+
+const args = process.argv.slice(2);
+const customers = Number(args.find((a) => /^\d+$/.test(a)) ?? 1_000_000);
+const keep = args.includes('--keep');
+const base = serverUrl();
+const name = `hf_bench_recompute_${randomBytes(3).toString('hex')}`;
+const url = new URL(base);
+url.pathname = `/${name}`;
+await admin(base, `create database "${name}"`);
+const pool = createPool(url.toString(), 'recompute-bench', 4);
+const seconds = (ms: number) => (ms / 1000).toFixed(1);
+try {
+  await ensureReadModelSchema(pool, 'read_models');
+  await migrateAnalytics(createDb(pool) as Kysely<unknown>);
+  const accountId = randomUUID();
+  const asOf = new Date('2026-11-22T02:00:00Z');
+  let t = performance.now();
+  const loaded = await loadSyntheticOrders(pool, 'read_models', accountId, customers, asOf);
+  console.error(`loaded ${loaded.customers} customers, ${loaded.orders} orders in ${seconds(performance.now() - t)} s`);
+  const cpu = process.cpuUsage();
+  t = performance.now();
+  const outcome = await recomputeAccount({ pool, readModelSchema: 'read_models' }, accountId, asOf);
+  const wall = performance.now() - t;
+  const used = process.cpuUsage(cpu);
+  const { rows } = await pool.query<{ n: number }>(
+    'select count(*)::int as n from analytics.customer_scores where account_id = $1',
+    [accountId],
+  );
+  console.log(
+    JSON.stringify({
+      customers: outcome.customers,
+      orders: outcome.orders,
+      repeat_customers: outcome.repeatCustomers,
+      model: outcome.model,
+      rows_written: rows[0]?.n,
+      seconds: Number(seconds(wall)),
+      phases_seconds: {
+        load: Number(seconds(outcome.ms.load)),
+        score: Number(seconds(outcome.ms.score)),
+        write: Number(seconds(outcome.ms.write)),
+      },
+      node_cpu_seconds: Number(seconds((used.user + used.system) / 1000)),
+    }),
+  );
+} finally {
+  await pool.end();
+  if (keep) console.error(`kept database ${name}`);
+  else await admin(base, `drop database "${name}"`);
+}

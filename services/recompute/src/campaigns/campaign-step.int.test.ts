@@ -1,0 +1,191 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectProvider, createAccount } from '@holdfast/db';
+import { createTestEnv, type TestEnv } from '@holdfast/testing';
+import { campaignSentEventId } from './campaign-events.js';
+import { tryLockAccount } from './campaign-runs.js';
+import { runCampaignStep, type CampaignStepDeps } from './campaign-step.js';
+import { CaptureAppender } from './test-support/capture-appender.js';
+import { startLocalProvider, type LocalProvider } from './test-support/local-provider.js';
+import { insertCustomer, insertScore, prepareCampaignSchemas } from './test-support/seed.js';
+
+const AS_OF = new Date('2025-03-01T02:00:00.000Z');
+const NOW = new Date('2025-03-01T03:00:00.000Z');
+const config = { topicPrefix: 'tstep-', readModelSchema: 'read_models' };
+
+describe('campaign step: plan, send through provider adapters, append CampaignSent', () => {
+  let t: TestEnv;
+  let mail: LocalProvider;
+  let sms: LocalProvider;
+  let appender: CaptureAppender;
+  let deps: CampaignStepDeps;
+
+  const ledger = async (accountId: string) =>
+    (
+      await t.pool.query<{
+        customer_id: string;
+        status: string;
+        tracking_id: string | null;
+        url: string | null;
+        last_error: string | null;
+        event_appended_at: Date | null;
+      }>(
+        `select customer_id, status, tracking_id, url, last_error, event_appended_at
+           from analytics.campaign_assignments where account_id = $1 order by assigned_at, customer_id`,
+        [accountId],
+      )
+    ).rows;
+  const shop = async (name: string, storefrontDomain: string | null, providers = true) => {
+    const { id } = await createAccount(t.db, { name, storefrontDomain });
+    if (providers) {
+      await connectProvider(t.db, id, 'local-mail', 'email', mail.url);
+      await connectProvider(t.db, id, 'local-sms', 'sms', sms.url);
+    }
+    return id;
+  };
+  const customer = async (accountId: string, c: Parameters<typeof insertCustomer>[2], state: 'Overdue' | 'Lapsed', isHoldout = false) => {
+    const id = await insertCustomer(t, accountId, c);
+    await insertScore(t, accountId, id, { asOf: AS_OF, lifecycleState: state, isHoldout });
+    return id;
+  };
+
+  beforeAll(async () => {
+    t = await createTestEnv('campaignstep');
+    await prepareCampaignSchemas(t);
+    mail = await startLocalProvider('/mail');
+    sms = await startLocalProvider('/sms');
+    appender = new CaptureAppender();
+    deps = { pool: t.pool, appender, codec: t.codec, now: () => NOW };
+  });
+  afterAll(async () => {
+    await mail.close();
+    await sms.close();
+    await t.close();
+  });
+
+  it('sends each audience member once, links to the storefront with utm parameters, and appends CampaignSent', async () => {
+    const account = await shop('Tea', 'https://Tea.Example.com/');
+    const a = await customer(account, { email: 'ada@example.com' }, 'Overdue');
+    const b = await customer(account, { email: null, sms: true, phone: '+15550100001' }, 'Lapsed');
+    await customer(account, {}, 'Overdue', true);
+
+    const r = await runCampaignStep(config, deps, { accountId: account, taskId: 'task-1' });
+    expect(r).toMatchObject({ status: 'done', reason: null, planned: 2, heldOut: 1, sent: 2, sendFailed: 0, eventsAppended: 2 });
+    const rows = await ledger(account);
+    const sentA = rows.find((x) => x.customer_id === a)!;
+    const sentB = rows.find((x) => x.customer_id === b)!;
+    expect(rows.map((x) => x.status).sort()).toEqual(['held_out', 'sent', 'sent']);
+
+    expect(mail.requests).toHaveLength(1);
+    const email = mail.requests[0]!;
+    expect(email.headers['idempotency-key']).toBe(sentA.tracking_id);
+    expect(email.body).toMatchObject({ channel: 'email', to: 'ada@example.com', tracking_id: sentA.tracking_id, campaign_type: 'win_back' });
+    const link = new URL(sentA.url!);
+    expect(link.origin).toBe('https://tea.example.com');
+    expect(Object.fromEntries(link.searchParams)).toEqual({
+      utm_source: 'holdfast',
+      utm_medium: 'email',
+      utm_campaign: 'win_back',
+      utm_content: sentA.tracking_id,
+    });
+    expect(String(email.body.text)).toContain(sentA.url);
+    expect(String(email.body.html)).toContain(sentA.url!.replace(/&/g, '&#38;'));
+    expect(sms.requests).toHaveLength(1);
+    expect(sms.requests[0]!.body).toMatchObject({ channel: 'sms', to: '+15550100001', tracking_id: sentB.tracking_id });
+    expect(String(sms.requests[0]!.body.body)).toMatch(/utm_medium=sms&utm_campaign=win_back&utm_content=hft_[0-9a-f]{24}$/);
+    // No discount code is ever created or offered.
+    for (const req of [...mail.requests, ...sms.requests]) expect(JSON.stringify(req.body)).not.toMatch(/discount|coupon|promo|code/i);
+
+    const events = await appender.decoded(t.codec);
+    expect(appender.records.every((x) => x.topic === 'tstep-holdfast.campaigns' && x.key === account)).toBe(true);
+    expect(events.map((e) => e.value).sort((x, y) => ('tracking_id' in x && 'tracking_id' in y ? x.tracking_id.localeCompare(y.tracking_id) : 0))).toEqual(
+      [sentA, sentB]
+        .map((s) => ({
+          metadata: expect.objectContaining({ account_id: account, event_id: campaignSentEventId(s.tracking_id!) }),
+          tracking_id: s.tracking_id,
+          customer_id: s.customer_id,
+          campaign_type: 'win_back',
+          channel: s === sentA ? 'email' : 'sms',
+          provider: s === sentA ? 'local-mail' : 'local-sms',
+          url: s.url,
+          sent_at: NOW.toISOString(),
+          task_id: 'task-1',
+        }))
+        .sort((x, y) => x.tracking_id!.localeCompare(y.tracking_id!)),
+    );
+
+    // Run again at once: everyone is in cool-down, nothing is sent or appended twice.
+    const again = await runCampaignStep(config, deps, { accountId: account, taskId: 'task-2' });
+    expect(again).toMatchObject({ status: 'done', planned: 0, heldOut: 0, sent: 0, eventsAppended: 0 });
+    expect(mail.requests).toHaveLength(1);
+    expect(appender.records).toHaveLength(2);
+  });
+
+  it('sends nothing without a storefront domain and records storefront_domain_missing', async () => {
+    const account = await shop('No domain', null);
+    await customer(account, {}, 'Overdue');
+    const before = mail.requests.length;
+    const r = await runCampaignStep(config, deps, { accountId: account, taskId: 'task-3' });
+    expect(r).toMatchObject({ status: 'failed', reason: 'storefront_domain_missing', planned: 0, sent: 0 });
+    expect(mail.requests).toHaveLength(before);
+    expect(await ledger(account)).toEqual([]);
+    const { rows } = await t.pool.query(`select status, reason, task_id from analytics.campaign_runs where run_id = $1`, [r.runId]);
+    expect(rows).toEqual([{ status: 'failed', reason: 'storefront_domain_missing', task_id: 'task-3' }]);
+  });
+
+  it('skips accounts without a provider, and a second step of an account while one runs', async () => {
+    const bare = await shop('Bare', 'bare.example.com', false);
+    expect(await runCampaignStep(config, deps, { accountId: bare, taskId: null })).toMatchObject({
+      status: 'skipped',
+      reason: 'no_provider_connected',
+    });
+    const busy = await shop('Busy', 'busy.example.com');
+    const lock = await tryLockAccount(t.pool, busy);
+    try {
+      expect(await runCampaignStep(config, deps, { accountId: busy, taskId: null })).toMatchObject({
+        status: 'skipped',
+        reason: 'already_running',
+      });
+    } finally {
+      await lock!.release();
+    }
+  });
+
+  it('records provider failures; the next run retries them; a crash before the append is finished by the next run', async () => {
+    const account = await shop('Flaky', 'flaky.example.com');
+    const c = await customer(account, { email: 'flaky@example.com' }, 'Overdue');
+    mail.status = 500;
+    const failed = await runCampaignStep(config, deps, { accountId: account, taskId: null });
+    mail.status = 202;
+    expect(failed).toMatchObject({ status: 'done', planned: 1, sent: 0, sendFailed: 1, eventsAppended: 0 });
+    expect(await ledger(account)).toMatchObject([{ customer_id: c, status: 'failed', last_error: 'provider_http_500' }]);
+
+    appender.failNext = true;
+    await expect(runCampaignStep(config, deps, { accountId: account, taskId: null })).rejects.toThrow('kafka unavailable');
+    const rows = await ledger(account);
+    expect(rows[1]).toMatchObject({ status: 'sent', event_appended_at: null });
+    const sends = mail.requests.length;
+    const resumed = await runCampaignStep(config, deps, { accountId: account, taskId: null });
+    expect(resumed).toMatchObject({ status: 'done', planned: 0, sent: 0, eventsAppended: 1 });
+    expect(mail.requests).toHaveLength(sends);
+    const last = appender.records[appender.records.length - 1]!;
+    expect((await t.codec.decode(last.value)).value).toMatchObject({ tracking_id: rows[1]!.tracking_id });
+  });
+
+  it('does not send a planned message a crashed run left when consent was withdrawn since', async () => {
+    const account = await shop('Withdrawn', 'withdrawn.example.com');
+    const c = await customer(account, { email: 'gone@example.com' }, 'Overdue');
+    await t.pool.query(
+      `insert into analytics.campaign_assignments (assignment_id, account_id, run_id, campaign_type, customer_id, arm,
+         channel, provider, status, tracking_id, assigned_at)
+       values (gen_random_uuid(), $1, gen_random_uuid(), 'win_back', $2, 'treated', 'email', 'local-mail', 'planned',
+         'hft_000000000000000000000001', $3)`,
+      [account, c, NOW],
+    );
+    await t.pool.query(`update read_models.customers set consent_suppressed = true where customer_id = $1`, [c]);
+    const before = mail.requests.length;
+    const r = await runCampaignStep(config, deps, { accountId: account, taskId: null });
+    expect(r).toMatchObject({ planned: 0, sent: 0, sendFailed: 1 });
+    expect(mail.requests).toHaveLength(before);
+    expect(await ledger(account)).toMatchObject([{ status: 'failed', last_error: 'consent_withdrawn' }]);
+  });
+});

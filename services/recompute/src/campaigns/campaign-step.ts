@@ -1,0 +1,187 @@
+import { randomUUID } from 'node:crypto';
+import type { EventCodec } from '@holdfast/contracts';
+import { normalizeStorefrontDomain, type Pool } from '@holdfast/db';
+import type { Appender } from '@holdfast/kafka';
+import { silentLogger, type Logger } from '@holdfast/platform';
+import { computeLiftReports } from '../attribution/lift-reports.js';
+import { recomputeAttributions } from '../attribution/attribute-orders.js';
+import { planAudiences } from './audience.js';
+import { DEFAULT_AUDIENCE_RULES, type AudienceRules } from './campaign-types.js';
+import { finishRun, startRun, tryLockAccount, zeroCounts, type RunCounts } from './campaign-runs.js';
+import { adapterFor, type ConnectedProvider, type FetchLike } from './providers/index.js';
+import { flushCampaignEvents, sendPlanned } from './send-planned.js';
+
+export interface CampaignStepConfig {
+  /** Prefix of the topic names (tests use one; production ''). */
+  readonly topicPrefix: string;
+  /** Schema of the projector's read models (customers, orders, campaign_sends). */
+  readonly readModelSchema: string;
+  readonly rules?: Partial<AudienceRules>;
+  /** Last-touch attribution window (default 7 days). */
+  readonly lastTouchDays?: number;
+  /** A provider that does not answer within this fails the send (default 10,000 ms). */
+  readonly providerTimeoutMs?: number;
+  /** Sends in flight at once per account (default 8). */
+  readonly sendConcurrency?: number;
+}
+
+export interface CampaignStepDeps {
+  readonly pool: Pool;
+  /** Appends CampaignSent records to holdfast.campaigns (a TransactionalAppender in production). */
+  readonly appender: Appender;
+  readonly codec: Pick<EventCodec, 'encode'>;
+  readonly logger?: Logger;
+  readonly now?: () => Date;
+  readonly fetch?: FetchLike;
+}
+
+/** What the step of one account did. `reason` explains failed and skipped. */
+export interface CampaignStepResult extends RunCounts {
+  readonly runId: string;
+  readonly status: 'done' | 'failed' | 'skipped';
+  readonly reason: string | null;
+}
+
+/** The task the step runs for (a sync task, or the nightly run). */
+export interface CampaignTask {
+  readonly accountId: string;
+  readonly taskId: string | null;
+}
+
+/**
+ * The campaign step of a recompute, run after an account's scores were written:
+ *
+ * 1. sends: plan audiences (docs/analytics.md §11), send the planned messages through each connected
+ *    provider's adapter, append a CampaignSent record per message sent. No storefront domain: nothing
+ *    is planned or sent and the run records `failed` / `storefront_domain_missing` (rule 11: every
+ *    call-to-action is built on it). No provider connected: `skipped` / `no_provider_connected`.
+ * 2. attribution and lift, always (also when sending could not run): recompute analytics.attributions
+ *    and the lift reports of the current and previous month.
+ *
+ * Each run is a row in analytics.campaign_runs. It never throws for a configuration problem of the
+ * account (the scores are fine; the run row says what is missing); it does throw on infrastructure
+ * errors, after recording the run as failed. One step per account at a time (advisory lock): a second
+ * concurrent one is `skipped` / `already_running`.
+ *
+ * @example
+ * const step = createCampaignStep({ topicPrefix: '', readModelSchema: 'read_models' }, { pool, appender, codec });
+ * await step({ accountId, taskId });
+ */
+export function createCampaignStep(
+  config: CampaignStepConfig,
+  deps: CampaignStepDeps,
+): (task: CampaignTask) => Promise<CampaignStepResult> {
+  return (task) => runCampaignStep(config, deps, task);
+}
+
+export async function runCampaignStep(
+  config: CampaignStepConfig,
+  deps: CampaignStepDeps,
+  task: CampaignTask,
+): Promise<CampaignStepResult> {
+  const { pool } = deps;
+  const now = deps.now ?? (() => new Date());
+  const logger = deps.logger ?? silentLogger;
+  const runId = randomUUID();
+  const counts = zeroCounts();
+  const lock = await tryLockAccount(pool, task.accountId);
+  await startRun(pool, { runId, accountId: task.accountId, taskId: task.taskId, at: now() });
+  if (!lock) {
+    await finishRun(pool, runId, { status: 'skipped', reason: 'already_running', counts, at: now() });
+    return { runId, status: 'skipped', reason: 'already_running', ...counts };
+  }
+  try {
+    const outcome = await sendCampaigns(config, deps, task, runId, counts, now, logger);
+    counts.eventsAppended = await flushCampaignEvents({
+      pool,
+      appender: deps.appender,
+      codec: deps.codec,
+      topicPrefix: config.topicPrefix,
+      accountId: task.accountId,
+      now,
+    });
+    const common = { accountId: task.accountId, readModelSchema: config.readModelSchema, now: now() };
+    counts.attributions = await recomputeAttributions(pool, { ...common, lastTouchDays: config.lastTouchDays });
+    counts.liftReports = await computeLiftReports(pool, common);
+    await finishRun(pool, runId, { ...outcome, counts, at: now() });
+    const log = outcome.status === 'failed' ? logger.warn : logger.info;
+    log('campaign_step_finished', { account_id: task.accountId, task_id: task.taskId, run_id: runId, ...outcome, ...counts });
+    return { runId, ...outcome, ...counts };
+  } catch (err) {
+    const reason = `error: ${(err as Error).message}`.slice(0, 500);
+    await finishRun(pool, runId, { status: 'failed', reason, counts, at: now() }).catch(() => undefined);
+    throw err;
+  } finally {
+    await lock.release();
+  }
+}
+
+type Outcome = { status: 'done' | 'failed' | 'skipped'; reason: string | null };
+
+async function sendCampaigns(
+  config: CampaignStepConfig,
+  deps: CampaignStepDeps,
+  task: CampaignTask,
+  runId: string,
+  counts: RunCounts,
+  now: () => Date,
+  logger: Logger,
+): Promise<Outcome> {
+  const { pool } = deps;
+  const { rows: providers } = await pool.query<ConnectedProvider>(
+    `select provider, channel, endpoint_url from control.providers where account_id = $1 order by provider`,
+    [task.accountId],
+  );
+  if (!providers.length) return { status: 'skipped', reason: 'no_provider_connected' };
+  const { rows: acc } = await pool.query<{ storefront_domain: string | null }>(
+    `select storefront_domain from control.accounts where id = $1`,
+    [task.accountId],
+  );
+  const raw = acc[0]?.storefront_domain?.trim();
+  if (!raw) return { status: 'failed', reason: 'storefront_domain_missing' };
+  let storefrontDomain: string;
+  try {
+    storefrontDomain = normalizeStorefrontDomain(raw);
+  } catch {
+    return { status: 'failed', reason: 'storefront_domain_invalid' };
+  }
+  const first = (channel: 'email' | 'sms'): string | null => providers.find((p) => p.channel === channel)?.provider ?? null;
+  const client = await pool.connect();
+  try {
+    await client.query('begin');
+    const plan = await planAudiences(client, {
+      accountId: task.accountId,
+      runId,
+      taskId: task.taskId,
+      now: now(),
+      readModelSchema: config.readModelSchema,
+      emailProvider: first('email'),
+      smsProvider: first('sms'),
+      rules: { ...DEFAULT_AUDIENCE_RULES, ...config.rules },
+    });
+    await client.query('commit');
+    counts.planned = plan.planned;
+    counts.heldOut = plan.heldOut;
+  } catch (err) {
+    await client.query('rollback').catch(() => undefined);
+    throw err;
+  } finally {
+    client.release();
+  }
+  const fetchFn = deps.fetch ?? fetch;
+  const timeoutMs = config.providerTimeoutMs ?? 10_000;
+  const adapters = new Map(providers.map((p) => [p.provider, adapterFor(p, fetchFn, timeoutMs)]));
+  const sent = await sendPlanned({
+    pool,
+    readModelSchema: config.readModelSchema,
+    accountId: task.accountId,
+    storefrontDomain,
+    adapters,
+    now,
+    concurrency: config.sendConcurrency ?? 8,
+    logger,
+  });
+  counts.sent = sent.sent;
+  counts.sendFailed = sent.failed;
+  return { status: 'done', reason: null };
+}

@@ -1,0 +1,55 @@
+/** The campaign types the service builds audiences for, in order of precedence (docs/analytics.md §11). */
+export const CAMPAIGN_TYPES = ['win_back', 'replenishment', 'vip'] as const;
+
+export type CampaignType = (typeof CAMPAIGN_TYPES)[number];
+
+export type Channel = 'email' | 'sms';
+
+/** Tunables of the audience rules; the defaults are the documented ones. */
+export interface AudienceRules {
+  /** A customer gets the same campaign type at most once per this many days (default 30). */
+  readonly cooldownDays: number;
+  /** replenishment: the predicted next purchase falls within this many days of the scores' as_of (default 7). */
+  readonly replenishmentWindowDays: number;
+  /** vip: the top share of the account's customers by lifetime value (default 0.1, the top decile). */
+  readonly vipShare: number;
+}
+
+export const DEFAULT_AUDIENCE_RULES: AudienceRules = {
+  cooldownDays: 30,
+  replenishmentWindowDays: 7,
+  vipShare: 0.1,
+};
+
+/** What one message says. The call-to-action link is appended by the channel adapter. */
+export interface MessageCopy {
+  readonly subject: string;
+  readonly text: string;
+  readonly cta: string;
+}
+
+/**
+ * Neutral copy per campaign type. No discount code is ever created or mentioned (spec, general rule 9):
+ * the service has no coupon library, and an invented code would be honoured by no storefront.
+ */
+export const COPY: Readonly<Record<CampaignType, MessageCopy>> = {
+  win_back: {
+    subject: 'We have missed you',
+    text: 'It has been a while. See what is new in the shop.',
+    cta: 'Visit the shop',
+  },
+  replenishment: {
+    subject: 'Time to stock up?',
+    text: 'Going by your last orders, you may be running low soon.',
+    cta: 'Reorder now',
+  },
+  vip: {
+    subject: 'Thank you for being one of our best customers',
+    text: 'You are one of our most valued customers. Take a first look at what is new.',
+    cta: 'Take a look',
+  },
+};
+
+export function isCampaignType(value: string): value is CampaignType {
+  return (CAMPAIGN_TYPES as readonly string[]).includes(value);
+}

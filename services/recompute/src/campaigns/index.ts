@@ -1,0 +1,28 @@
+/**
+ * Campaigns: audiences from scores and consent, sends through each connected provider's adapter,
+ * CampaignSent records on holdfast.campaigns, and the ledger (analytics.campaign_assignments) that makes
+ * sends idempotent and gives the lift report its holdout. Rules and reasoning: docs/analytics.md §11.
+ */
+export {
+  createCampaignStep,
+  runCampaignStep,
+  type CampaignStepConfig,
+  type CampaignStepDeps,
+  type CampaignStepResult,
+  type CampaignTask,
+} from './campaign-step.js';
+export { CAMPAIGN_MIGRATIONS, migrateCampaigns } from './migrations/migrate-campaigns.js';
+export { CAMPAIGN_TYPES, COPY, DEFAULT_AUDIENCE_RULES, type AudienceRules, type CampaignType, type Channel } from './campaign-types.js';
+export { UTM_SOURCE, buildCtaUrl } from './cta-url.js';
+export { planAudiences, type PlanInput, type PlanResult } from './audience.js';
+export { campaignSentEventId, campaignSentRecord } from './campaign-events.js';
+export {
+  EmailAdapter,
+  SmsAdapter,
+  adapterFor,
+  type CampaignMessage,
+  type ConnectedProvider,
+  type FetchLike,
+  type ProviderAdapter,
+  type ProviderResult,
+} from './providers/index.js';
