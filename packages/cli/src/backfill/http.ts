@@ -12,6 +12,13 @@ export class BackfillStop extends Error {
   }
 }
 
+/** The run was interrupted (Ctrl-C) while a batch waited to be retried: not a failure of the batch. */
+export class BackfillInterrupted extends BackfillStop {
+  constructor() {
+    super('interrupted', 1);
+  }
+}
+
 /** What came back, once rate limits, 5xx and network errors have been retried away. */
 export interface PostResult {
   readonly status: number;
@@ -75,7 +82,7 @@ export class Sender {
     try {
       await sleep(ms, undefined, { signal: this.o.signal });
     } catch {
-      throw new BackfillStop('interrupted while waiting to retry', 1);
+      throw new BackfillInterrupted();
     }
   }
 
@@ -124,7 +131,7 @@ export class Sender {
       }
       if (++failures > this.o.retries)
         throw new BackfillStop(`gave up after ${failures} attempts: ${problem}`, 1);
-      if (this.o.signal.aborted) throw new BackfillStop('interrupted', 1);
+      if (this.o.signal.aborted) throw new BackfillInterrupted();
       const wait = backoffMs(failures, this.o.retryBaseMs);
       this.o.onRetry(`attempt ${failures} failed (${problem}); retrying in ${wait}ms`);
       await this.waitOut(wait);

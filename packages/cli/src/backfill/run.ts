@@ -3,7 +3,7 @@ import type { Readable } from 'node:stream';
 import { batchBody, batches, splitByBytes, splitByRows, type Batch } from './batch.js';
 import { Checkpoint, fingerprintFile, targetOf } from './checkpoint.js';
 import { ID_FIELD, type BackfillKind } from './convert.js';
-import { BackfillStop, Sender, type RetryCounters } from './http.js';
+import { BackfillInterrupted, BackfillStop, Sender, type RetryCounters } from './http.js';
 import { Progress } from './progress.js';
 import { ErrorReport } from './report.js';
 import {
@@ -168,7 +168,7 @@ export async function runBackfill(o: BackfillOptions): Promise<BackfillSummary> 
     onSkipped: () => (t.rowsSkipped += 1),
   });
 
-  let stop: Error | null = null;
+  let stop = null as Error | null; // set by the workers (closures), so not narrowed to null here
   async function worker(): Promise<void> {
     while (!stop && !o.signal.aborted) {
       let next: IteratorResult<Batch>;
@@ -200,6 +200,7 @@ export async function runBackfill(o: BackfillOptions): Promise<BackfillSummary> 
     await sender.close();
     await report.close();
   }
+  if (stop instanceof BackfillInterrupted) stop = null;
   const interrupted = !stop && o.signal.aborted;
   const completed = !stop && !interrupted;
   if (checkpoint) await (completed ? checkpoint.remove() : checkpoint.flush());

@@ -14,7 +14,11 @@ describe('attribution: exact by utm_content, else 7-day last touch; only sends o
   let account: string;
 
   /** A send in the ledger (status sent) — or only in read_models.campaign_sends (projected from the log). */
-  const send = async (customerId: string, sentAt: Date, o: { type?: string; channel?: string; readModelOnly?: boolean } = {}) => {
+  const send = async (
+    customerId: string,
+    sentAt: Date,
+    o: { type?: string; channel?: string; readModelOnly?: boolean } = {},
+  ) => {
     const tracking = `hft_${randomUUID().replace(/-/g, '').slice(0, 24)}`;
     const type = o.type ?? 'win_back';
     const channel = o.channel ?? 'email';
@@ -37,7 +41,14 @@ describe('attribution: exact by utm_content, else 7-day last touch; only sends o
   };
   const attributions = async (accountId: string) =>
     (
-      await t.pool.query<{ order_id: string; tracking_id: string; campaign_type: string; channel: string; method: string; net_revenue: number }>(
+      await t.pool.query<{
+        order_id: string;
+        tracking_id: string;
+        campaign_type: string;
+        channel: string;
+        method: string;
+        net_revenue: number;
+      }>(
         `select order_id, tracking_id, campaign_type, channel, method, net_revenue
            from analytics.attributions where account_id = $1 order by order_id`,
         [accountId],
@@ -63,15 +74,43 @@ describe('attribution: exact by utm_content, else 7-day last touch; only sends o
     const c1 = await send(carol, at(-6.5));
 
     // exact: the landing URL of a 20-day-old SMS send, bought by someone else entirely (a forwarded link)
-    await insertOrder(t, account, { orderId: 'o1-exact-url', customerId: dave, orderDate: at(0), amount: 80, refunded: 30, source: a1.url });
+    await insertOrder(t, account, {
+      orderId: 'o1-exact-url',
+      customerId: dave,
+      orderDate: at(0),
+      amount: 80,
+      refunded: 30,
+      source: a1.url,
+    });
     // exact: utm_content inside free text, upper case
-    await insertOrder(t, account, { orderId: 'o2-exact-text', customerId: bob, orderDate: at(0), source: `email utm_content=${a2.tracking.toUpperCase()}` });
+    await insertOrder(t, account, {
+      orderId: 'o2-exact-text',
+      customerId: bob,
+      orderDate: at(0),
+      source: `email utm_content=${a2.tracking.toUpperCase()}`,
+    });
     // last touch: the latest of alice's sends in the 7 days before (a3, known from the read model only)
-    await insertOrder(t, account, { orderId: 'o3-last-touch', customerId: alice, orderDate: at(0), amount: 50, source: 'organic' });
+    await insertOrder(t, account, {
+      orderId: 'o3-last-touch',
+      customerId: alice,
+      orderDate: at(0),
+      amount: 50,
+      source: 'organic',
+    });
     // last touch: a send 6.5 days before is inside the window
-    await insertOrder(t, account, { orderId: 'o4-last-touch-edge', customerId: carol, orderDate: at(0), source: null });
+    await insertOrder(t, account, {
+      orderId: 'o4-last-touch-edge',
+      customerId: carol,
+      orderDate: at(0),
+      source: null,
+    });
     // none: bob's only send is 8 days old
-    await insertOrder(t, account, { orderId: 'o5-too-old', customerId: bob, orderDate: at(0.5), source: 'email' });
+    await insertOrder(t, account, {
+      orderId: 'o5-too-old',
+      customerId: bob,
+      orderDate: at(0.5),
+      source: 'email',
+    });
     // none: the merchant's own campaign (utm parameters, not ours), although alice was messaged 2 days before
     await insertOrder(t, account, {
       orderId: 'o6-merchant-campaign',
@@ -80,28 +119,72 @@ describe('attribution: exact by utm_content, else 7-day last touch; only sends o
       source: 'https://shop.example.com/?utm_source=klaviyo&utm_medium=email&utm_content=spring-sale',
     });
     // none: cancelled
-    await insertOrder(t, account, { orderId: 'o7-cancelled', customerId: alice, orderDate: at(0), source: a2.url, cancelledAt: at(1) });
+    await insertOrder(t, account, {
+      orderId: 'o7-cancelled',
+      customerId: alice,
+      orderDate: at(0),
+      source: a2.url,
+      cancelledAt: at(1),
+    });
     // none: a send after the order
     await insertOrder(t, account, { orderId: 'o8-before-send', customerId: carol, orderDate: at(-7) });
 
-    expect(await recomputeAttributions(t.pool, { accountId: account, readModelSchema: 'read_models', now: at(2) })).toBe(4);
+    expect(
+      await recomputeAttributions(t.pool, { accountId: account, readModelSchema: 'read_models', now: at(2) }),
+    ).toBe(4);
     expect(await attributions(account)).toEqual([
-      { order_id: 'o1-exact-url', tracking_id: a1.tracking, campaign_type: 'vip', channel: 'sms', method: 'exact', net_revenue: 50 },
-      { order_id: 'o2-exact-text', tracking_id: a2.tracking, campaign_type: 'win_back', channel: 'email', method: 'exact', net_revenue: 100 },
-      { order_id: 'o3-last-touch', tracking_id: a3.tracking, campaign_type: 'replenishment', channel: 'email', method: 'last_touch', net_revenue: 50 },
-      { order_id: 'o4-last-touch-edge', tracking_id: c1.tracking, campaign_type: 'win_back', channel: 'email', method: 'last_touch', net_revenue: 100 },
+      {
+        order_id: 'o1-exact-url',
+        tracking_id: a1.tracking,
+        campaign_type: 'vip',
+        channel: 'sms',
+        method: 'exact',
+        net_revenue: 50,
+      },
+      {
+        order_id: 'o2-exact-text',
+        tracking_id: a2.tracking,
+        campaign_type: 'win_back',
+        channel: 'email',
+        method: 'exact',
+        net_revenue: 100,
+      },
+      {
+        order_id: 'o3-last-touch',
+        tracking_id: a3.tracking,
+        campaign_type: 'replenishment',
+        channel: 'email',
+        method: 'last_touch',
+        net_revenue: 50,
+      },
+      {
+        order_id: 'o4-last-touch-edge',
+        tracking_id: c1.tracking,
+        campaign_type: 'win_back',
+        channel: 'email',
+        method: 'last_touch',
+        net_revenue: 100,
+      },
     ]);
   });
 
   it('is deterministic and per account: a recompute gives the same rows and touches no other account', async () => {
     const before = await attributions(account);
     const other = (await createAccount(t.db, { name: 'Other' })).id;
-    const { rows: [{ n: otherBefore }] } = await t.pool.query<{ n: number }>(`select count(*)::int as n from analytics.attributions where account_id = $1`, [other]);
-    expect(await recomputeAttributions(t.pool, { accountId: other, readModelSchema: 'read_models', now: at(3) })).toBe(0);
-    expect(otherBefore).toBe(0);
-    await t.pool.query(`update read_models.orders set refunded_amount = 10 where account_id = $1 and order_id = 'o3-last-touch'`, [account]);
-    expect(await recomputeAttributions(t.pool, { accountId: account, readModelSchema: 'read_models', now: at(3) })).toBe(4);
+    expect(
+      await recomputeAttributions(t.pool, { accountId: other, readModelSchema: 'read_models', now: at(3) }),
+    ).toBe(0);
+    expect(await attributions(account)).toEqual(before);
+    await t.pool.query(
+      `update read_models.orders set refunded_amount = 10 where account_id = $1 and order_id = 'o3-last-touch'`,
+      [account],
+    );
+    expect(
+      await recomputeAttributions(t.pool, { accountId: account, readModelSchema: 'read_models', now: at(3) }),
+    ).toBe(4);
     const after = await attributions(account);
-    expect(after).toEqual(before.map((r) => (r.order_id === 'o3-last-touch' ? { ...r, net_revenue: 40 } : r)));
+    expect(after).toEqual(
+      before.map((r) => (r.order_id === 'o3-last-touch' ? { ...r, net_revenue: 40 } : r)),
+    );
   });
 });

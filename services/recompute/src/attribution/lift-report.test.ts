@@ -54,7 +54,8 @@ describe('lift report by simulation (1,000 experiments, the service’s hash hol
     const trueLift = 0.1 * MEAN;
     const { reports, holdoutShare } = simulate(0.1, 20251123);
     expect(Math.abs(holdoutShare - HOLDOUT_SHARE)).toBeLessThan(0.005);
-    const covered = reports.filter((r) => r.ciLow! <= trueLift && trueLift <= r.ciHigh!).length / reports.length;
+    const covered =
+      reports.filter((r) => r.ciLow! <= trueLift && trueLift <= r.ciHigh!).length / reports.length;
     expect(covered).toBeGreaterThanOrEqual(0.93);
     expect(covered).toBeLessThanOrEqual(0.97);
     for (const r of reports) {
@@ -101,13 +102,22 @@ describe('liftFigures', () => {
       significant: false,
       billableRevenue: 0,
     });
-    expect(liftFigures([], [])).toMatchObject({ treatedRevenuePerCustomer: null, lift: null, incrementalRevenue: null });
+    expect(liftFigures([], [])).toMatchObject({
+      treatedRevenuePerCustomer: null,
+      lift: null,
+      incrementalRevenue: null,
+    });
   });
 });
 
 describe('monthPeriods', () => {
   it('gives the current and previous calendar months in UTC', () => {
-    expect(monthPeriods(new Date('2025-01-15T23:00:00-05:00'), 1).map((p) => [p.start.toISOString(), p.end.toISOString()])).toEqual([
+    expect(
+      monthPeriods(new Date('2025-01-15T23:00:00-05:00'), 1).map((p) => [
+        p.start.toISOString(),
+        p.end.toISOString(),
+      ]),
+    ).toEqual([
       ['2024-12-01T00:00:00.000Z', '2025-01-01T00:00:00.000Z'],
       ['2025-01-01T00:00:00.000Z', '2025-02-01T00:00:00.000Z'],
     ]);

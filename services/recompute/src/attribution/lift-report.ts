@@ -28,7 +28,11 @@ const finite = (x: number): number | null => (Number.isFinite(x) ? x : null);
  * loss bills nothing. Statistics that cannot be computed (fewer than two customers in a group) are
  * null, and then nothing is billable.
  */
-export function liftFigures(treated: readonly number[], holdout: readonly number[], options?: LiftOptions): LiftFigures {
+export function liftFigures(
+  treated: readonly number[],
+  holdout: readonly number[],
+  options?: LiftOptions,
+): LiftFigures {
   const s = liftStatistics(treated, holdout, options);
   const billable = s.significant && s.lift > 0 ? s.incrementalRevenue : 0;
   return {

@@ -4,7 +4,13 @@ import { createAccount } from '@holdfast/db';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
 import { planAudiences } from './audience.js';
 import { DEFAULT_AUDIENCE_RULES } from './campaign-types.js';
-import { insertCustomer, insertScore, prepareCampaignSchemas, type SeedCustomer, type SeedScore } from './test-support/seed.js';
+import {
+  insertCustomer,
+  insertScore,
+  prepareCampaignSchemas,
+  type SeedCustomer,
+  type SeedScore,
+} from './test-support/seed.js';
 
 const DAY = 86_400_000;
 const AS_OF = new Date('2025-03-01T02:00:00.000Z');
@@ -15,7 +21,11 @@ describe('audiences: rules, precedence, holdout, consent, cool-down', () => {
   let account: string;
   const ids: Record<string, string> = {};
 
-  const plan = async (accountId: string, now: Date, providers: { email: string | null; sms: string | null }) => {
+  const plan = async (
+    accountId: string,
+    now: Date,
+    providers: { email: string | null; sms: string | null },
+  ) => {
     const c = await t.pool.connect();
     try {
       await c.query('begin');
@@ -63,19 +73,54 @@ describe('audiences: rules, precedence, holdout, consent, cool-down', () => {
     account = (await createAccount(t.db, { name: 'Tea shop', storefrontDomain: 'tea.example.com' })).id;
     const soon = (days: number) => new Date(AS_OF.getTime() + days * DAY);
     await seed(account, 'overdue', {}, { lifecycleState: 'Overdue', lifetimeValue: 11 });
-    await seed(account, 'lapsedHoldout', {}, { lifecycleState: 'Lapsed', isHoldout: true, lifetimeValue: 12 });
+    await seed(
+      account,
+      'lapsedHoldout',
+      {},
+      { lifecycleState: 'Lapsed', isHoldout: true, lifetimeValue: 12 },
+    );
     await seed(account, 'dueIn5', {}, { predictedNextPurchaseAt: soon(5), lifetimeValue: 13 });
     await seed(account, 'dueIn8', {}, { predictedNextPurchaseAt: soon(8), lifetimeValue: 14 });
-    await seed(account, 'overdueDueSoon', {}, { lifecycleState: 'Overdue', predictedNextPurchaseAt: soon(3), lifetimeValue: 15 });
+    await seed(
+      account,
+      'overdueDueSoon',
+      {},
+      { lifecycleState: 'Overdue', predictedNextPurchaseAt: soon(3), lifetimeValue: 15 },
+    );
     await seed(account, 'vip', {}, { lifetimeValue: 1000 });
     await seed(account, 'vipButLapsed', {}, { lifecycleState: 'Lapsed', lifetimeValue: 900 });
     await seed(account, 'thirdByValue', {}, { lifetimeValue: 800 });
-    await seed(account, 'noConsent', { marketingEmail: false }, { lifecycleState: 'Overdue', lifetimeValue: 16 });
+    await seed(
+      account,
+      'noConsent',
+      { marketingEmail: false },
+      { lifecycleState: 'Overdue', lifetimeValue: 16 },
+    );
     await seed(account, 'suppressed', { suppressed: true }, { lifecycleState: 'Overdue', lifetimeValue: 17 });
-    await seed(account, 'bouncedSms', { bounced: true, sms: true, phone: '+15550100001' }, { lifecycleState: 'Lapsed', lifetimeValue: 18 });
-    await seed(account, 'smsOnly', { email: null, sms: true, phone: '+15550100002' }, { lifecycleState: 'Overdue', lifetimeValue: 19 });
-    await seed(account, 'smsNoPhone', { marketingEmail: false, sms: true }, { lifecycleState: 'Overdue', lifetimeValue: 20 });
-    await seed(account, 'smsNoConsent', { email: null, phone: '+15550100003' }, { lifecycleState: 'Overdue', lifetimeValue: 21 });
+    await seed(
+      account,
+      'bouncedSms',
+      { bounced: true, sms: true, phone: '+15550100001' },
+      { lifecycleState: 'Lapsed', lifetimeValue: 18 },
+    );
+    await seed(
+      account,
+      'smsOnly',
+      { email: null, sms: true, phone: '+15550100002' },
+      { lifecycleState: 'Overdue', lifetimeValue: 19 },
+    );
+    await seed(
+      account,
+      'smsNoPhone',
+      { marketingEmail: false, sms: true },
+      { lifecycleState: 'Overdue', lifetimeValue: 20 },
+    );
+    await seed(
+      account,
+      'smsNoConsent',
+      { email: null, phone: '+15550100003' },
+      { lifecycleState: 'Overdue', lifetimeValue: 21 },
+    );
     // Fillers: 20 customers in all, so the top decile by lifetime value is exactly two customers.
     for (let i = 0; i < 6; i++) await seed(account, `filler${i}`, {}, { lifetimeValue: 1 + i });
   });
@@ -85,7 +130,10 @@ describe('audiences: rules, precedence, holdout, consent, cool-down', () => {
     expect(await plan(account, NOW, { email: 'mailer', sms: 'texter' })).toEqual({ planned: 7, heldOut: 1 });
     const a = await assignments(account, NOW);
     const summary = Object.fromEntries(
-      Object.entries(a).map(([k, r]) => [k, `${r.campaign_type}/${r.arm}/${r.channel}/${r.provider}/${r.status}`]),
+      Object.entries(a).map(([k, r]) => [
+        k,
+        `${r.campaign_type}/${r.arm}/${r.channel}/${r.provider}/${r.status}`,
+      ]),
     );
     expect(summary).toEqual({
       overdue: 'win_back/treated/email/mailer/planned',
@@ -98,7 +146,8 @@ describe('audiences: rules, precedence, holdout, consent, cool-down', () => {
       smsOnly: 'win_back/treated/sms/texter/planned',
     });
     expect(a.lapsedHoldout!.tracking_id).toBeNull();
-    for (const r of Object.values(a).filter((x) => x.arm === 'treated')) expect(r.tracking_id).toMatch(/^hft_[0-9a-f]{24}$/);
+    for (const r of Object.values(a).filter((x) => x.arm === 'treated'))
+      expect(r.tracking_id).toMatch(/^hft_[0-9a-f]{24}$/);
     expect(new Set(Object.values(a).map((r) => r.tracking_id)).size).toBe(8);
   });
 
@@ -109,22 +158,39 @@ describe('audiences: rules, precedence, holdout, consent, cool-down', () => {
       [account, ids.overdue],
     );
     const nextDay = new Date(NOW.getTime() + DAY);
-    expect(await plan(account, nextDay, { email: 'mailer', sms: 'texter' })).toEqual({ planned: 1, heldOut: 0 });
+    expect(await plan(account, nextDay, { email: 'mailer', sms: 'texter' })).toEqual({
+      planned: 1,
+      heldOut: 0,
+    });
     expect(Object.keys(await assignments(account, nextDay))).toEqual(['overdue']);
     const day29 = new Date(NOW.getTime() + 29 * DAY);
-    expect(await plan(account, day29, { email: 'mailer', sms: 'texter' })).toEqual({ planned: 0, heldOut: 0 });
+    expect(await plan(account, day29, { email: 'mailer', sms: 'texter' })).toEqual({
+      planned: 0,
+      heldOut: 0,
+    });
     // 30.5 days on, the first plan's cool-downs are over; the re-planned customer's (day 1) is not.
     const later = new Date(NOW.getTime() + 30.5 * DAY);
-    expect(await plan(account, later, { email: 'mailer', sms: 'texter' })).toEqual({ planned: 6, heldOut: 1 });
+    expect(await plan(account, later, { email: 'mailer', sms: 'texter' })).toEqual({
+      planned: 6,
+      heldOut: 1,
+    });
     expect(Object.keys(await assignments(account, later))).not.toContain('overdue');
   });
 
   it('plans only what the connected channels can reach, within the account', async () => {
     const other = (await createAccount(t.db, { name: 'Other shop' })).id;
-    await seed(other, 'otherSmsOnly', { email: null, sms: true, phone: '+15550100009' }, { lifecycleState: 'Lapsed' });
+    await seed(
+      other,
+      'otherSmsOnly',
+      { email: null, sms: true, phone: '+15550100009' },
+      { lifecycleState: 'Lapsed' },
+    );
     await seed(other, 'otherEmail', {}, { lifecycleState: 'Lapsed' });
     expect(await plan(other, NOW, { email: 'mailer', sms: null })).toEqual({ planned: 1, heldOut: 0 });
     expect(Object.keys(await assignments(other, NOW))).toEqual(['otherEmail']);
-    expect(await plan(other, new Date(NOW.getTime() + 1000), { email: null, sms: 'texter' })).toEqual({ planned: 1, heldOut: 0 });
+    expect(await plan(other, new Date(NOW.getTime() + 1000), { email: null, sms: 'texter' })).toEqual({
+      planned: 1,
+      heldOut: 0,
+    });
   });
 });

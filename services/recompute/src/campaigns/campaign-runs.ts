@@ -26,7 +26,10 @@ export const zeroCounts = (): RunCounts => ({
  * lock: released on unlock, or by PostgreSQL when the connection dies with its process). Null when
  * another step of the account holds it (a sync and the nightly run at once).
  */
-export async function tryLockAccount(pool: Pool, accountId: string): Promise<{ release(): Promise<void> } | null> {
+export async function tryLockAccount(
+  pool: Pool,
+  accountId: string,
+): Promise<{ release(): Promise<void> } | null> {
   const client: PoolClient = await pool.connect();
   try {
     const { rows } = await client.query<{ ok: boolean }>(
@@ -44,7 +47,9 @@ export async function tryLockAccount(pool: Pool, accountId: string): Promise<{ r
   return {
     release: async () => {
       try {
-        await client.query(`select pg_advisory_unlock(hashtextextended('holdfast:campaigns:' || $1, 0))`, [accountId]);
+        await client.query(`select pg_advisory_unlock(hashtextextended('holdfast:campaigns:' || $1, 0))`, [
+          accountId,
+        ]);
         client.release();
       } catch (err) {
         client.release(err as Error);
@@ -74,6 +79,18 @@ export async function finishRun(
         set status = $2, reason = $3, finished_at = $4, planned = $5, held_out = $6, sent = $7,
             send_failed = $8, events_appended = $9, attributions = $10, lift_reports = $11
       where run_id = $1`,
-    [runId, f.status, f.reason, f.at, c.planned, c.heldOut, c.sent, c.sendFailed, c.eventsAppended, c.attributions, c.liftReports],
+    [
+      runId,
+      f.status,
+      f.reason,
+      f.at,
+      c.planned,
+      c.heldOut,
+      c.sent,
+      c.sendFailed,
+      c.eventsAppended,
+      c.attributions,
+      c.liftReports,
+    ],
   );
 }

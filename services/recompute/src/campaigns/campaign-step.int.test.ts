@@ -42,7 +42,12 @@ describe('campaign step: plan, send through provider adapters, append CampaignSe
     }
     return id;
   };
-  const customer = async (accountId: string, c: Parameters<typeof insertCustomer>[2], state: 'Overdue' | 'Lapsed', isHoldout = false) => {
+  const customer = async (
+    accountId: string,
+    c: Parameters<typeof insertCustomer>[2],
+    state: 'Overdue' | 'Lapsed',
+    isHoldout = false,
+  ) => {
     const id = await insertCustomer(t, accountId, c);
     await insertScore(t, accountId, id, { asOf: AS_OF, lifecycleState: state, isHoldout });
     return id;
@@ -69,7 +74,15 @@ describe('campaign step: plan, send through provider adapters, append CampaignSe
     await customer(account, {}, 'Overdue', true);
 
     const r = await runCampaignStep(config, deps, { accountId: account, taskId: 'task-1' });
-    expect(r).toMatchObject({ status: 'done', reason: null, planned: 2, heldOut: 1, sent: 2, sendFailed: 0, eventsAppended: 2 });
+    expect(r).toMatchObject({
+      status: 'done',
+      reason: null,
+      planned: 2,
+      heldOut: 1,
+      sent: 2,
+      sendFailed: 0,
+      eventsAppended: 2,
+    });
     const rows = await ledger(account);
     const sentA = rows.find((x) => x.customer_id === a)!;
     const sentB = rows.find((x) => x.customer_id === b)!;
@@ -78,7 +91,12 @@ describe('campaign step: plan, send through provider adapters, append CampaignSe
     expect(mail.requests).toHaveLength(1);
     const email = mail.requests[0]!;
     expect(email.headers['idempotency-key']).toBe(sentA.tracking_id);
-    expect(email.body).toMatchObject({ channel: 'email', to: 'ada@example.com', tracking_id: sentA.tracking_id, campaign_type: 'win_back' });
+    expect(email.body).toMatchObject({
+      channel: 'email',
+      to: 'ada@example.com',
+      tracking_id: sentA.tracking_id,
+      campaign_type: 'win_back',
+    });
     const link = new URL(sentA.url!);
     expect(link.origin).toBe('https://tea.example.com');
     expect(Object.fromEntries(link.searchParams)).toEqual({
@@ -90,17 +108,35 @@ describe('campaign step: plan, send through provider adapters, append CampaignSe
     expect(String(email.body.text)).toContain(sentA.url);
     expect(String(email.body.html)).toContain(sentA.url!.replace(/&/g, '&#38;'));
     expect(sms.requests).toHaveLength(1);
-    expect(sms.requests[0]!.body).toMatchObject({ channel: 'sms', to: '+15550100001', tracking_id: sentB.tracking_id });
-    expect(String(sms.requests[0]!.body.body)).toMatch(/utm_medium=sms&utm_campaign=win_back&utm_content=hft_[0-9a-f]{24}$/);
+    expect(sms.requests[0]!.body).toMatchObject({
+      channel: 'sms',
+      to: '+15550100001',
+      tracking_id: sentB.tracking_id,
+    });
+    expect(String(sms.requests[0]!.body.body)).toMatch(
+      /utm_medium=sms&utm_campaign=win_back&utm_content=hft_[0-9a-f]{24}$/,
+    );
     // No discount code is ever created or offered.
-    for (const req of [...mail.requests, ...sms.requests]) expect(JSON.stringify(req.body)).not.toMatch(/discount|coupon|promo|code/i);
+    for (const req of [...mail.requests, ...sms.requests])
+      expect(JSON.stringify(req.body)).not.toMatch(/discount|coupon|promo|code/i);
 
     const events = await appender.decoded(t.codec);
-    expect(appender.records.every((x) => x.topic === 'tstep-holdfast.campaigns' && x.key === account)).toBe(true);
-    expect(events.map((e) => e.value).sort((x, y) => ('tracking_id' in x && 'tracking_id' in y ? x.tracking_id.localeCompare(y.tracking_id) : 0))).toEqual(
+    expect(appender.records.every((x) => x.topic === 'tstep-holdfast.campaigns' && x.key === account)).toBe(
+      true,
+    );
+    expect(
+      events
+        .map((e) => e.value)
+        .sort((x, y) =>
+          'tracking_id' in x && 'tracking_id' in y ? x.tracking_id.localeCompare(y.tracking_id) : 0,
+        ),
+    ).toEqual(
       [sentA, sentB]
         .map((s) => ({
-          metadata: expect.objectContaining({ account_id: account, event_id: campaignSentEventId(s.tracking_id!) }),
+          metadata: expect.objectContaining({
+            account_id: account,
+            event_id: campaignSentEventId(s.tracking_id!),
+          }),
           tracking_id: s.tracking_id,
           customer_id: s.customer_id,
           campaign_type: 'win_back',
@@ -128,7 +164,10 @@ describe('campaign step: plan, send through provider adapters, append CampaignSe
     expect(r).toMatchObject({ status: 'failed', reason: 'storefront_domain_missing', planned: 0, sent: 0 });
     expect(mail.requests).toHaveLength(before);
     expect(await ledger(account)).toEqual([]);
-    const { rows } = await t.pool.query(`select status, reason, task_id from analytics.campaign_runs where run_id = $1`, [r.runId]);
+    const { rows } = await t.pool.query(
+      `select status, reason, task_id from analytics.campaign_runs where run_id = $1`,
+      [r.runId],
+    );
     expect(rows).toEqual([{ status: 'failed', reason: 'storefront_domain_missing', task_id: 'task-3' }]);
   });
 
@@ -157,10 +196,14 @@ describe('campaign step: plan, send through provider adapters, append CampaignSe
     const failed = await runCampaignStep(config, deps, { accountId: account, taskId: null });
     mail.status = 202;
     expect(failed).toMatchObject({ status: 'done', planned: 1, sent: 0, sendFailed: 1, eventsAppended: 0 });
-    expect(await ledger(account)).toMatchObject([{ customer_id: c, status: 'failed', last_error: 'provider_http_500' }]);
+    expect(await ledger(account)).toMatchObject([
+      { customer_id: c, status: 'failed', last_error: 'provider_http_500' },
+    ]);
 
     appender.failNext = true;
-    await expect(runCampaignStep(config, deps, { accountId: account, taskId: null })).rejects.toThrow('kafka unavailable');
+    await expect(runCampaignStep(config, deps, { accountId: account, taskId: null })).rejects.toThrow(
+      'kafka unavailable',
+    );
     const rows = await ledger(account);
     expect(rows[1]).toMatchObject({ status: 'sent', event_appended_at: null });
     const sends = mail.requests.length;
@@ -181,7 +224,9 @@ describe('campaign step: plan, send through provider adapters, append CampaignSe
          'hft_000000000000000000000001', $3)`,
       [account, c, NOW],
     );
-    await t.pool.query(`update read_models.customers set consent_suppressed = true where customer_id = $1`, [c]);
+    await t.pool.query(`update read_models.customers set consent_suppressed = true where customer_id = $1`, [
+      c,
+    ]);
     const before = mail.requests.length;
     const r = await runCampaignStep(config, deps, { accountId: account, taskId: null });
     expect(r).toMatchObject({ planned: 0, sent: 0, sendFailed: 1 });

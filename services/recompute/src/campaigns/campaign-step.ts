@@ -101,11 +101,20 @@ export async function runCampaignStep(
       now,
     });
     const common = { accountId: task.accountId, readModelSchema: config.readModelSchema, now: now() };
-    counts.attributions = await recomputeAttributions(pool, { ...common, lastTouchDays: config.lastTouchDays });
+    counts.attributions = await recomputeAttributions(pool, {
+      ...common,
+      lastTouchDays: config.lastTouchDays,
+    });
     counts.liftReports = await computeLiftReports(pool, common);
     await finishRun(pool, runId, { ...outcome, counts, at: now() });
     const log = outcome.status === 'failed' ? logger.warn : logger.info;
-    log('campaign_step_finished', { account_id: task.accountId, task_id: task.taskId, run_id: runId, ...outcome, ...counts });
+    log('campaign_step_finished', {
+      account_id: task.accountId,
+      task_id: task.taskId,
+      run_id: runId,
+      ...outcome,
+      ...counts,
+    });
     return { runId, ...outcome, ...counts };
   } catch (err) {
     const reason = `error: ${(err as Error).message}`.slice(0, 500);
@@ -145,7 +154,8 @@ async function sendCampaigns(
   } catch {
     return { status: 'failed', reason: 'storefront_domain_invalid' };
   }
-  const first = (channel: 'email' | 'sms'): string | null => providers.find((p) => p.channel === channel)?.provider ?? null;
+  const first = (channel: 'email' | 'sms'): string | null =>
+    providers.find((p) => p.channel === channel)?.provider ?? null;
   const client = await pool.connect();
   try {
     await client.query('begin');

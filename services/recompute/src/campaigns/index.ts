@@ -12,7 +12,14 @@ export {
   type CampaignTask,
 } from './campaign-step.js';
 export { CAMPAIGN_MIGRATIONS, migrateCampaigns } from './migrations/migrate-campaigns.js';
-export { CAMPAIGN_TYPES, COPY, DEFAULT_AUDIENCE_RULES, type AudienceRules, type CampaignType, type Channel } from './campaign-types.js';
+export {
+  CAMPAIGN_TYPES,
+  COPY,
+  DEFAULT_AUDIENCE_RULES,
+  type AudienceRules,
+  type CampaignType,
+  type Channel,
+} from './campaign-types.js';
 export { UTM_SOURCE, buildCtaUrl } from './cta-url.js';
 export { planAudiences, type PlanInput, type PlanResult } from './audience.js';
 export { campaignSentEventId, campaignSentRecord } from './campaign-events.js';

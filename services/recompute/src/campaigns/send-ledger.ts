@@ -29,7 +29,11 @@ export interface SentSend {
 }
 
 /** The account's planned sends (this run's and any a crashed run left), oldest first. */
-export async function plannedSends(pool: Pool, readModelSchema: string, accountId: string): Promise<PlannedSend[]> {
+export async function plannedSends(
+  pool: Pool,
+  readModelSchema: string,
+  accountId: string,
+): Promise<PlannedSend[]> {
   const { rows } = await pool.query<{
     assignment_id: string;
     customer_id: string;

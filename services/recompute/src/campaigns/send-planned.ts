@@ -5,7 +5,14 @@ import type { Logger } from '@holdfast/platform';
 import { appendCampaignSent } from './campaign-events.js';
 import { buildCtaUrl } from './cta-url.js';
 import type { ProviderAdapter } from './providers/index.js';
-import { markAppended, markFailed, markSent, plannedSends, unappendedSends, type PlannedSend } from './send-ledger.js';
+import {
+  markAppended,
+  markFailed,
+  markSent,
+  plannedSends,
+  unappendedSends,
+  type PlannedSend,
+} from './send-ledger.js';
 
 /**
  * Sends every planned message of the account through its provider's adapter, `concurrency` at a time,
@@ -27,25 +34,35 @@ export async function sendPlanned(o: {
   let failed = 0;
   const sendOne = async (p: PlannedSend): Promise<void> => {
     const adapter = o.adapters.get(p.provider);
-    const refusal = !adapter || adapter.channel !== p.channel
-      ? 'provider_not_connected'
-      : !p.to
-        ? 'no_contact'
-        : !p.consentOk
-          ? 'consent_withdrawn'
-          : null;
+    const refusal =
+      !adapter || adapter.channel !== p.channel
+        ? 'provider_not_connected'
+        : !p.to
+          ? 'no_contact'
+          : !p.consentOk
+            ? 'consent_withdrawn'
+            : null;
     if (refusal || !adapter || !p.to) {
       await markFailed(o.pool, p.assignmentId, { error: refusal ?? 'not_sendable', attempted: false });
       failed++;
       return;
     }
     const url = buildCtaUrl(o.storefrontDomain, p.channel, p.campaignType, p.trackingId);
-    const res = await adapter.send({ trackingId: p.trackingId, campaignType: p.campaignType, to: p.to, ctaUrl: url });
+    const res = await adapter.send({
+      trackingId: p.trackingId,
+      campaignType: p.campaignType,
+      to: p.to,
+      ctaUrl: url,
+    });
     if (res.ok) {
       await markSent(o.pool, p.assignmentId, { url, statusCode: res.statusCode, sentAt: o.now() });
       sent++;
     } else {
-      await markFailed(o.pool, p.assignmentId, { error: res.error ?? 'provider_error', statusCode: res.statusCode, attempted: true });
+      await markFailed(o.pool, p.assignmentId, {
+        error: res.error ?? 'provider_error',
+        statusCode: res.statusCode,
+        attempted: true,
+      });
       failed++;
       o.logger.warn('campaign_send_failed', {
         account_id: o.accountId,

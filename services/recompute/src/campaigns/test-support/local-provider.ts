@@ -23,7 +23,10 @@ export async function startLocalProvider(path = '/send'): Promise<LocalProvider>
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      requests.push({ headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown> });
+      requests.push({
+        headers: req.headers,
+        body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>,
+      });
       res.writeHead(state.status, { 'content-type': 'application/json' });
       res.end('{"id":"msg"}');
     });

@@ -55,7 +55,12 @@ export interface SeedScore {
   readonly asOf: Date;
 }
 
-export async function insertScore(t: TestEnv, accountId: string, customerId: string, s: SeedScore): Promise<void> {
+export async function insertScore(
+  t: TestEnv,
+  accountId: string,
+  customerId: string,
+  s: SeedScore,
+): Promise<void> {
   await t.pool.query(
     `insert into analytics.customer_scores (account_id, customer_id, external_id, churn_risk, lifecycle_state, p_alive,
        predicted_next_purchase_at, expected_purchases, expected_spend, realised_revenue, predicted_value,
@@ -89,7 +94,16 @@ export async function insertOrder(t: TestEnv, accountId: string, o: SeedOrder): 
     `insert into read_models.orders (account_id, order_id, customer_id, order_date, order_amount, product_name, source,
        refunded_amount, cancelled_at, first_seen_at, updated_at)
      values ($1, $2, $3, $4, $5, 'Tea', $6, $7, $8, now(), now())`,
-    [accountId, id, o.customerId, o.orderDate, o.amount ?? 100, o.source ?? null, o.refunded ?? 0, o.cancelledAt ?? null],
+    [
+      accountId,
+      id,
+      o.customerId,
+      o.orderDate,
+      o.amount ?? 100,
+      o.source ?? null,
+      o.refunded ?? 0,
+      o.cancelledAt ?? null,
+    ],
   );
   return id;
 }

@@ -1,0 +1,186 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAccount } from '@holdfast/db';
+import { createTestEnv, type TestEnv } from '@holdfast/testing';
+import { insertCustomer, insertOrder, prepareCampaignSchemas } from '../campaigns/test-support/seed.js';
+import { liftFigures } from './lift-report.js';
+import { computeLiftReports } from './lift-reports.js';
+
+const DAY = 86_400_000;
+
+interface LiftRow {
+  [column: string]: unknown;
+  ci_low: number;
+  ci_high: number;
+  p_value: number;
+  mde: number;
+  incremental_revenue: number;
+  billable_revenue: number;
+}
+const MARCH = { start: new Date('2025-03-01T00:00:00.000Z'), end: new Date('2025-04-01T00:00:00.000Z') };
+const on = (day: number): Date => new Date(MARCH.start.getTime() + (day - 1) * DAY);
+
+describe('lift reports: treated vs holdout revenue per customer, net of refunds, per type and period', () => {
+  let t: TestEnv;
+  let account: string;
+
+  const assign = async (
+    customerId: string,
+    type: string,
+    arm: 'treated' | 'holdout',
+    at: Date,
+    status?: string,
+  ) => {
+    const st = status ?? (arm === 'treated' ? 'sent' : 'held_out');
+    await t.pool.query(
+      `insert into analytics.campaign_assignments (assignment_id, account_id, run_id, campaign_type, customer_id, arm,
+         channel, provider, status, tracking_id, assigned_at, sent_at)
+       values (gen_random_uuid(), $1, gen_random_uuid(), $2, $3, $4, 'email', 'p', $5,
+         case when $4 = 'treated' then 'hft_' || left(md5(gen_random_uuid()::text), 24) end, $6, $6)`,
+      [account, type, customerId, arm, st, at],
+    );
+  };
+  const report = async (type: string) =>
+    (
+      await t.pool.query<LiftRow>(
+        `select * from analytics.lift_reports where account_id = $1 and campaign_type = $2`,
+        [account, type],
+      )
+    ).rows;
+
+  beforeAll(async () => {
+    t = await createTestEnv('liftreports');
+    await prepareCampaignSchemas(t);
+    account = (await createAccount(t.db, { name: 'Shop', storefrontDomain: 'shop.example.com' })).id;
+  });
+  afterAll(() => t.close());
+
+  it('computes the report from every order after assignment (refunds and cancellations netted) and upserts it', async () => {
+    const c = async () => insertCustomer(t, account);
+    const [t1, t2, t3, t4, h1, h2, h3, failed] = [
+      await c(),
+      await c(),
+      await c(),
+      await c(),
+      await c(),
+      await c(),
+      await c(),
+      await c(),
+    ];
+    await assign(t1, 'win_back', 'treated', on(2));
+    await assign(t2, 'win_back', 'treated', on(2));
+    await assign(t3, 'win_back', 'treated', on(10));
+    await assign(t4, 'win_back', 'treated', on(2));
+    await assign(t1, 'win_back', 'treated', on(20)); // again in the period: counted once, from day 2
+    await assign(h1, 'win_back', 'holdout', on(2));
+    await assign(h2, 'win_back', 'holdout', on(2));
+    await assign(h3, 'win_back', 'holdout', on(10));
+    await assign(failed, 'win_back', 'treated', on(2), 'failed'); // never sent: not in the treated group
+    await assign(t2, 'vip', 'treated', on(5));
+
+    await insertOrder(t, account, { customerId: t1, orderDate: on(1), amount: 999 }); // before assignment
+    await insertOrder(t, account, { customerId: t1, orderDate: on(3), amount: 120, refunded: 20 });
+    await insertOrder(t, account, { customerId: t1, orderDate: on(25), amount: 50 });
+    await insertOrder(t, account, { customerId: t2, orderDate: on(4), amount: 80 });
+    await insertOrder(t, account, { customerId: t3, orderDate: on(9), amount: 70 }); // before its assignment
+    await insertOrder(t, account, { customerId: t3, orderDate: on(12), amount: 60, cancelledAt: on(13) });
+    await insertOrder(t, account, { customerId: t4, orderDate: on(40), amount: 500 }); // after the period
+    await insertOrder(t, account, { customerId: h1, orderDate: on(5), amount: 30 });
+    await insertOrder(t, account, { customerId: h3, orderDate: on(11), amount: 20, refunded: 20 });
+    await insertOrder(t, account, { customerId: failed, orderDate: on(3), amount: 400 });
+
+    const now = on(45);
+    expect(
+      await computeLiftReports(t.pool, {
+        accountId: account,
+        readModelSchema: 'read_models',
+        now,
+        periods: [MARCH],
+      }),
+    ).toBe(2);
+    const expected = liftFigures([150, 80, 0, 0], [30, 0, 0]);
+    const [row] = await report('win_back');
+    expect(row).toMatchObject({
+      period_start: MARCH.start,
+      period_end: MARCH.end,
+      treated_customers: 4,
+      holdout_customers: 3,
+      treated_revenue_per_customer: 57.5,
+      holdout_revenue_per_customer: 10,
+      lift: 47.5,
+      significant: expected.significant,
+      billable_revenue: expected.billableRevenue,
+      computed_at: now,
+    });
+    expect(row!.ci_low).toBeCloseTo(expected.ciLow!, 9);
+    expect(row!.ci_high).toBeCloseTo(expected.ciHigh!, 9);
+    expect(row!.p_value).toBeCloseTo(expected.pValue!, 12);
+    expect(row!.mde).toBeCloseTo(expected.mde!, 9);
+    expect(row!.incremental_revenue).toBeCloseTo(190, 9);
+    expect(row!.significant).toBe(false);
+    expect(row!.billable_revenue).toBe(0);
+    // One treated customer (whose only order came before the vip send), no holdout: reported, nothing
+    // statistical, nothing billable.
+    expect(await report('vip')).toMatchObject([
+      {
+        treated_customers: 1,
+        holdout_customers: 0,
+        treated_revenue_per_customer: 0,
+        holdout_revenue_per_customer: null,
+        lift: null,
+        p_value: null,
+        significant: false,
+        billable_revenue: 0,
+      },
+    ]);
+
+    // A late refund moves the report on the next recompute; still one row per type and period.
+    await t.pool.query(
+      `update read_models.orders set refunded_amount = 80 where account_id = $1 and customer_id = $2`,
+      [account, t2],
+    );
+    await computeLiftReports(t.pool, {
+      accountId: account,
+      readModelSchema: 'read_models',
+      now: on(46),
+      periods: [MARCH],
+    });
+    const rows = await report('win_back');
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ treated_revenue_per_customer: 37.5, computed_at: on(46) });
+  });
+
+  it('bills significant positive lift only', async () => {
+    const other = (await createAccount(t.db, { name: 'Big lift' })).id;
+    account = other;
+    const treated: string[] = [];
+    const holdout: string[] = [];
+    for (let i = 0; i < 30; i++) treated.push(await insertCustomer(t, other));
+    for (let i = 0; i < 10; i++) holdout.push(await insertCustomer(t, other));
+    for (const [i, id] of treated.entries()) {
+      await assign(id, 'replenishment', 'treated', on(2));
+      await insertOrder(t, other, { customerId: id, orderDate: on(3), amount: 100 + (i % 5) * 10 });
+    }
+    for (const [i, id] of holdout.entries()) {
+      await assign(id, 'replenishment', 'holdout', on(2));
+      if (i % 2) await insertOrder(t, other, { customerId: id, orderDate: on(3), amount: 40 });
+    }
+    await computeLiftReports(t.pool, {
+      accountId: other,
+      readModelSchema: 'read_models',
+      now: on(20),
+      periods: [MARCH],
+    });
+    const [row] = await report('replenishment');
+    expect(row).toMatchObject({
+      treated_customers: 30,
+      holdout_customers: 10,
+      treated_revenue_per_customer: 120,
+      holdout_revenue_per_customer: 20,
+      lift: 100,
+      significant: true,
+    });
+    expect(row!.p_value).toBeLessThan(0.05);
+    expect(row!.billable_revenue).toBeCloseTo(3000, 4);
+    expect(row!.mde).toBeGreaterThan(0);
+  });
+});
