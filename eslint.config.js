@@ -8,6 +8,8 @@ const ioModules = ['node:*', 'pg', 'kafkajs', 'express', 'kysely', 'pino', 'fs',
 export default tseslint.config(
   {
     ignores: [
+      '.holdfast/**',
+      '**/*.d.ts',
       '**/dist/**',
       '**/node_modules/**',
       'bench-results/**',

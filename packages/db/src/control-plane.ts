@@ -124,6 +124,9 @@ export async function rotateApiKey(
 ): Promise<{ id: string; key: string; prefix: string; oldKeyExpiresAt: Date }> {
   const old = await db.selectFrom('control.api_keys').selectAll().where('id', '=', keyId).executeTakeFirst();
   if (!old || old.revoked_at) throw new ControlPlaneError('not_found', `no live key ${keyId}`);
+  // A key already rotated (or expired) keeps its deadline: rotating it again would revive or extend it.
+  if (old.expires_at)
+    throw new ControlPlaneError('conflict', `key ${keyId} was already rotated; rotate its successor`);
   const expires = new Date(now.getTime() + graceSeconds * 1000);
   await db.updateTable('control.api_keys').set({ expires_at: expires }).where('id', '=', keyId).execute();
   const fresh = await mintApiKey(db, old.account_id, old.kind, now);

@@ -7,7 +7,7 @@ export interface GatewayConfig {
   readonly port: number;
   /** HOST (default 0.0.0.0). */
   readonly host: string;
-  /** Schema of the projector's read models (READ_MODEL_SCHEMA, default read_models). */
+  /** Schema of the projector's read models (HOLDFAST_READ_SCHEMA, default read_models). */
   readonly readModelSchema: string;
   /**
    * Express `trust proxy` (TRUST_PROXY): false (default) takes the client IP from the socket; true, a hop
@@ -43,7 +43,7 @@ function parseTrustProxy(raw: string | undefined): boolean | number | string {
  */
 export function loadGatewayConfig(env: Readonly<Record<string, string | undefined>>): GatewayConfig {
   const r = new EnvReader(env);
-  const readModelSchema = r.string('READ_MODEL_SCHEMA', 'read_models');
+  const readModelSchema = r.string('HOLDFAST_READ_SCHEMA', 'read_models');
   return r.done({
     infra: readInfraConfig(r),
     port: r.int('PORT', 8080, { min: 0, max: 65_535 }),

@@ -9,7 +9,7 @@ import { startSyncConsumer } from './sync-consumer.js';
 const r = new EnvReader(process.env);
 const config = r.done({
   infra: readInfraConfig(r),
-  readModelSchema: r.string('READ_MODEL_SCHEMA', 'read_models'),
+  readModelSchema: r.string('HOLDFAST_READ_SCHEMA', 'read_models'),
 });
 const logger = createLogger('recompute');
 const pool = createPool(config.infra.databaseUrl, 'recompute', 4);

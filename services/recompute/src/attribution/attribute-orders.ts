@@ -1,6 +1,6 @@
 import type { Pool } from '@holdfast/db';
 
-/** How orders are attributed (docs/analytics.md §12). */
+/** How orders are attributed (docs/analytics.md, "Attribution"). */
 export interface AttributionInput {
   readonly accountId: string;
   readonly readModelSchema: string;

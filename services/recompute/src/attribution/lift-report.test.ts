@@ -27,8 +27,8 @@ function revenue(rand: () => number, effect: number): number {
 }
 
 // The holdout is the service's own: isHoldout over 40,000 customer ids of each of 5 accounts, so about
-// 2,000 holdout customers per report — the size above which docs/analytics.md §8 calls the Welch
-// interval reliable for revenue this skewed (at 1,000 it is ~93–94%, see docs/analytics.md §13).
+// 2,000 holdout customers per report. At ~1,000 the Welch interval covers only ~93–94% for revenue this
+// skewed (docs/analytics.md, "Lift statistics" and "Lift reports and billing").
 const SPLITS = Array.from({ length: 5 }, (_, a) =>
   Array.from({ length: 40_000 }, (_, i) => isHoldout(`sim-account-${a}`, `customer-${i}`)),
 );

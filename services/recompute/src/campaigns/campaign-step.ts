@@ -51,10 +51,11 @@ export interface CampaignTask {
 /**
  * The campaign step of a recompute, run after an account's scores were written:
  *
- * 1. sends: plan audiences (docs/analytics.md §11), send the planned messages through each connected
- *    provider's adapter, append a CampaignSent record per message sent. No storefront domain: nothing
- *    is planned or sent and the run records `failed` / `storefront_domain_missing` (rule 11: every
- *    call-to-action is built on it). No provider connected: `skipped` / `no_provider_connected`.
+ * 1. sends: plan audiences (docs/analytics.md, "Campaign audiences"), send the planned messages
+ *    through each connected provider's adapter, append a CampaignSent record per message sent. No
+ *    storefront domain: nothing is planned or sent and the run records `failed` /
+ *    `storefront_domain_missing` (rule 11: every call-to-action is built on it). No provider
+ *    connected: `skipped` / `no_provider_connected`.
  * 2. attribution and lift, always (also when sending could not run): recompute analytics.attributions
  *    and the lift reports of the current and previous month.
  *

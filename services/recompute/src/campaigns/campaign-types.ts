@@ -1,4 +1,7 @@
-/** The campaign types the service builds audiences for, in order of precedence (docs/analytics.md §11). */
+/**
+ * The campaign types the service builds audiences for, in order of precedence (docs/analytics.md,
+ * "Campaign audiences").
+ */
 export const CAMPAIGN_TYPES = ['win_back', 'replenishment', 'vip'] as const;
 
 export type CampaignType = (typeof CAMPAIGN_TYPES)[number];

@@ -7,9 +7,9 @@ import { connectProvider, createAccount, createWebhookSubscription } from '@hold
 import { TransactionalAppender } from '@holdfast/kafka';
 import { silentLogger } from '@holdfast/platform';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
-// By path: vitest.config.ts aliases @holdfast/<name> to packages/* only, not to services/*.
-import { startProjector, type RunningProjector } from '../../../projector/src/index.js';
-import { startDispatcher, type RunningDispatcher } from '../../../dispatcher/src/index.js';
+import { startProjector, type RunningProjector } from '@holdfast/projector';
+import { startDispatcher, type RunningDispatcher } from '@holdfast/dispatcher';
+// The documented example receiver, run as a process (dispatcher test support, not its public API).
 import {
   spawnExampleReceiver,
   type ExampleReceiver,

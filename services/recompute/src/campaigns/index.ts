@@ -1,7 +1,7 @@
 /**
  * Campaigns: audiences from scores and consent, sends through each connected provider's adapter,
  * CampaignSent records on holdfast.campaigns, and the ledger (analytics.campaign_assignments) that makes
- * sends idempotent and gives the lift report its holdout. Rules and reasoning: docs/analytics.md §11.
+ * sends idempotent and gives the lift report its holdout. Rules and reasoning: docs/analytics.md, "Campaign audiences".
  */
 export {
   createCampaignStep,

@@ -36,6 +36,7 @@ export class CommerceChunk {
   readonly customerEvents: CustomerEventRow[] = [];
   readonly zeroParty: ZeroPartyRow[] = [];
   private readonly dirty = new Set<CustomerState>();
+  private readonly created = new Set<CustomerState>();
   private readonly index: IdentityIndex<CustomerState>;
   private readonly eventKeys: Set<string>;
   private readonly submissionKeys: Set<string>;
@@ -63,9 +64,9 @@ export class CommerceChunk {
     }
   }
 
-  /** The customers created or changed, in first-change order. */
-  changedCustomers(): CustomerState[] {
-    return [...this.dirty];
+  /** The customers the chunk created, and the stored ones it changed, in first-touch order. */
+  customerWrites(): { created: CustomerState[]; changed: CustomerState[] } {
+    return { created: [...this.created], changed: [...this.dirty].filter((c) => !this.created.has(c)) };
   }
 
   private order({ metadata: m, order: o }: OrderUpserted): void {
@@ -194,7 +195,7 @@ export class CommerceChunk {
     if (found) return { customer: found.identity, method: found.method, isNew: false };
     const customer = newCustomer(account, customerUuid(account, m.event_id), m.received_at);
     this.index.add(customer);
-    this.dirty.add(customer);
+    this.created.add(customer);
     return { customer, method: 'created', isNew: true };
   }
 

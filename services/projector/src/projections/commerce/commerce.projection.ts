@@ -56,7 +56,7 @@ export const commerceProjection: Projection<CommerceEventName> = {
     const storedSubmissionKeys = await loadStoredDedupKeys(tx, 'zero_party_submissions', submissionKeys);
     const chunk = new CommerceChunk({ customers, storedEventKeys, storedSubmissionKeys });
     for (const e of events) chunk.add(e);
-    await writeCustomers(tx, chunk.changedCustomers());
+    await writeCustomers(tx, chunk.customerWrites());
     await writeOrders(tx, chunk.orders);
     await insertCustomerEvents(tx, chunk.customerEvents);
     await insertZeroPartySubmissions(tx, chunk.zeroParty);

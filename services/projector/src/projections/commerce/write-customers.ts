@@ -1,4 +1,5 @@
 import { qualified, type ProjectionTx } from '../../projection.js';
+import { copyRows } from '../copy-rows.js';
 import { columnsOf } from '../sql-arrays.js';
 import type { CustomerState } from './customer-state.js';
 
@@ -22,32 +23,57 @@ const upsertSql = (schema: string) => `
     subscription_status = excluded.subscription_status,
     subscription_started_at = excluded.subscription_started_at, updated_at = excluded.updated_at`;
 
-/** Stores the customers a chunk created or changed, in one round trip. */
-export async function writeCustomers(tx: ProjectionTx, customers: readonly CustomerState[]): Promise<void> {
-  if (!customers.length) return;
-  await tx.client.query(
-    upsertSql(tx.schema),
-    columnsOf(customers, (c) => [
-      c.accountId,
-      c.customerId,
-      c.externalId,
-      c.email,
-      c.phone,
-      c.name,
-      c.address.street,
-      c.address.city,
-      c.address.state,
-      c.address.zip,
-      c.address.country,
-      c.consentMarketingEmail,
-      c.consentSms,
-      c.consentSuppressed,
-      c.consentBounced,
-      c.sourceLabel,
-      c.subscriptionStatus,
-      c.subscriptionStartedAt,
-      c.createdAt,
-      c.updatedAt,
-    ]),
-  );
+const COLUMNS = [
+  'account_id',
+  'customer_id',
+  'external_id',
+  'email',
+  'phone',
+  'name',
+  'address_street',
+  'address_city',
+  'address_state',
+  'address_zip',
+  'address_country',
+  'consent_marketing_email',
+  'consent_sms',
+  'consent_suppressed',
+  'consent_bounced',
+  'source_label',
+  'subscription_status',
+  'subscription_started_at',
+  'created_at',
+  'updated_at',
+];
+
+const valuesOf = (c: CustomerState): unknown[] => [
+  c.accountId,
+  c.customerId,
+  c.externalId,
+  c.email,
+  c.phone,
+  c.name,
+  c.address.street,
+  c.address.city,
+  c.address.state,
+  c.address.zip,
+  c.address.country,
+  c.consentMarketingEmail,
+  c.consentSms,
+  c.consentSuppressed,
+  c.consentBounced,
+  c.sourceLabel,
+  c.subscriptionStatus,
+  c.subscriptionStartedAt,
+  c.createdAt,
+  c.updatedAt,
+];
+
+/** Stores the customers a chunk created (COPY) and the stored ones it changed (one upsert). */
+export async function writeCustomers(
+  tx: ProjectionTx,
+  { created, changed }: { created: readonly CustomerState[]; changed: readonly CustomerState[] },
+): Promise<void> {
+  await copyRows(tx.client, qualified(tx.schema, 'customers'), COLUMNS, created.map(valuesOf));
+  if (changed.length) await tx.client.query(upsertSql(tx.schema), columnsOf(changed, valuesOf));
 }

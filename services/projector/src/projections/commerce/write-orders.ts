@@ -1,4 +1,5 @@
 import { qualified, type ProjectionTx } from '../../projection.js';
+import { copyRows } from '../copy-rows.js';
 import { columnsOf, textArrayLiteral } from '../sql-arrays.js';
 
 /** One OrderUpserted, ready to merge into read_models.orders. */
@@ -46,10 +47,31 @@ const LWW = [
   'discount_codes',
 ];
 
-const COLUMNS = `account_id, order_id, customer_id, external_customer_id, order_date, order_amount,
-  product_name, email, phone, customer_name, source, order_channel, currency, shipping_city,
-  shipping_state, shipping_zip, refunded_amount, discount_total, discount_pct, discount_codes,
-  cancelled_at, first_seen_at, updated_at`;
+const COLUMN_LIST = [
+  'account_id',
+  'order_id',
+  'customer_id',
+  'external_customer_id',
+  'order_date',
+  'order_amount',
+  'product_name',
+  'email',
+  'phone',
+  'customer_name',
+  'source',
+  'order_channel',
+  'currency',
+  'shipping_city',
+  'shipping_state',
+  'shipping_zip',
+  'refunded_amount',
+  'discount_total',
+  'discount_pct',
+  'discount_codes',
+  'cancelled_at',
+  'first_seen_at',
+  'updated_at',
+];
 
 // The chunk's rows, typed like the table (so comparisons see what would be stored, e.g. amounts
 // rounded to numeric(18,4)); refunded_amount null (not carried) reads as 0, which never wins.
@@ -66,9 +88,6 @@ const ROWS = `(
     $21::timestamptz[], $22::timestamptz[])
     as u(a, oid, cid, ext, od, amt, pn, em, ph, cn, src, ch, cur, sc, ss, sz, rf, dt, dp, dc, ca, ra)
 ) p`;
-
-const insertSql = (schema: string) =>
-  `insert into ${qualified(schema, 'orders')} (${COLUMNS}) select ${COLUMNS} from ${ROWS}`;
 
 const updateSql = (schema: string) => `
   update ${qualified(schema, 'orders')} o set
@@ -88,9 +107,8 @@ const updateSql = (schema: string) => `
       or (o.cancelled_at is null and p.cancelled_at is not null))`;
 
 /**
- * Merges orders set-based. Orders not stored yet are inserted (a plain multi-row insert: the common
- * case of a backfill, and much cheaper than a speculative upsert); stored ones are updated with the
- * merge rules. An order_id repeated within the chunk goes in rounds, the k-th occurrence in round k,
+ * Merges orders set-based. Orders not stored yet are appended with COPY (the common case of a
+ * backfill); stored ones are updated with the merge rules in one statement. An order_id repeated within the chunk goes in rounds, the k-th occurrence in round k,
  * so "the last row of an order_id wins" and the forward-only rules hold exactly as if the records were
  * applied one by one.
  */
@@ -108,7 +126,7 @@ export async function writeOrders(tx: ProjectionTx, orders: readonly OrderWrite[
   for (const [i, round] of rounds.entries()) {
     const fresh = i === 0 ? round.filter((o) => !stored.has(keyOf(o))) : [];
     const known = i === 0 ? round.filter((o) => stored.has(keyOf(o))) : round;
-    if (fresh.length) await tx.client.query(insertSql(tx.schema), columnsOf(fresh, orderValues));
+    if (fresh.length) await copyRows(tx.client, qualified(tx.schema, 'orders'), COLUMN_LIST, fresh.map(newOrderValues));
     if (known.length) await tx.client.query(updateSql(tx.schema), columnsOf(known, orderValues));
   }
 }
@@ -149,4 +167,13 @@ function orderValues(o: OrderWrite): unknown[] {
     o.cancelledAt,
     o.receivedAt,
   ];
+}
+
+/** A first write: the row as stored (a refund not carried is 0; first_seen_at = updated_at = received_at). */
+function newOrderValues(o: OrderWrite): unknown[] {
+  const v = orderValues(o);
+  v[16] = o.refundedAmount ?? 0;
+  v[19] = o.discountCodes;
+  v.push(o.receivedAt);
+  return v;
 }

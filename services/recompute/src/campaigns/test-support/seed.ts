@@ -3,8 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { TestEnv } from '@holdfast/testing';
-// By path: vitest.config.ts aliases @holdfast/<name> to packages/* only, not to services/*.
-import { ensureReadModelSchema } from '../../../../projector/src/index.js';
+import { ensureReadModelSchema } from '@holdfast/projector';
 import { migrateAnalytics } from '../../migrations/migrate-analytics.js';
 import { migrateCampaigns } from '../migrations/migrate-campaigns.js';
 

@@ -1,0 +1,39 @@
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { from as copyFrom } from 'pg-copy-streams';
+import type { PoolClient } from '@holdfast/db';
+import { textArrayLiteral } from './sql-arrays.js';
+
+const ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
+
+/** One value in COPY text format: \N for null, backslash escapes, arrays as literals, booleans t/f. */
+function field(v: unknown): string {
+  if (v === null || v === undefined) return '\\N';
+  if (typeof v === 'boolean') return v ? 't' : 'f';
+  if (typeof v === 'number') return String(v);
+  if (Array.isArray(v)) return field(textArrayLiteral(v as string[]));
+  if (v instanceof Date) return v.toISOString();
+  return String(v).replace(/[\\\t\n\r]/g, (c) => ESCAPES[c]!);
+}
+
+/**
+ * Appends rows to `table` with COPY, in the caller's transaction. New rows of a backfill go this way:
+ * PostgreSQL inserts them in batches (about twice the speed of INSERT … SELECT), and the server parses
+ * one text stream instead of one array parameter per column. A bad value fails the COPY with the same
+ * SQLSTATE an INSERT would give (22xxx, 23xxx), so poison isolation works the same.
+ *
+ * @example
+ * await copyRows(client, '"read_models"."orders"', ['account_id', 'order_id'], [[a, 'o-1']]);
+ */
+export async function copyRows(
+  client: PoolClient,
+  table: string,
+  columns: readonly string[],
+  rows: readonly (readonly unknown[])[],
+): Promise<void> {
+  if (!rows.length) return;
+  let body = '';
+  for (const r of rows) body += r.map(field).join('\t') + '\n';
+  const sink = client.query(copyFrom(`copy ${table} (${columns.join(', ')}) from stdin`));
+  await pipeline(Readable.from([body]), sink);
+}
