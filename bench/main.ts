@@ -1,8 +1,10 @@
 // npm run bench -- <name> [--option value ...]
+import { benchBackfill } from './backfill.js';
 import { benchClassify } from './classify.js';
 
 type Bench = (args: Record<string, string>) => Promise<void>;
 const BENCHES: Record<string, Bench> = {
+  backfill: benchBackfill,
   classify: benchClassify,
 };
 

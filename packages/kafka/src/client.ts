@@ -14,6 +14,9 @@ export function createKafka(brokers: readonly string[], clientId: string, logger
         const { message, error, broker } = log as { message: string; error?: unknown; broker?: unknown };
         // kafkajs warns about the default partitioner once per process: noise, not a problem.
         if (message.includes('KafkaJS v2.0.0 switched default partitioner')) return;
+        // Our producers are transactional: a send that runs out of retries aborts its transaction,
+        // so nothing half-written becomes visible; the warning does not apply.
+        if (message.includes('Limiting retries for the idempotent producer')) return;
         const ctx = { namespace, message, error, broker };
         if (level <= logLevel.ERROR) logger.error('kafka_client', ctx);
         else logger.warn('kafka_client', ctx);

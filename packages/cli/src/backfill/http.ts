@@ -31,6 +31,8 @@ export interface RetryCounters {
   serverErrors: number;
   networkErrors: number;
   requests: number;
+  /** Milliseconds from sending each request to its full answer (every answered attempt). */
+  latenciesMs: number[];
 }
 
 export interface SenderOptions {
@@ -95,6 +97,7 @@ export class Sender {
       let problem: string;
       try {
         this.o.counters.requests += 1;
+        const sentAt = performance.now();
         const res = await fetch(url, {
           method: 'POST',
           body,
@@ -107,6 +110,7 @@ export class Sender {
           signal: AbortSignal.timeout(this.o.timeoutMs),
         });
         const text = await res.text();
+        this.o.counters.latenciesMs.push(performance.now() - sentAt);
         if (res.status === 429) {
           this.o.counters.rateLimited += 1;
           if (++limited > MAX_RATE_LIMITED_PER_BATCH)

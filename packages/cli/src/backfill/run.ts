@@ -75,7 +75,13 @@ export async function runBackfill(o: BackfillOptions): Promise<BackfillSummary> 
     o.errorsPath ?? `${base}.holdfast-errors.ndjson`,
     checkpoint?.resumed ?? false,
   );
-  const counters: RetryCounters = { rateLimited: 0, serverErrors: 0, networkErrors: 0, requests: 0 };
+  const counters: RetryCounters = {
+    rateLimited: 0,
+    serverErrors: 0,
+    networkErrors: 0,
+    requests: 0,
+    latenciesMs: [],
+  };
   const t: Tally = { rowsRead: 0, rowsSent: 0, rowsSkipped: 0, rowsDone: 0, accepted: 0, dropped: 0 };
   const splits = { bytes: 0, rows: 0 };
   const warnings: Record<string, number> = {};

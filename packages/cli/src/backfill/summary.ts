@@ -35,6 +35,9 @@ export interface BackfillSummary {
   readonly splits_by_rows: number;
   readonly duration_ms: number;
   readonly rows_per_second: number;
+  /** Median and 99th percentile of request latency (send to full answer), in ms. */
+  readonly request_p50_ms: number;
+  readonly request_p99_ms: number;
   readonly error_report: string;
   readonly checkpoint: string | null;
 }
@@ -92,6 +95,8 @@ export function buildSummary(s: {
     splits_by_rows: s.splits.rows,
     duration_ms: s.durationMs,
     rows_per_second: s.durationMs > 0 ? Math.round((t.rowsDone * 1000) / s.durationMs) : 0,
+    request_p50_ms: percentile(c.latenciesMs, 50),
+    request_p99_ms: percentile(c.latenciesMs, 99),
     error_report: s.errorReport,
     checkpoint: s.checkpoint,
   };
@@ -115,4 +120,13 @@ export function summaryText(s: BackfillSummary): string {
   if (s.checkpoint) lines.push(`  checkpoint: ${s.checkpoint}`);
   if (s.message) lines.push(`  ${s.message}`);
   return lines.join('\n');
+}
+
+/** The p-th percentile (nearest rank), rounded to a millisecond; 0 for no samples. */
+export function percentile(values: readonly number[], p: number): number {
+  if (!values.length) return 0;
+  const sorted = [...values].sort((a, b) => a - b);
+  return Math.round(
+    sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!,
+  );
 }

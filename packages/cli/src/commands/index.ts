@@ -3,9 +3,11 @@ import type { CliContext } from '../context.js';
 import { registerAccounts } from './accounts.js';
 import { registerBackfill } from './backfill.js';
 import { registerDev } from './dev.js';
+import { registerDlq } from './dlq.js';
 import { registerKeys } from './keys.js';
 import { registerMigrate } from './migrate.js';
 import { registerPixel } from './pixel.js';
+import { registerReplay } from './replay.js';
 import { registerSync } from './sync.js';
 import { registerTiles } from './tiles.js';
 import { registerProviders, registerWebhooks } from './webhooks.js';
@@ -24,5 +26,7 @@ export const COMMANDS: RegisterCommand[] = [
   registerMigrate,
   registerSync,
   registerBackfill,
+  registerReplay,
+  registerDlq,
   registerDev,
 ];

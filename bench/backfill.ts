@@ -1,0 +1,122 @@
+// npm run bench -- backfill --orders N: generated orders sent by the backfill client in 5,000-row
+// batches through the gateway; measured from the first request until the last order is visible in
+// read_models.orders. Gateway and projector run as their own processes, as in production.
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { once } from 'node:events';
+import { runBackfill } from '@holdfast/cli';
+import { generateOrders } from './generate-orders.js';
+import { report } from './report.js';
+import { RssSampler } from './rss.js';
+import { benchStack } from './stack.js';
+
+async function writeFile(path: string, n: number): Promise<number> {
+  const out = createWriteStream(path);
+  const ids = new Set<string>();
+  for (const o of generateOrders(n)) {
+    ids.add(o.order_id as string);
+    if (!out.write(JSON.stringify(o) + '\n')) await once(out, 'drain');
+  }
+  out.end();
+  await once(out, 'finish');
+  return ids.size;
+}
+
+export async function benchBackfill(args: Record<string, string>): Promise<void> {
+  const n = Number(args.orders ?? 1_000_000);
+  const concurrency = Number(args.concurrency ?? 4);
+  const dir = await mkdtemp(join(tmpdir(), 'holdfast-bench-'));
+  const file = join(dir, 'orders.ndjson');
+  console.error(`generating ${n.toLocaleString('en-US')} orders ...`);
+  const distinct = await writeFile(file, n);
+  const stack = await benchStack(Number(args.partitions ?? 4));
+  try {
+    const projectorPort = await stack.startService('projector');
+    // The projector's own gauge: high watermark − next offset, per partition, after each chunk.
+    const lagNow = async (): Promise<number> => {
+      const text = await (await fetch(`http://127.0.0.1:${projectorPort}/metrics`)).text();
+      let max = 0;
+      for (const m of text.matchAll(/^holdfast_projector_lag_records\{[^}]*\} (\d+)/gm))
+        max = Math.max(max, Number(m[1]));
+      return max;
+    };
+    const gatewayPort = await stack.startService('gateway');
+    const { accountId, key } = await stack.account();
+    const sampler = new RssSampler(stack.pids()).start();
+    let maxLag = 0;
+    let accepted = 0;
+    const t0 = performance.now();
+    const sending = runBackfill({
+      kind: 'orders',
+      file,
+      url: `http://127.0.0.1:${gatewayPort}`,
+      key,
+      concurrency,
+      dryRun: false,
+      statePath: join(dir, 'state.json'),
+      errorsPath: join(dir, 'errors.ndjson'),
+      maxRows: 5000,
+      maxBytes: 32 * 1024 * 1024,
+      retries: 8,
+      retryBaseMs: 500,
+      timeoutMs: 120_000,
+      signal: new AbortController().signal,
+      stderr: () => {},
+      stderrIsTTY: false,
+    }).then((s) => {
+      accepted = s.accepted;
+      return s;
+    });
+    let sentAt = 0;
+    void sending.then(() => (sentAt = performance.now()));
+    let projected = 0;
+    for (;;) {
+      const { rows } = await stack.pool.query<{ n: number }>(
+        'select count(*)::int as n from read_models.orders where account_id = $1',
+        [accountId],
+      );
+      projected = rows[0]!.n;
+      maxLag = Math.max(maxLag, await lagNow().catch(() => 0));
+      if (sentAt && projected >= distinct) break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    const seconds = (performance.now() - t0) / 1000;
+    const summary = await sending;
+    const peak = sampler.stop();
+    const ordersPerS = Math.round(n / seconds);
+    report(
+      'backfill',
+      {
+        orders: n,
+        distinct_orders: distinct,
+        orders_per_s: ordersPerS,
+        seconds: Math.round(seconds * 10) / 10,
+        send_seconds: Math.round(((sentAt - t0) / 1000) * 10) / 10,
+        p50_ms: summary.request_p50_ms,
+        p99_ms: summary.request_p99_ms,
+        max_projection_lag_records: maxLag,
+        projected_orders: projected,
+        accepted,
+        peak_rss_mb: peak,
+      },
+      [
+        ['orders sent (rows, incl. re-posts)', n],
+        ['distinct orders in read_models.orders', `${projected} of ${distinct}`],
+        ['orders/s end to end', ordersPerS],
+        ['seconds (first request → last order visible)', seconds.toFixed(1)],
+        [
+          'gateway p50 / p99 per 5,000-row batch (ms)',
+          `${summary.request_p50_ms} / ${summary.request_p99_ms}`,
+        ],
+        ['highest projection lag (records, per partition)', maxLag],
+        ['peak RSS MiB', JSON.stringify(peak)],
+      ],
+    );
+    if (projected !== distinct) throw new Error(`expected ${distinct} orders, found ${projected}`);
+  } finally {
+    await stack.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
