@@ -2,14 +2,15 @@
 // batches through the gateway; measured from the first request until the last order is visible in
 // read_models.orders. Gateway and projector run as their own processes, as in production.
 import { createWriteStream } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import { runBackfill } from '@holdfast/cli';
 import { generateOrders } from './generate-orders.js';
-import { report } from './report.js';
+import { report, type Figures } from './report.js';
 import { RssSampler } from './rss.js';
+import { repeat } from './runs.js';
 import { benchStack } from './stack.js';
 
 async function writeFile(path: string, n: number): Promise<number> {
@@ -24,16 +25,51 @@ async function writeFile(path: string, n: number): Promise<number> {
   return ids.size;
 }
 
+function serviceEnv(args: Record<string, string>): Record<string, string> {
+  return args['producer-pool'] ? { PRODUCER_POOL_SIZE: args['producer-pool'] } : {};
+}
+
+/** `--profile DIR`: gateway and projector write a .cpuprofile there when they stop. */
+function nodeArgs(args: Record<string, string>): string[] {
+  return args.profile ? ['--cpu-prof', `--cpu-prof-dir=${args.profile}`] : [];
+}
+
 export async function benchBackfill(args: Record<string, string>): Promise<void> {
   const n = Number(args.orders ?? 1_000_000);
-  const concurrency = Number(args.concurrency ?? 4);
+  const runs = Number(args.runs ?? 3);
   const dir = await mkdtemp(join(tmpdir(), 'holdfast-bench-'));
   const file = join(dir, 'orders.ndjson');
   console.error(`generating ${n.toLocaleString('en-US')} orders ...`);
   const distinct = await writeFile(file, n);
+  try {
+    const { median, medianRun, figures, loads } = await repeat(
+      'backfill',
+      runs,
+      (run) => backfillOnce(args, n, distinct, file, join(dir, String(run))),
+      (f) => f.figures.orders_per_s as number,
+    );
+    report(
+      'backfill',
+      { ...medianRun.figures, orders_per_s: median, runs, rates: figures.join(' '), loads: loads.join(' ') },
+      [...medianRun.table, ['runs: orders/s / load averages', `${figures.join(' ')} / ${loads.join(' ')}`]],
+    );
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+async function backfillOnce(
+  args: Record<string, string>,
+  n: number,
+  distinct: number,
+  file: string,
+  dir: string,
+): Promise<{ figures: Figures; table: [string, string | number][] }> {
+  const concurrency = Number(args.concurrency ?? 4);
+  await mkdir(dir, { recursive: true });
   const stack = await benchStack(Number(args.partitions ?? 4));
   try {
-    const projectorPort = await stack.startService('projector');
+    const projectorPort = await stack.startService('projector', serviceEnv(args), nodeArgs(args));
     // The projector's own gauge: high watermark − next offset, per partition, after each chunk.
     const lagNow = async (): Promise<number> => {
       const text = await (await fetch(`http://127.0.0.1:${projectorPort}/metrics`)).text();
@@ -42,7 +78,7 @@ export async function benchBackfill(args: Record<string, string>): Promise<void>
         max = Math.max(max, Number(m[1]));
       return max;
     };
-    const gatewayPort = await stack.startService('gateway');
+    const gatewayPort = await stack.startService('gateway', serviceEnv(args), nodeArgs(args));
     const { accountId, key } = await stack.account();
     const sampler = new RssSampler(stack.pids()).start();
     let maxLag = 0;
@@ -86,9 +122,9 @@ export async function benchBackfill(args: Record<string, string>): Promise<void>
     const summary = await sending;
     const peak = sampler.stop();
     const ordersPerS = Math.round(n / seconds);
-    report(
-      'backfill',
-      {
+    if (projected !== distinct) throw new Error(`expected ${distinct} orders, found ${projected}`);
+    return {
+      figures: {
         orders: n,
         distinct_orders: distinct,
         orders_per_s: ordersPerS,
@@ -101,7 +137,7 @@ export async function benchBackfill(args: Record<string, string>): Promise<void>
         accepted,
         peak_rss_mb: peak,
       },
-      [
+      table: [
         ['orders sent (rows, incl. re-posts)', n],
         ['distinct orders in read_models.orders', `${projected} of ${distinct}`],
         ['orders/s end to end', ordersPerS],
@@ -113,10 +149,8 @@ export async function benchBackfill(args: Record<string, string>): Promise<void>
         ['highest projection lag (records, per partition)', maxLag],
         ['peak RSS MiB', JSON.stringify(peak)],
       ],
-    );
-    if (projected !== distinct) throw new Error(`expected ${distinct} orders, found ${projected}`);
+    };
   } finally {
     await stack.close();
-    await rm(dir, { recursive: true, force: true });
   }
 }

@@ -1,11 +1,19 @@
 // npm run bench -- <name> [--option value ...]
 import { benchBackfill } from './backfill.js';
 import { benchClassify } from './classify.js';
+import { benchPixel } from './pixel.js';
+import { benchProject } from './project.js';
+import { benchRecompute } from './recompute.js';
+import { benchReplay } from './replay.js';
 
 type Bench = (args: Record<string, string>) => Promise<void>;
 const BENCHES: Record<string, Bench> = {
   backfill: benchBackfill,
   classify: benchClassify,
+  project: benchProject,
+  replay: benchReplay,
+  pixel: benchPixel,
+  recompute: benchRecompute,
 };
 
 function parseArgs(argv: string[]): Record<string, string> {

@@ -1,6 +1,6 @@
 import { execSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { cpus } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 
 /** The figures of one benchmark run; `bench`, `commit` and `cores` are added by `report`. */
 export type Figures = Record<string, number | string | Record<string, number>>;
@@ -27,7 +27,13 @@ function commit(): string {
 
 /** Prints a readable table, then the figures as one JSON line (also written under bench-results/). */
 export function report(bench: string, figures: Figures, table: [string, string | number][]): void {
-  const out = { bench, commit: commit(), cores: cpus().length, ...figures };
+  const out = {
+    bench,
+    commit: commit(),
+    cores: cpus().length,
+    load_avg_1m: Math.round(loadavg()[0]! * 100) / 100,
+    ...figures,
+  };
   const width = Math.max(...table.map(([k]) => k.length));
   console.log(`\n${bench}`);
   for (const [k, v] of table) console.log(`  ${k.padEnd(width)}  ${typeof v === 'number' ? fmt(v) : v}`);

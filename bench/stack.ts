@@ -25,7 +25,11 @@ export interface BenchStack {
   readonly db: Kysely<Database>;
   readonly prefix: string;
   readonly children: Map<string, ChildProcess>;
-  startService(name: 'gateway' | 'projector' | 'recompute', extra?: Record<string, string>): Promise<number>;
+  startService(
+    name: 'gateway' | 'projector' | 'recompute',
+    extra?: Record<string, string>,
+    nodeArgs?: readonly string[],
+  ): Promise<number>;
   account(): Promise<{ accountId: string; key: string }>;
   pids(): Record<string, () => number[]>;
   close(): Promise<void>;
@@ -92,11 +96,11 @@ export async function benchStack(partitions = 4): Promise<BenchStack> {
     db,
     prefix,
     children,
-    async startService(svc, extra = {}) {
+    async startService(svc, extra = {}, nodeArgs = []) {
       const port = await freePort();
       const child = spawn(
         process.execPath,
-        ['--conditions=source', '--import', 'tsx', `services/${svc}/src/main.ts`],
+        [...nodeArgs, '--conditions=source', '--import', 'tsx', `services/${svc}/src/main.ts`],
         {
           env: { ...process.env, ...env, PORT: String(port), ...extra },
           stdio: ['ignore', 'inherit', 'inherit'],

@@ -1,5 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Kafka, Producer } from 'kafkajs';
+import { memoKeyPartitioner } from './partitioner.js';
+
+/**
+ * Messages per topic in one produce call. kafkajs groups a call's messages by partition with an
+ * array spread per message (quadratic: 12.5 M element copies for 5,000 records of one account, ~11 %
+ * of the gateway's CPU); a transaction may span several calls, so larger batches go in slices.
+ */
+const SEND_SLICE = 1000;
 
 /** One record to append: topic (physical name), key (account id), encoded value. */
 export interface OutgoingRecord {
@@ -44,6 +52,7 @@ export class TransactionalAppender implements Appender {
           maxInFlightRequests: 1,
           transactionTimeout: transactionTimeoutMs,
           allowAutoTopicCreation: false,
+          createPartitioner: memoKeyPartitioner,
         });
         await producer.connect();
         appender.all.push(producer);
@@ -77,10 +86,17 @@ export class TransactionalAppender implements Appender {
     try {
       const tx = await producer.transaction();
       try {
-        await tx.sendBatch({
-          topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })),
-          timeout: this.timeoutMs,
-        });
+        // Slices in order: the records of one partition keep their order within the transaction.
+        const slices = Math.ceil(Math.max(...[...byTopic.values()].map((m) => m.length)) / SEND_SLICE);
+        for (let i = 0; i < slices; i++) {
+          const topicMessages = [...byTopic]
+            .map(([topic, messages]) => ({
+              topic,
+              messages: messages.slice(i * SEND_SLICE, (i + 1) * SEND_SLICE),
+            }))
+            .filter((t) => t.messages.length > 0);
+          await tx.sendBatch({ topicMessages, timeout: this.timeoutMs });
+        }
         await tx.commit();
       } catch (err) {
         await tx.abort().catch(() => {});

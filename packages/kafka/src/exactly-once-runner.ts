@@ -57,6 +57,7 @@ export interface RunningConsumer {
 export async function runExactlyOnce(opts: RunnerOptions): Promise<RunningConsumer> {
   const { kafka, groupId, topics, handler, logger, chunkSize = 5000, fromBeginning = true, onLag } = opts;
   const sessionTimeout = opts.sessionTimeoutMs ?? 10_000;
+  const heartbeatInterval = Math.max(500, Math.floor(sessionTimeout / 6));
   const consumer = kafka.consumer({
     groupId,
     readUncommitted: false,
@@ -64,7 +65,7 @@ export async function runExactlyOnce(opts: RunnerOptions): Promise<RunningConsum
     maxBytes: 64 * 1024 * 1024,
     maxWaitTimeInMs: 100,
     sessionTimeout,
-    heartbeatInterval: Math.max(500, Math.floor(sessionTimeout / 6)),
+    heartbeatInterval,
     retry: { retries: 10 },
   });
   let crash!: (err: Error) => void;
@@ -91,7 +92,15 @@ export async function runExactlyOnce(opts: RunnerOptions): Promise<RunningConsum
           value: m.value,
           timestamp: m.timestamp,
         }));
-        const outcome = await handler({ topic: batch.topic, partition: batch.partition, records });
+        // kafkajs heartbeats only when asked: a chunk slower than the session timeout (a loaded
+        // machine, a large merge) would get this member evicted and cost a rebalance mid-backfill.
+        const beat = setInterval(() => void heartbeat().catch(() => {}), heartbeatInterval);
+        let outcome: BatchOutcome;
+        try {
+          outcome = await handler({ topic: batch.topic, partition: batch.partition, records });
+        } finally {
+          clearInterval(beat);
+        }
         if (outcome.kind === 'seek') {
           logger.warn('consumer_seek', {
             topic: batch.topic,

@@ -2,4 +2,5 @@
 export { createKafka } from './client.js';
 export { TOPICS, ensureTopics, topicName } from './topics.js';
 export { TransactionalAppender, type Appender, type OutgoingRecord } from './appender.js';
+export { memoKeyPartitioner } from './partitioner.js';
 export * from './exactly-once-runner.js';

@@ -18,7 +18,9 @@ export interface ProjectorProcessConfig extends InfraConfig {
  * HOLDFAST_READ_SCHEMA (default read_models), PORT (default 9464), HOLDFAST_PROJECTOR_CHUNK (default
  * 5000), HOLDFAST_SESSION_TIMEOUT_MS (default 10000) and HOLDFAST_PROJECTIONS. Throws one ConfigError naming every problem.
  */
-export function loadProjectorConfig(env: Readonly<Record<string, string | undefined>>): Readonly<ProjectorProcessConfig> {
+export function loadProjectorConfig(
+  env: Readonly<Record<string, string | undefined>>,
+): Readonly<ProjectorProcessConfig> {
   const r = new EnvReader(env);
   const readSchema = r.string('HOLDFAST_READ_SCHEMA', 'read_models');
   const config = {

@@ -8,12 +8,26 @@
  * - `rebuildReadModels(...)`: `holdfast replay`; `listDeadLetters`/`redriveDeadLetters`: `holdfast dlq`.
  * - `PROJECTIONS`: one definition object per stream (`{ name, topic, handles, tables, apply }`).
  */
-export { ensureReadModelSchema, READ_MODEL_TABLES, type ReadModelTable } from './schema/ensure-read-model-schema.js';
+export {
+  ensureReadModelSchema,
+  READ_MODEL_TABLES,
+  type ReadModelTable,
+} from './schema/ensure-read-model-schema.js';
 export { ANALYST_ROLE } from './schema/analyst-role.js';
-export { startProjector, type ProjectorConfig, type ProjectorDeps, type RunningProjector } from './runtime/start-projector.js';
+export {
+  startProjector,
+  type ProjectorConfig,
+  type ProjectorDeps,
+  type RunningProjector,
+} from './runtime/start-projector.js';
 export { ProjectorMetrics } from './runtime/metrics.js';
+export { connectProjectorDeps, type ConnectedDeps } from './runtime/connect-deps.js';
 export { startMetricsServer } from './runtime/metrics-server.js';
-export { kafkaDeadLetterPublisher, type DeadLetter, type DeadLetterPublisher } from './runtime/dead-letters.js';
+export {
+  kafkaDeadLetterPublisher,
+  type DeadLetter,
+  type DeadLetterPublisher,
+} from './runtime/dead-letters.js';
 export { ProjectionRunner } from './runtime/projection-runner.js';
 export { loadProjectorConfig, type ProjectorProcessConfig } from './config.js';
 export { PROJECTIONS, selectProjections } from './projections/index.js';
@@ -34,3 +48,4 @@ export {
   type ProjectedEvent,
   type ProjectionTx,
 } from './projection.js';
+export { runProjectorBench, type ProjectorBenchResult } from './bench/projector-bench.js';

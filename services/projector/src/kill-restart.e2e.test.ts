@@ -42,7 +42,13 @@ function stream(): OutgoingRecord[][] {
           'OrderUpserted',
           orderUpserted(
             metadata(a, new Date(Date.UTC(2025, 0, 1, 0, minute)).toISOString()),
-            orderRow({ order_id: `o-${i}`, customer_id: `c-${i % CUSTOMERS}`, email: `c${i % CUSTOMERS}@a${n}.example`, product_name: version, refunded_amount: refunded }),
+            orderRow({
+              order_id: `o-${i}`,
+              customer_id: `c-${i % CUSTOMERS}`,
+              email: `c${i % CUSTOMERS}@a${n}.example`,
+              product_name: version,
+              refunded_amount: refunded,
+            }),
           ),
         ),
       );
@@ -51,7 +57,14 @@ function stream(): OutgoingRecord[][] {
     for (let i = 0; i < ORDERS; i += 4) records.push(order(i, 'v2', 5, 2));
     for (let i = 0; i < ORDERS; i += 8) records.push(order(i, 'v3', 3, 3));
     for (let j = 0; j < EVENTS; j++)
-      records.push(rec(t.codec.encode('CustomerEventReceived', customerEvent(metadata(a), `k-${j % 150}`, { external_id: `c-${j % 150}` }))));
+      records.push(
+        rec(
+          t.codec.encode(
+            'CustomerEventReceived',
+            customerEvent(metadata(a), `k-${j % 150}`, { external_id: `c-${j % 150}` }),
+          ),
+        ),
+      );
     return records;
   });
 }
@@ -80,7 +93,8 @@ describe('the projector process under SIGKILL', () => {
     // Accounts interleaved in slices, appended in 5,000-record transactions like ingest batches.
     const perAccount = stream();
     const all: OutgoingRecord[] = [];
-    for (let i = 0; i < perAccount[0]!.length; i += 1000) for (const s of perAccount) all.push(...s.slice(i, i + 1000));
+    for (let i = 0; i < perAccount[0]!.length; i += 1000)
+      for (const s of perAccount) all.push(...s.slice(i, i + 1000));
     expect(all.length).toBeGreaterThanOrEqual(100_000);
     for (let i = 0; i < all.length; i += 5000) await appender.append(all.slice(i, i + 5000));
 
@@ -97,7 +111,12 @@ describe('the projector process under SIGKILL', () => {
     expect(midway.orders).toBeLessThan(ACCOUNTS * ORDERS);
 
     const last = startProjector();
-    await until('every record', counts, (c) => c.orders === ACCOUNTS * ORDERS && c.events === ACCOUNTS * 150, 120_000);
+    await until(
+      'every record',
+      counts,
+      (c) => c.orders === ACCOUNTS * ORDERS && c.events === ACCOUNTS * 150,
+      120_000,
+    );
     await new Promise((r) => setTimeout(r, 1000));
 
     const { rows } = await t.pool.query(`
@@ -118,7 +137,7 @@ describe('the projector process under SIGKILL', () => {
       distinct_orders: ACCOUNTS * ORDERS,
       v3: ACCOUNTS * (ORDERS / 8),
       v2: ACCOUNTS * (ORDERS / 8),
-      v1: ACCOUNTS * (ORDERS * 3) / 4,
+      v1: (ACCOUNTS * (ORDERS * 3)) / 4,
       refunded: ACCOUNTS * (ORDERS / 4) * 5,
       wrong_refunds: 0,
       unlinked: 0,

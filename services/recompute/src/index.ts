@@ -1,9 +1,46 @@
 /**
- * The recompute service. Today: the sync-command consumer that runs POST /ingest/sync tasks
- * (queued → running → done | failed | skipped). Scoring plugs into its `recompute` hook.
+ * The recompute service: the sync-command consumer that runs POST /ingest/sync and nightly tasks
+ * (queued → running → done | failed | skipped), customer scoring into analytics.customer_scores, and
+ * the nightly schedule (02:00 UTC). Details: docs/analytics.md ("The recompute service").
  *
  * @example
- * const consumer = await startSyncConsumer({ infra, readModelSchema: 'read_models' }, { pool, kafka, codec });
+ * await migrateAnalytics(db);
+ * const consumer = await startSyncConsumer(config, {
+ *   pool, kafka, codec, recompute: scoreTaskAccount({ pool, readModelSchema: 'read_models' }),
+ * });
+ * const nightly = scheduleNightly({ run: (at) => enqueueNightly({ pool, appender, codec, topicPrefix }, at) });
  */
 export { startSyncConsumer, type SyncConsumerConfig, type SyncConsumerDeps } from './sync-consumer.js';
 export { RECOMPUTE_SCHEMA, type SyncTaskRef, type TaskCounts } from './sync-task-store.js';
+export {
+  createCampaignStep,
+  migrateCampaigns,
+  type CampaignStepConfig,
+  type CampaignStepDeps,
+  type CampaignStepResult,
+} from './campaigns/index.js';
+export { computeLiftReports, recomputeAttributions } from './attribution/index.js';
+export { ANALYTICS_MIGRATIONS, migrateAnalytics } from './migrations/migrate-analytics.js';
+export {
+  DEFAULT_SCORING,
+  recomputeAccount,
+  scoreTaskAccount,
+  type RecomputeDeps,
+  type RecomputeOutcome,
+  type ScoringSettings,
+} from './scoring/recompute-account.js';
+export {
+  NIGHTLY_CRON,
+  NIGHTLY_TIMEZONE,
+  nodeCronScheduler,
+  scheduleNightly,
+  type NightlyDeps,
+  type ScheduledJob,
+  type Scheduler,
+} from './nightly/nightly-schedule.js';
+export {
+  enqueueNightly,
+  nightlyTaskId,
+  type EnqueueNightlyDeps,
+  type NightlyEnqueued,
+} from './nightly/enqueue-nightly.js';

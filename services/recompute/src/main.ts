@@ -1,10 +1,17 @@
-// The recompute process: the sync-command consumer on the real stack. SIGTERM/SIGINT stop it cleanly.
+// The recompute process: the sync-command consumer (scoring each task's account) and the nightly
+// 02:00 UTC schedule on the real stack. SIGTERM/SIGINT stop it cleanly.
 import type { Kysely } from 'kysely';
 import { EventCodec } from '@holdfast/contracts';
 import { createDb, createPool, migrateToLatest } from '@holdfast/db';
-import { createKafka, ensureTopics } from '@holdfast/kafka';
+import { createKafka, ensureTopics, TransactionalAppender } from '@holdfast/kafka';
 import { createLogger, EnvReader, readInfraConfig } from '@holdfast/platform';
+import { createCampaignStep, migrateCampaigns } from './campaigns/index.js';
+import { migrateAnalytics } from './migrations/migrate-analytics.js';
+import { enqueueNightly } from './nightly/enqueue-nightly.js';
+import { scheduleNightly } from './nightly/nightly-schedule.js';
+import { scoreTaskAccount } from './scoring/recompute-account.js';
 import { startSyncConsumer } from './sync-consumer.js';
+import type { SyncTaskRef } from './sync-task-store.js';
 
 const r = new EnvReader(process.env);
 const config = r.done({
@@ -13,14 +20,39 @@ const config = r.done({
 });
 const logger = createLogger('recompute');
 const pool = createPool(config.infra.databaseUrl, 'recompute', 4);
-await migrateToLatest(createDb(pool) as Kysely<unknown>);
+const db = createDb(pool) as Kysely<unknown>;
+await migrateToLatest(db);
+await migrateAnalytics(db);
+await migrateCampaigns(db);
 const kafka = createKafka(config.infra.kafkaBrokers, 'recompute', logger);
 const admin = kafka.admin();
 await admin.connect();
 await ensureTopics(admin, config.infra.topicPrefix, config.infra.partitions);
 await admin.disconnect();
 const codec = await EventCodec.connect(config.infra.schemaRegistryUrl);
-const consumer = await startSyncConsumer(config, { pool, kafka, codec, logger });
+const score = scoreTaskAccount({ pool, readModelSchema: config.readModelSchema, logger });
+// After an account's scores are written: audiences, sends, CampaignSent records, attribution, lift.
+const campaignAppender = await TransactionalAppender.create(kafka, {
+  name: `${config.infra.topicPrefix}recompute-campaigns`,
+  size: 1,
+});
+const campaigns = createCampaignStep(
+  { topicPrefix: config.infra.topicPrefix, readModelSchema: config.readModelSchema },
+  { pool, appender: campaignAppender, codec, logger },
+);
+const recompute = async (task: SyncTaskRef): Promise<void> => {
+  await score(task);
+  await campaigns({ accountId: task.accountId, taskId: task.taskId });
+};
+const consumer = await startSyncConsumer(config, { pool, kafka, codec, logger, recompute });
+const appender = await TransactionalAppender.create(kafka, {
+  name: `${config.infra.topicPrefix}recompute-nightly`,
+  size: 1,
+});
+const nightly = scheduleNightly({
+  run: (firedAt) => enqueueNightly({ pool, appender, codec, topicPrefix: config.infra.topicPrefix }, firedAt),
+  logger,
+});
 logger.info('recompute_started', {});
 
 let stopping = false;
@@ -28,7 +60,10 @@ async function stop(signal: string): Promise<void> {
   if (stopping) return;
   stopping = true;
   logger.info('recompute_stopping', { signal });
+  await nightly.stop();
   await consumer.stop();
+  await appender.close();
+  await campaignAppender.close();
   await pool.end();
   process.exit(0);
 }

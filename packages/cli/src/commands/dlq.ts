@@ -5,8 +5,8 @@ import { CliError, type CliContext } from '../context.js';
 import { iso, table, when } from '../format.js';
 import type { RegisterCommand } from './index.js';
 
-// Loaded when the command runs, so every other command (and `--help`) works without the projector's
-// dependencies, and test runners that map workspace packages to packages/* still load the CLI.
+// Loaded when the command runs: the projector's module graph (codec, Kafka runner, COPY streams) is
+// not worth loading for every other command, nor for `--help`.
 const projector = (): Promise<typeof Projector> => {
   const specifier = '@holdfast/projector';
   return import(/* @vite-ignore */ specifier) as Promise<typeof Projector>;

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
 import { registerAccounts } from './accounts.js';
+import { registerAnalytics } from './analytics.js';
 import { registerBackfill } from './backfill.js';
 import { registerDev } from './dev.js';
 import { registerDlq } from './dlq.js';
@@ -26,6 +27,7 @@ export const COMMANDS: RegisterCommand[] = [
   registerMigrate,
   registerSync,
   registerBackfill,
+  registerAnalytics,
   registerReplay,
   registerDlq,
   registerDev,

@@ -17,7 +17,10 @@ export interface BenchStack {
 function stackEnv(): Record<string, string | undefined> {
   try {
     const dir = process.env.HOLDFAST_CACHE ?? join(homedir(), '.cache', 'holdfast');
-    return { ...(JSON.parse(readFileSync(join(dir, 'run', 'env.json'), 'utf8')) as Record<string, string>), ...process.env };
+    return {
+      ...(JSON.parse(readFileSync(join(dir, 'run', 'env.json'), 'utf8')) as Record<string, string>),
+      ...process.env,
+    };
   } catch {
     return process.env;
   }

@@ -8,12 +8,18 @@
  * Run: `npx tsx --conditions=source services/projector/src/bench/projector-bench.ts [orders]`.
  */
 import { randomUUID } from 'node:crypto';
-import { Writable } from 'node:stream';
+import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
 import { EventCodec } from '@holdfast/contracts';
 import { createPool } from '@holdfast/db';
-import { TransactionalAppender, createKafka, ensureTopics, topicName, type ConsumedRecord } from '@holdfast/kafka';
+import {
+  TransactionalAppender,
+  createKafka,
+  ensureTopics,
+  topicName,
+  type ConsumedRecord,
+} from '@holdfast/kafka';
 import { silentLogger } from '@holdfast/platform';
 import { commerceProjection } from '../projections/commerce/commerce.projection.js';
 import { ProjectionRunner } from '../runtime/projection-runner.js';
@@ -34,7 +40,10 @@ const ORDER_COLUMNS = `account_id, order_id, customer_id, external_customer_id, 
   email, phone, customer_name, source, order_channel, currency, shipping_city, shipping_state, shipping_zip,
   refunded_amount, discount_total, discount_pct, discount_codes, cancelled_at, first_seen_at, updated_at`;
 
-export async function runProjectorBench(n = 200_000, log: (line: string) => void = console.log): Promise<ProjectorBenchResult> {
+export async function runProjectorBench(
+  n = 200_000,
+  log: (line: string) => void = console.log,
+): Promise<ProjectorBenchResult> {
   const stack = await benchStack();
   const pool = createPool(stack.databaseUrl, 'projector-bench', 4);
   const kafka = createKafka(stack.brokers, 'projector-bench', silentLogger);
@@ -80,9 +89,14 @@ export async function runProjectorBench(n = 200_000, log: (line: string) => void
     });
     let t0 = performance.now();
     for (let i = 0; i < n; i += 5000) {
-      const records = values.slice(i, i + 5000).map(
-        (value, k): ConsumedRecord => ({ topic: 'bench', partition: 0, offset: String(i + k), key: null, value, timestamp: '0' }),
-      );
+      const records = values.slice(i, i + 5000).map((value, k): ConsumedRecord => ({
+        topic: 'bench',
+        partition: 0,
+        offset: String(i + k),
+        key: null,
+        value,
+        timestamp: '0',
+      }));
       await runner.handle({ topic: 'bench', partition: 0, records });
     }
     const applyOnly = n / ((performance.now() - t0) / 1000);
@@ -95,7 +109,12 @@ export async function runProjectorBench(n = 200_000, log: (line: string) => void
       await appender.append(values.slice(i, i + 5000).map((value) => ({ topic, key: account, value })));
     await appender.close();
     const projector = await startProjector(
-      { topicPrefix: stack.prefix, readSchema: 'read_models', projections: ['commerce'], checkpointWatchMs: 0 },
+      {
+        topicPrefix: stack.prefix,
+        readSchema: 'read_models',
+        projections: ['commerce'],
+        checkpointWatchMs: 0,
+      },
       { pool, kafka, codec, logger: silentLogger, publisher: { publish: () => Promise.resolve() } },
     );
     let first = 0;
@@ -110,7 +129,9 @@ export async function runProjectorBench(n = 200_000, log: (line: string) => void
     await projector.stop();
     // From the first committed chunk: the consumer group join (seconds) is not throughput.
     const endToEnd = n / ((done - first) / 1000 + 5000 / applyOnly);
-    log(`  end to end (Kafka → read models): ${Math.round(endToEnd)} rows/s (${((done - t0) / 1000).toFixed(1)} s incl. group join)`);
+    log(
+      `  end to end (Kafka → read models): ${Math.round(endToEnd)} rows/s (${((done - t0) / 1000).toFixed(1)} s incl. group join)`,
+    );
 
     // Raw COPY of the same order rows into an identical empty table.
     await ensureReadModelSchema(pool, 'bench_copy');
@@ -124,9 +145,7 @@ export async function runProjectorBench(n = 200_000, log: (line: string) => void
       t0 = performance.now();
       await client.query('begin');
       const sink = client.query(copyFrom(`copy bench_copy.orders (${ORDER_COLUMNS}) from stdin`));
-      await pipeline(async function* () {
-        yield* chunks;
-      }, sink);
+      await pipeline(Readable.from(chunks), sink);
       await client.query('commit');
     } finally {
       client.release();

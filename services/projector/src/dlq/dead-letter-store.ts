@@ -27,7 +27,11 @@ export interface DeadLetterFilter {
 }
 
 /** Lists dead letters, oldest position first. */
-export async function listDeadLetters(pool: Pool, schema: string, filter: DeadLetterFilter = {}): Promise<DeadLetterRow[]> {
+export async function listDeadLetters(
+  pool: Pool,
+  schema: string,
+  filter: DeadLetterFilter = {},
+): Promise<DeadLetterRow[]> {
   const status = filter.status ?? 'dead';
   const { rows } = await pool.query<{
     id: string;
@@ -80,7 +84,12 @@ export async function redriveDeadLetters(
   const client = await pool.connect();
   try {
     await client.query('begin');
-    const { rows } = await client.query<{ id: string; topic: string; record_key: Buffer | null; record_value: Buffer | null }>(
+    const { rows } = await client.query<{
+      id: string;
+      topic: string;
+      record_key: Buffer | null;
+      record_value: Buffer | null;
+    }>(
       `select id, topic, record_key, record_value from "${opts.schema}".dead_letters
        where status = 'dead' and ($1::text is null or projection = $1) and ($2::text[] is null or id = any($2))
        order by projection, topic, partition, record_offset
@@ -91,10 +100,10 @@ export async function redriveDeadLetters(
     // An empty record has nothing to re-drive: it stays dead.
     const redrivable = rows.filter((r) => r.record_value !== null);
     const records = redrivable.map((r) => ({
-        topic: topicName(opts.topicPrefix, r.topic as TopicName),
-        key: r.record_key?.toString('utf8') ?? '',
-        value: r.record_value!,
-      }));
+      topic: topicName(opts.topicPrefix, r.topic as TopicName),
+      key: r.record_key?.toString('utf8') ?? '',
+      value: r.record_value!,
+    }));
     // Appended before the status commits: a crash in between re-drives twice, and a re-driven
     // record is a re-post, which every projection absorbs (upserts, dedup keys).
     await appender.append(records);

@@ -5,6 +5,8 @@ import type { PoolClient } from '@holdfast/db';
 import { textArrayLiteral } from './sql-arrays.js';
 
 const ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
+const SPECIAL = /[\\\t\n\r]/;
+const SPECIALS = /[\\\t\n\r]/g;
 
 /** One value in COPY text format: \N for null, backslash escapes, arrays as literals, booleans t/f. */
 function field(v: unknown): string {
@@ -13,7 +15,8 @@ function field(v: unknown): string {
   if (typeof v === 'number') return String(v);
   if (Array.isArray(v)) return field(textArrayLiteral(v as string[]));
   if (v instanceof Date) return v.toISOString();
-  return String(v).replace(/[\\\t\n\r]/g, (c) => ESCAPES[c]!);
+  if (typeof v !== 'string') throw new TypeError(`cannot COPY a ${typeof v}`);
+  return SPECIAL.test(v) ? v.replace(SPECIALS, (c) => ESCAPES[c]!) : v;
 }
 
 /**
@@ -33,7 +36,10 @@ export async function copyRows(
 ): Promise<void> {
   if (!rows.length) return;
   let body = '';
-  for (const r of rows) body += r.map(field).join('\t') + '\n';
+  for (const r of rows) {
+    for (let i = 0; i < r.length; i++) body += (i ? '\t' : '') + field(r[i]);
+    body += '\n';
+  }
   const sink = client.query(copyFrom(`copy ${table} (${columns.join(', ')}) from stdin`));
   await pipeline(Readable.from([body]), sink);
 }

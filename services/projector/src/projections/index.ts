@@ -19,7 +19,8 @@ export function selectProjections(names: readonly string[] = []): readonly AnyPr
   if (!names.length) return PROJECTIONS;
   return names.map((n) => {
     const p = PROJECTIONS.find((x) => x.name === n);
-    if (!p) throw new Error(`unknown projection "${n}" (known: ${PROJECTIONS.map((x) => x.name).join(', ')})`);
+    if (!p)
+      throw new Error(`unknown projection "${n}" (known: ${PROJECTIONS.map((x) => x.name).join(', ')})`);
     return p;
   });
 }

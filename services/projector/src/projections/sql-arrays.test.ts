@@ -9,6 +9,17 @@ describe('sql arrays', () => {
   });
 
   it('turns rows into columns', () => {
-    expect(columnsOf([{ a: 1, b: 'x' }, { a: 2, b: 'y' }], (r) => [r.a, r.b])).toEqual([[1, 2], ['x', 'y']]);
+    expect(
+      columnsOf(
+        [
+          { a: 1, b: 'x' },
+          { a: 2, b: 'y' },
+        ],
+        (r) => [r.a, r.b],
+      ),
+    ).toEqual([
+      [1, 2],
+      ['x', 'y'],
+    ]);
   });
 });

@@ -93,9 +93,22 @@ describe('single-stream projections', () => {
       consent_state: 'granted',
       raw_props_json: '{"utm_content":"t-1"}',
     };
-    await f.given(['PixelEventCollected', e], ['PixelEventCollected', { ...e, metadata: metadata(a, at(2)) }]);
-    expect(await f.whole.rows(`select event_type, price_cents, raw_props, received_at from rm.pixel_events where account_id = $1`, [a])).toEqual([
-      { event_type: 'add_to_cart', price_cents: 1299, raw_props: { utm_content: 't-1' }, received_at: new Date(at(1)) },
+    await f.given(
+      ['PixelEventCollected', e],
+      ['PixelEventCollected', { ...e, metadata: metadata(a, at(2)) }],
+    );
+    expect(
+      await f.whole.rows(
+        `select event_type, price_cents, raw_props, received_at from rm.pixel_events where account_id = $1`,
+        [a],
+      ),
+    ).toEqual([
+      {
+        event_type: 'add_to_cart',
+        price_cents: 1299,
+        raw_props: { utm_content: 't-1' },
+        received_at: new Date(at(1)),
+      },
     ]);
   });
 
@@ -117,7 +130,12 @@ describe('single-stream projections', () => {
         task_id: 'task-1',
       },
     ]);
-    expect(await f.whole.rows(`select tracking_id, customer_id, campaign_type, sent_at from rm.campaign_sends where account_id = $1`, [a])).toEqual([
+    expect(
+      await f.whole.rows(
+        `select tracking_id, customer_id, campaign_type, sent_at from rm.campaign_sends where account_id = $1`,
+        [a],
+      ),
+    ).toEqual([
       { tracking_id: 't-1', customer_id: customer, campaign_type: 'winback', sent_at: new Date(at(1)) },
     ]);
   });

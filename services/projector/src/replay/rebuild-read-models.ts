@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import type { PoolClient } from '@holdfast/db';
 import { topicName } from '@holdfast/kafka';
 import { selectProjections } from '../projections/index.js';
 import { assertSchemaName, ensureReadModelSchema } from '../schema/ensure-read-model-schema.js';
@@ -45,9 +47,35 @@ export interface RebuildResult {
  */
 export async function rebuildReadModels(opts: RebuildOptions, deps: ProjectorDeps): Promise<RebuildResult> {
   const started = Date.now();
+  const live = assertSchemaName(opts.readSchema);
+  selectProjections(opts.projections); // unknown names fail before anything is touched
+  // One rebuild per live schema at a time: a second one would drop the first one's `_next` under it.
+  const session = await deps.pool.connect();
+  const lockKey = `holdfast.rebuild:${live}`;
+  const { rows } = await session.query<{ ok: boolean }>(`select pg_try_advisory_lock(hashtext($1)) as ok`, [
+    lockKey,
+  ]);
+  if (!rows[0]!.ok) {
+    session.release();
+    throw new Error(`a rebuild of ${live} is already running`);
+  }
+  try {
+    return await rebuild(opts, deps, session, started);
+  } finally {
+    await session.query(`select pg_advisory_unlock(hashtext($1))`, [lockKey]).catch(() => {});
+    session.release();
+  }
+}
+
+async function rebuild(
+  opts: RebuildOptions,
+  deps: ProjectorDeps,
+  client: PoolClient,
+  started: number,
+): Promise<RebuildResult> {
   const projections = selectProjections(opts.projections);
   const names = projections.map((p) => p.name);
-  const live = assertSchemaName(opts.readSchema);
+  const live = opts.readSchema;
   const next = assertSchemaName(`${live}_next`);
   await ensureReadModelSchema(deps.pool, live);
   // A previous rebuild that died half-way leaves its schema behind: start from nothing.
@@ -63,8 +91,11 @@ export async function rebuildReadModels(opts: RebuildOptions, deps: ProjectorDep
       readSchema: next,
       projections: names,
       chunkSize: opts.chunkSize,
-      groupId: `${opts.topicPrefix}holdfast.projector.rebuild.${stamp}`,
+      // Never reuse a group: one left behind (deletion is best effort) would resume mid-log.
+      groupId: `${opts.topicPrefix}holdfast.projector.rebuild.${stamp}.${randomUUID().slice(0, 8)}`,
       onOutcome: tracker.onOutcome,
+      // Nobody switches tables under a rebuild.
+      checkpointWatchMs: 0,
     },
     deps,
   );
@@ -78,7 +109,6 @@ export async function rebuildReadModels(opts: RebuildOptions, deps: ProjectorDep
     await projector.stop();
     await deleteGroup(deps, projector.groupId);
   };
-  const client = await deps.pool.connect();
   try {
     await wait('bulk', await tracker.highWatermarks());
     for (let round = 0; round < 10; round++) {
@@ -90,19 +120,20 @@ export async function rebuildReadModels(opts: RebuildOptions, deps: ProjectorDep
       await stop();
       return { projections: names, nextSchema: next, elapsedMs: Date.now() - started };
     }
-    await client.query('begin');
-    await lockLiveSchema(client, live);
-    await wait('final', await tracker.highWatermarks());
-    await stop();
-    const { oldSchema } = await moveTables(client, live, next, projections, stamp);
-    await client.query('commit');
-    deps.logger.info('read_models_switched', { live, oldSchema, projections: names });
-    return { projections: names, nextSchema: next, oldSchema, elapsedMs: Date.now() - started };
-  } catch (err) {
-    await client.query('rollback').catch(() => {});
-    throw err;
+    try {
+      await client.query('begin');
+      await lockLiveSchema(client, live);
+      await wait('final', await tracker.highWatermarks());
+      await stop();
+      const { oldSchema } = await moveTables(client, live, next, projections, stamp);
+      await client.query('commit');
+      deps.logger.info('read_models_switched', { live, oldSchema, projections: names });
+      return { projections: names, nextSchema: next, oldSchema, elapsedMs: Date.now() - started };
+    } catch (err) {
+      await client.query('rollback').catch(() => {});
+      throw err;
+    }
   } finally {
-    client.release();
     await stop();
   }
 }

@@ -38,7 +38,9 @@ export class RebuildTracker {
 
   attach(consumer: Consumer): void {
     const { START_BATCH_PROCESS, END_BATCH_PROCESS } = consumer.events;
-    consumer.on(START_BATCH_PROCESS, ({ payload }) => this.outcomes.set(`${payload.topic}:${payload.partition}`, 'applied'));
+    consumer.on(START_BATCH_PROCESS, ({ payload }) =>
+      this.outcomes.set(`${payload.topic}:${payload.partition}`, 'applied'),
+    );
     consumer.on(END_BATCH_PROCESS, ({ payload }) => {
       const tp = `${payload.topic}:${payload.partition}`;
       if (this.outcomes.get(tp) === 'applied')
@@ -53,7 +55,8 @@ export class RebuildTracker {
     try {
       const result = new Map<string, number>();
       for (const topic of this.topics)
-        for (const o of await admin.fetchTopicOffsets(topic)) result.set(`${topic}:${o.partition}`, Number(o.high));
+        for (const o of await admin.fetchTopicOffsets(topic))
+          result.set(`${topic}:${o.partition}`, Number(o.high));
       return result;
     } finally {
       await admin.disconnect();
@@ -70,7 +73,14 @@ export class RebuildTracker {
       target += high;
       if (at >= high) done++;
     }
-    return { phase, consumed, target, partitionsDone: done, partitions: targets.size, elapsedMs: Date.now() - this.started };
+    return {
+      phase,
+      consumed,
+      target,
+      partitionsDone: done,
+      partitions: targets.size,
+      elapsedMs: Date.now() - this.started,
+    };
   }
 
   /** Records between the positions and `targets`. */
@@ -95,7 +105,10 @@ export class RebuildTracker {
         lastReport = Date.now();
       }
       if (p.partitionsDone === p.partitions) return;
-      const err = await Promise.race([crashed, new Promise<undefined>((r) => setTimeout(() => r(undefined), 100))]);
+      const err = await Promise.race([
+        crashed,
+        new Promise<undefined>((r) => setTimeout(() => r(undefined), 100)),
+      ]);
       if (err) throw err;
     }
   }

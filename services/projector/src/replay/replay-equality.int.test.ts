@@ -23,7 +23,10 @@ beforeAll(async () => {
   t = await createTestEnv('replay');
   deps = { pool: t.pool, kafka: t.kafka, codec: t.codec, logger: silentLogger };
   appender = await TransactionalAppender.create(t.kafka, { name: `${t.topicPrefix}replay`, size: 1 });
-  const logger = { ...silentLogger, warn: (event: string) => void (event === 'checkpoint_moved_rewinding' && rewinds.push(event)) };
+  const logger = {
+    ...silentLogger,
+    warn: (event: string) => void (event === 'checkpoint_moved_rewinding' && rewinds.push(event)),
+  };
   live = await startProjector(
     { topicPrefix: t.topicPrefix, readSchema: 'read_models', sessionTimeoutMs: 6000, checkpointWatchMs: 500 },
     { ...deps, logger },
@@ -35,10 +38,19 @@ afterAll(async () => {
   await t?.close();
 });
 
-const append = () => appendInBatches(appender, mixedStream(t.codec, t.topicPrefix, { seed: seed++, startMinute: seed * 100_000 }), 400);
+const append = () =>
+  appendInBatches(
+    appender,
+    mixedStream(t.codec, t.topicPrefix, { seed: seed++, startMinute: seed * 100_000 }),
+    400,
+  );
 
 async function liveCaughtUp(): Promise<void> {
-  const lag = consumerLag(t.kafka, live.groupId, PROJECTIONS.map((p) => `${t.topicPrefix}${p.topic}`));
+  const lag = consumerLag(
+    t.kafka,
+    live.groupId,
+    PROJECTIONS.map((p) => `${t.topicPrefix}${p.topic}`),
+  );
   try {
     await until('live projector caught up', lag, (l) => l.length > 0 && l.every((x) => x.lag === 0));
   } finally {
@@ -48,7 +60,10 @@ async function liveCaughtUp(): Promise<void> {
 
 /** A from-scratch rebuild into read_models_next (not switched in), digested. */
 async function freshRebuildDigest() {
-  await rebuildReadModels({ topicPrefix: t.topicPrefix, readSchema: 'read_models', noSwitch: true, chunkSize: 700 }, deps);
+  await rebuildReadModels(
+    { topicPrefix: t.topicPrefix, readSchema: 'read_models', noSwitch: true, chunkSize: 700 },
+    deps,
+  );
   return readModelDigest(t.pool, 'read_models_next');
 }
 
@@ -62,17 +77,27 @@ describe('replay', () => {
     const progress: RebuildProgress[] = [];
     // A different chunk size than live: the fold must not depend on where chunks are cut.
     const result = await rebuildReadModels(
-      { topicPrefix: t.topicPrefix, readSchema: 'read_models', chunkSize: 333, onProgress: (p) => progress.push(p) },
+      {
+        topicPrefix: t.topicPrefix,
+        readSchema: 'read_models',
+        chunkSize: 333,
+        onProgress: (p) => progress.push(p),
+      },
       deps,
     );
     expect(await readModelDigest(t.pool, 'read_models')).toEqual(before);
     expect(await readModelDigest(t.pool, result.oldSchema!)).toEqual(before);
     expect(progress.at(-1)).toMatchObject({ phase: 'final' });
-    expect(progress.find((p) => p.phase === 'bulk' && p.partitionsDone === p.partitions)?.consumed).toBeGreaterThan(0);
+    expect(
+      progress.find((p) => p.phase === 'bulk' && p.partitionsDone === p.partitions)?.consumed,
+    ).toBeGreaterThan(0);
   });
 
   it('loses and duplicates nothing when the log keeps growing during a rebuild', async () => {
-    const rebuilding = rebuildReadModels({ topicPrefix: t.topicPrefix, readSchema: 'read_models', chunkSize: 1000 }, deps);
+    const rebuilding = rebuildReadModels(
+      { topicPrefix: t.topicPrefix, readSchema: 'read_models', chunkSize: 1000 },
+      deps,
+    );
     await append();
     await rebuilding;
     await append();
@@ -90,7 +115,11 @@ describe('replay', () => {
     await switchTables(t.pool, 'read_models', 'read_models_next', PROJECTIONS, 'manual');
     // No new record: partitions must be re-applied on the checkpoint watch alone.
     const fresh = JSON.stringify(await freshRebuildDigest());
-    await until('live equals a fresh rebuild', async () => JSON.stringify(await readModelDigest(t.pool, 'read_models')), (d) => d === fresh);
+    await until(
+      'live equals a fresh rebuild',
+      async () => JSON.stringify(await readModelDigest(t.pool, 'read_models')),
+      (d) => d === fresh,
+    );
     expect(rewinds.length).toBeGreaterThan(rewindsBefore);
     await append();
     await liveCaughtUp();

@@ -39,7 +39,10 @@ export async function moveTables(
     ],
   ] as const;
   for (const [t, cols] of shared) {
-    await client.query(`create table "${old}"."${t}" as select * from "${live}"."${t}" where projection = any($1)`, [names]);
+    await client.query(
+      `create table "${old}"."${t}" as select * from "${live}"."${t}" where projection = any($1)`,
+      [names],
+    );
     await client.query(`delete from "${live}"."${t}" where projection = any($1)`, [names]);
     await client.query(
       `insert into "${live}"."${t}" (${cols}) select ${cols} from "${next}"."${t}" where projection = any($1)`,

@@ -6,7 +6,11 @@ import type { LagSource } from './metrics.js';
  * The group commits only after the read-model transaction has committed (and past transaction
  * markers), so 0 means "everything in the log is in the read models".
  */
-export function consumerLag(kafka: Kafka, groupId: string, topics: readonly string[]): LagSource & { close(): Promise<void> } {
+export function consumerLag(
+  kafka: Kafka,
+  groupId: string,
+  topics: readonly string[],
+): LagSource & { close(): Promise<void> } {
   let admin: Promise<Admin> | undefined;
   const connect = () =>
     (admin ??= (async () => {

@@ -53,14 +53,18 @@ export async function insertDeadLetters(
 }
 
 // PostgreSQL text cannot hold NUL; keys and error messages of garbage records may.
-const text = (s: string) => s.replace(/\u0000/g, '');
+const text = (s: string) => s.replaceAll('\u0000', '');
 
 /**
  * Publishes DeadLettered records to `<prefix>holdfast.dlq`. It runs before the checkpoint's
  * transaction commits: a crash in between publishes a letter twice (consumers of the topic dedupe on
  * projection/topic/partition/offset), never zero times.
  */
-export function kafkaDeadLetterPublisher(appender: Appender, codec: EventCodec, prefix: string): DeadLetterPublisher {
+export function kafkaDeadLetterPublisher(
+  appender: Appender,
+  codec: EventCodec,
+  prefix: string,
+): DeadLetterPublisher {
   const topic = topicName(prefix, 'holdfast.dlq');
   return {
     async publish(letters) {

@@ -54,7 +54,7 @@ export async function decodeChunk(
       dead.push(deadLetterOf(projection, r, `unexpected record type ${decoded.type} for ${projection.name}`));
       continue;
     }
-    events.push({ ...decoded, partition: r.partition, offset: r.offset } as ProjectedEvent);
+    events.push({ ...decoded, partition: r.partition, offset: r.offset });
   }
   return { events, dead };
 }

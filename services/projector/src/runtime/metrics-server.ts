@@ -2,7 +2,10 @@ import { createServer, type Server } from 'node:http';
 import type { Registry } from '@holdfast/platform';
 
 /** Serves `GET /metrics` (Prometheus text) and `GET /healthz` on `port` (0 = any free port). */
-export async function startMetricsServer(registry: Registry, port: number): Promise<{ server: Server; port: number; close(): Promise<void> }> {
+export async function startMetricsServer(
+  registry: Registry,
+  port: number,
+): Promise<{ server: Server; port: number; close(): Promise<void> }> {
   const server = createServer((req, res) => {
     if (req.method === 'GET' && req.url === '/metrics') {
       registry

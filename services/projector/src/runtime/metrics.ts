@@ -32,7 +32,8 @@ export class ProjectorMetrics {
       async collect() {
         this.reset();
         for (const source of sources) {
-          for (const l of await source().catch(() => [])) this.set({ topic: l.topic, partition: String(l.partition) }, l.lag);
+          for (const l of await source().catch(() => []))
+            this.set({ topic: l.topic, partition: String(l.partition) }, l.lag);
         }
       },
     });

@@ -1,5 +1,11 @@
 import type { EventCodec } from '@holdfast/contracts';
-import { readCheckpoint, writeCheckpoint, type CheckpointKey, type Pool, type PoolClient } from '@holdfast/db';
+import {
+  readCheckpoint,
+  writeCheckpoint,
+  type CheckpointKey,
+  type Pool,
+  type PoolClient,
+} from '@holdfast/db';
 import type { BatchOutcome, ConsumedRecord, PartitionBatch } from '@holdfast/kafka';
 import type { Logger } from '@holdfast/platform';
 import type { AnyProjection, ProjectedEvent, ProjectionTx } from '../projection.js';
@@ -49,7 +55,10 @@ export class ProjectionRunner {
     };
     const client = await pool.connect();
     try {
-      await client.query('begin');
+      // Every join a chunk makes is a key lookup of at most 5,000 keys: it must cost O(chunk), never
+      // O(table). During a backfill statistics lag behind the table, and the planner then picks hash
+      // joins over full scans of millions of rows; nested loops over the indexes are always right here.
+      await client.query('begin; set local enable_hashjoin = off; set local enable_mergejoin = off');
       await client.query(SCHEMA_LOCK_SQL, [schema]);
       // The row must exist before `for update` can serialise two processes on this partition.
       await client.query(
@@ -77,7 +86,8 @@ export class ProjectionRunner {
       await client.query('commit');
       this.seeks.committed(batch.partition, last);
       metrics?.observeChunk(this.projection.name, fresh.length - dead.length, dead.length, started);
-      for (const d of dead) this.deps.logger.warn('record_dead_lettered', { ...addressOf(d), reason: d.reason });
+      for (const d of dead)
+        this.deps.logger.warn('record_dead_lettered', { ...addressOf(d), reason: forLogs(d.reason) });
       return { kind: 'applied' };
     } catch (err) {
       await client.query('rollback').catch(() => {});
@@ -124,13 +134,21 @@ export class ProjectionRunner {
         dead.push(deadLetterOf(this.projection, record, reasonOf(err)));
         return;
       }
-      if (whole) this.deps.logger.warn('chunk_isolating_poison', { projection: this.projection.name, size: events.length });
+      if (whole)
+        this.deps.logger.warn('chunk_isolating_poison', {
+          projection: this.projection.name,
+          size: events.length,
+        });
     }
     const mid = Math.ceil(events.length / 2);
     await this.applyIsolating(client, events.slice(0, mid), records, dead, false);
     await this.applyIsolating(client, events.slice(mid), records, dead, false);
   }
 }
+
+// Database messages quote the offending value ("invalid input syntax for type uuid: \"…\""), which may
+// be an email or a name; logs never carry those (the dead_letters row keeps the full reason).
+const forLogs = (reason: string) => reason.replace(/"[^"]*"/g, '"…"');
 
 function addressOf(d: DeadLetter) {
   return { projection: d.projection, topic: d.topic, partition: d.partition, offset: d.offset };

@@ -20,7 +20,13 @@ beforeAll(async () => {
   appender = await TransactionalAppender.create(t.kafka, { name: `${t.topicPrefix}dlqtest`, size: 1 });
   projector = await startProjector(
     { topicPrefix: t.topicPrefix, readSchema: 'read_models', sessionTimeoutMs: 6000 },
-    { pool: t.pool, kafka: t.kafka, codec: t.codec, logger: silentLogger, metrics: new ProjectorMetrics(registry) },
+    {
+      pool: t.pool,
+      kafka: t.kafka,
+      codec: t.codec,
+      logger: silentLogger,
+      metrics: new ProjectorMetrics(registry),
+    },
   );
 });
 afterAll(async () => {
@@ -39,7 +45,10 @@ describe('the projector on the real stack', () => {
     const order = (id: string, refunded: number | null = null) => ({
       topic,
       key: a,
-      value: t.codec.encode('OrderUpserted', orderUpserted(metadata(a), orderRow({ order_id: id, refunded_amount: refunded }))),
+      value: t.codec.encode(
+        'OrderUpserted',
+        orderUpserted(metadata(a), orderRow({ order_id: id, refunded_amount: refunded })),
+      ),
     });
     const unknownSchema = Buffer.concat([Buffer.from([0, 0x7f, 0xff, 0xff, 0x00]), Buffer.from('body')]);
     await appender.append([
@@ -50,8 +59,16 @@ describe('the projector on the real stack', () => {
       order('o-bad', -5), // violates orders_refunded_not_negative
       order('o-3'),
     ]);
-    await until('valid orders', () => count(`select count(*)::int as n from read_models.orders where account_id = $1`, [a]), (n) => n === 3);
-    const dead = await until('dead letters', () => listDeadLetters(t.pool, 'read_models'), (d) => d.length === 3);
+    await until(
+      'valid orders',
+      () => count(`select count(*)::int as n from read_models.orders where account_id = $1`, [a]),
+      (n) => n === 3,
+    );
+    const dead = await until(
+      'dead letters',
+      () => listDeadLetters(t.pool, 'read_models'),
+      (d) => d.length === 3,
+    );
     expect(dead.map((d) => [d.projection, d.accountId, d.reason.replace(/:.*/s, '')])).toEqual([
       ['commerce', a, 'undecodable'],
       ['commerce', a, 'undecodable'],
@@ -67,19 +84,38 @@ describe('the projector on the real stack', () => {
     await consumer.run({
       eachMessage: async ({ message }) => {
         const e = await t.codec.decode(message.value!);
-        if (e.type === 'DeadLettered') seen.push(`${e.value.projection}:${e.value.partition}:${e.value.offset}`);
+        if (e.type === 'DeadLettered')
+          seen.push(`${e.value.projection}:${e.value.partition}:${e.value.offset}`);
       },
     });
-    await until('DLQ topic records', () => Promise.resolve(seen.length), (n) => n >= 3);
+    await until(
+      'DLQ topic records',
+      () => Promise.resolve(seen.length),
+      (n) => n >= 3,
+    );
     await consumer.disconnect();
     expect(seen.sort()).toEqual(dead.map((d) => d.id).sort());
 
     // The operator fixes the cause of the constraint failure, then re-drives that letter.
     await t.pool.query(`alter table read_models.orders drop constraint orders_refunded_not_negative`);
-    const { redriven } = await redriveDeadLetters(t.pool, appender, { schema: 'read_models', topicPrefix: t.topicPrefix, ids: [dead[2]!.id] });
+    const { redriven } = await redriveDeadLetters(t.pool, appender, {
+      schema: 'read_models',
+      topicPrefix: t.topicPrefix,
+      ids: [dead[2]!.id],
+    });
     expect(redriven).toEqual([dead[2]!.id]);
-    await until('re-driven order', () => count(`select count(*)::int as n from read_models.orders where account_id = $1 and order_id = 'o-bad'`, [a]), (n) => n === 1);
-    expect(await listDeadLetters(t.pool, 'read_models', { status: 'redriven' })).toMatchObject([{ id: dead[2]!.id, status: 'redriven' }]);
+    await until(
+      're-driven order',
+      () =>
+        count(
+          `select count(*)::int as n from read_models.orders where account_id = $1 and order_id = 'o-bad'`,
+          [a],
+        ),
+      (n) => n === 1,
+    );
+    expect(await listDeadLetters(t.pool, 'read_models', { status: 'redriven' })).toMatchObject([
+      { id: dead[2]!.id, status: 'redriven' },
+    ]);
     expect(await listDeadLetters(t.pool, 'read_models')).toHaveLength(2);
   });
 
@@ -89,12 +125,39 @@ describe('the projector on the real stack', () => {
       const body = await until(
         'lag metric',
         () => fetch(`http://127.0.0.1:${http.port}/metrics`).then((r) => r.text()),
-        (b) => b.includes(`holdfast_projector_lag_records{topic="${t.topicPrefix}holdfast.commerce",partition="0"`),
+        (b) =>
+          b.includes(
+            `holdfast_projector_lag_records{topic="${t.topicPrefix}holdfast.commerce",partition="0"`,
+          ),
       );
-      expect(body).toMatch(/holdfast_projector_records_total\{projection="commerce",outcome="applied"[^}]*\} \d+/);
-      expect(body).toMatch(/holdfast_projector_records_total\{projection="commerce",outcome="dead_lettered"[^}]*\} 3/);
+      expect(body).toMatch(
+        /holdfast_projector_records_total\{projection="commerce",outcome="applied"[^}]*\} \d+/,
+      );
+      expect(body).toMatch(
+        /holdfast_projector_records_total\{projection="commerce",outcome="dead_lettered"[^}]*\} 3/,
+      );
     } finally {
       await http.close();
     }
+  });
+
+  it('lets holdfast_analyst read the read models (tables created later too), but not dead letters, and write nothing', async () => {
+    await t.pool.query(`create table read_models.analyst_probe (account_id uuid)`);
+    const { rows } = await t.pool.query(`
+      select has_schema_privilege('holdfast_analyst', 'read_models', 'usage') as usage,
+             has_table_privilege('holdfast_analyst', 'read_models.orders', 'select') as orders,
+             has_table_privilege('holdfast_analyst', 'read_models.customers', 'select') as customers,
+             has_table_privilege('holdfast_analyst', 'read_models.analyst_probe', 'select') as later,
+             has_table_privilege('holdfast_analyst', 'read_models.dead_letters', 'select') as dead_letters,
+             has_table_privilege('holdfast_analyst', 'read_models.orders', 'insert, update, delete') as writes`);
+    await t.pool.query(`drop table read_models.analyst_probe`);
+    expect(rows[0]).toEqual({
+      usage: true,
+      orders: true,
+      customers: true,
+      later: true,
+      dead_letters: false,
+      writes: false,
+    });
   });
 });

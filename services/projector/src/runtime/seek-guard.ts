@@ -22,7 +22,10 @@ export class SeekGuard {
     const to = checkpoint + 1;
     const prior = this.rewinds.get(partition);
     if (prior && prior.to === to && firstOffset <= prior.firstSeen) return undefined;
-    this.rewinds.set(partition, { to, firstSeen: prior?.to === to ? Math.min(prior.firstSeen, firstOffset) : firstOffset });
+    this.rewinds.set(partition, {
+      to,
+      firstSeen: prior?.to === to ? Math.min(prior.firstSeen, firstOffset) : firstOffset,
+    });
     return to;
   }
 

@@ -69,7 +69,10 @@ export interface RunningProjector {
  * );
  * process.on('SIGTERM', () => void projector.stop());
  */
-export async function startProjector(config: ProjectorConfig, deps: ProjectorDeps): Promise<RunningProjector> {
+export async function startProjector(
+  config: ProjectorConfig,
+  deps: ProjectorDeps,
+): Promise<RunningProjector> {
   const { kafka, codec, logger, metrics } = deps;
   await ensureReadModelSchema(deps.pool, config.readSchema);
   const projections = selectProjections(config.projections);
@@ -77,14 +80,24 @@ export async function startProjector(config: ProjectorConfig, deps: ProjectorDep
   const publisher =
     deps.publisher ??
     kafkaDeadLetterPublisher(
-      (appender = await TransactionalAppender.create(kafka, { name: `${config.topicPrefix}holdfast.projector.dlq`, size: 1 })),
+      (appender = await TransactionalAppender.create(kafka, {
+        name: `${config.topicPrefix}holdfast.projector.dlq`,
+        size: 1,
+      })),
       codec,
       config.topicPrefix,
     );
   const byTopic = new Map<string, ProjectionRunner[]>();
   for (const p of projections) {
     const topic = topicName(config.topicPrefix, p.topic);
-    const runner = new ProjectionRunner(p, { pool: deps.pool, codec, schema: config.readSchema, logger, publisher, metrics });
+    const runner = new ProjectionRunner(p, {
+      pool: deps.pool,
+      codec,
+      schema: config.readSchema,
+      logger,
+      publisher,
+      metrics,
+    });
     byTopic.set(topic, [...(byTopic.get(topic) ?? []), runner]);
   }
   // Several projections may read one topic: each applies the batch under its own checkpoint, and a
@@ -93,7 +106,8 @@ export async function startProjector(config: ProjectorConfig, deps: ProjectorDep
     let seek: string | undefined;
     for (const runner of byTopic.get(batch.topic) ?? []) {
       const outcome: BatchOutcome = await runner.handle(batch);
-      if (outcome.kind === 'seek' && (seek === undefined || Number(outcome.offset) < Number(seek))) seek = outcome.offset;
+      if (outcome.kind === 'seek' && (seek === undefined || Number(outcome.offset) < Number(seek)))
+        seek = outcome.offset;
     }
     const outcome: BatchOutcome = seek === undefined ? { kind: 'applied' } : { kind: 'seek', offset: seek };
     config.onOutcome?.(batch.topic, batch.partition, outcome);
@@ -126,13 +140,22 @@ export async function startProjector(config: ProjectorConfig, deps: ProjectorDep
     for (const [topic, runners] of byTopic)
       for (const runner of runners)
         for (const { partition, offset } of await runner.reconcile()) {
-          logger.warn('checkpoint_moved_rewinding', { projection: runner.projection.name, topic, partition, offset });
+          logger.warn('checkpoint_moved_rewinding', {
+            projection: runner.projection.name,
+            topic,
+            partition,
+            offset,
+          });
           running.consumer.seek({ topic, partition, offset: String(offset) });
         }
   };
   const lag = consumerLag(kafka, groupId, topics);
   metrics?.addLagSource(lag);
-  logger.info('projector_started', { groupId, schema: config.readSchema, projections: projections.map((p) => p.name) });
+  logger.info('projector_started', {
+    groupId,
+    schema: config.readSchema,
+    projections: projections.map((p) => p.name),
+  });
   return {
     groupId,
     consumer: running.consumer,

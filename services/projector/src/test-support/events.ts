@@ -12,7 +12,11 @@ import type {
   ZeroPartySubmitted,
 } from '@holdfast/contracts';
 
-export function metadata(accountId: string, receivedAt = '2025-01-01T00:00:00.000Z', over: Partial<EventMetadata> = {}): EventMetadata {
+export function metadata(
+  accountId: string,
+  receivedAt = '2025-01-01T00:00:00.000Z',
+  over: Partial<EventMetadata> = {},
+): EventMetadata {
   return {
     account_id: accountId,
     event_id: randomUUID(),
@@ -65,7 +69,10 @@ export function customerRow(over: Partial<CustomerRow> = {}): CustomerRow {
   };
 }
 
-export const customerUpserted = (m: EventMetadata, customer: CustomerRow): CustomerUpserted => ({ metadata: m, customer });
+export const customerUpserted = (m: EventMetadata, customer: CustomerRow): CustomerUpserted => ({
+  metadata: m,
+  customer,
+});
 
 export function customerEvent(
   m: EventMetadata,
@@ -89,7 +96,11 @@ export function customerEvent(
   };
 }
 
-export function zeroParty(m: EventMetadata, dedupKey: string, over: Partial<Omit<ZeroPartySubmitted, 'metadata' | 'dedup_key'>> = {}): ZeroPartySubmitted {
+export function zeroParty(
+  m: EventMetadata,
+  dedupKey: string,
+  over: Partial<Omit<ZeroPartySubmitted, 'metadata' | 'dedup_key'>> = {},
+): ZeroPartySubmitted {
   return {
     metadata: m,
     dedup_key: dedupKey,

@@ -23,8 +23,16 @@ export class ProjectionHarness {
     readonly schema: string,
     projection: AnyProjection,
   ) {
-    const publisher: DeadLetterPublisher = { publish: (l) => Promise.resolve(void this.published.push(...l)) };
-    this.runner = new ProjectionRunner(projection, { pool: t.pool, codec: t.codec, schema, logger: silentLogger, publisher });
+    const publisher: DeadLetterPublisher = {
+      publish: (l) => Promise.resolve(void this.published.push(...l)),
+    };
+    this.runner = new ProjectionRunner(projection, {
+      pool: t.pool,
+      codec: t.codec,
+      schema,
+      logger: silentLogger,
+      publisher,
+    });
   }
 
   static async create(t: TestEnv, schema: string, projection: AnyProjection): Promise<ProjectionHarness> {
@@ -35,8 +43,8 @@ export class ProjectionHarness {
   /** Encodes `events`, numbers them on partition 0, and applies them in chunks of `chunk` records. */
   async apply(events: readonly Given[], { chunk = 5000 } = {}): Promise<void> {
     const records = events.map((g): ConsumedRecord => {
-      const value = g[0] === 'raw' ? g[1] : this.t.codec.encode(g[0], g[1] as never);
-      const accountId = g[0] === 'raw' ? 'unknown' : (g[1] as { metadata?: { account_id: string } }).metadata?.account_id;
+      const value = g[0] === 'raw' ? g[1] : this.t.codec.encode(g[0], g[1]);
+      const accountId = 'metadata' in g[1] ? g[1].metadata.account_id : null;
       return {
         topic: 'test',
         partition: 0,
@@ -47,7 +55,11 @@ export class ProjectionHarness {
       };
     });
     for (let i = 0; i < records.length; i += chunk) {
-      const outcome = await this.runner.handle({ topic: 'test', partition: 0, records: records.slice(i, i + chunk) });
+      const outcome = await this.runner.handle({
+        topic: 'test',
+        partition: 0,
+        records: records.slice(i, i + chunk),
+      });
       if (outcome.kind !== 'applied') throw new Error(`unexpected ${outcome.kind}`);
     }
   }

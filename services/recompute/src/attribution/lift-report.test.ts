@@ -1,18 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { HOLDOUT_SHARE, isHoldout } from '@holdfast/analytics';
 import { liftFigures, monthPeriods } from './lift-report.js';
-
-/** mulberry32: a small seeded PRNG, so the simulation gives the same figures on every run. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
+import { mulberry32 } from '../campaigns/test-support/random.js';
 
 // Revenue per customer over a period: 70% buy nothing, buyers spend exp(N(3.5, 1)) — skewed like real
 // order values. Treatment multiplies every buyer's spend by (1 + effect), so the true lift in revenue

@@ -1,10 +1,12 @@
 // The recompute benchmark: N customers' orders generated straight into read_models.orders of a
 // throwaway database (COPY), then one recompute of the account, timed by phase.
 //
-//   npm run bench -w @holdfast/recompute -- [customers=1000000] [--keep]
+//   npm run bench -w @holdfast/recompute -- [customers=1000000] [--keep] [--runs N] [--reuse DB]
 //
 // DATABASE_URL (or the running stack's env file) names the server; a database hf_bench_recompute_<id>
-// is created on it and dropped afterwards unless --keep is given.
+// is created on it and dropped afterwards unless --keep is given. --reuse DB recomputes a kept
+// database again without loading; --runs N recomputes N times (the machine may be shared: look at
+// node_cpu_seconds beside the wall time). Prints one JSON line per run.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -12,7 +14,7 @@ import { join } from 'node:path';
 import type { Kysely } from 'kysely';
 import pg from 'pg';
 import { createDb, createPool } from '@holdfast/db';
-import { ensureReadModelSchema } from '../../../projector/src/index.js';
+import { ensureReadModelSchema } from '@holdfast/projector';
 import { migrateAnalytics } from '../migrations/migrate-analytics.js';
 import { recomputeAccount } from '../scoring/recompute-account.js';
 import { loadSyntheticOrders } from './bench-orders.js';
@@ -40,50 +42,70 @@ async function admin(url: string, statement: string): Promise<void> {
 }
 
 const args = process.argv.slice(2);
+const flag = (name: string): string | undefined => {
+  const at = args.indexOf(name);
+  return at === -1 ? undefined : args[at + 1];
+};
 const customers = Number(args.find((a) => /^\d+$/.test(a)) ?? 1_000_000);
-const keep = args.includes('--keep');
+const reuse = flag('--reuse');
+const runs = Number(flag('--runs') ?? 1);
+const keep = args.includes('--keep') || reuse !== undefined;
 const base = serverUrl();
-const name = `hf_bench_recompute_${randomBytes(3).toString('hex')}`;
+const name = reuse ?? `hf_bench_recompute_${randomBytes(3).toString('hex')}`;
 const url = new URL(base);
 url.pathname = `/${name}`;
-await admin(base, `create database "${name}"`);
+if (!reuse) await admin(base, `create database "${name}"`);
 const pool = createPool(url.toString(), 'recompute-bench', 4);
-const seconds = (ms: number) => (ms / 1000).toFixed(1);
+const seconds = (ms: number) => Number((ms / 1000).toFixed(1));
+const asOf = new Date('2026-11-22T02:00:00Z');
 try {
   await ensureReadModelSchema(pool, 'read_models');
   await migrateAnalytics(createDb(pool) as Kysely<unknown>);
-  const accountId = randomUUID();
-  const asOf = new Date('2026-11-22T02:00:00Z');
-  let t = performance.now();
-  const loaded = await loadSyntheticOrders(pool, 'read_models', accountId, customers, asOf);
-  console.error(`loaded ${loaded.customers} customers, ${loaded.orders} orders in ${seconds(performance.now() - t)} s`);
-  const cpu = process.cpuUsage();
-  t = performance.now();
-  const outcome = await recomputeAccount({ pool, readModelSchema: 'read_models' }, accountId, asOf);
-  const wall = performance.now() - t;
-  const used = process.cpuUsage(cpu);
-  const { rows } = await pool.query<{ n: number }>(
-    'select count(*)::int as n from analytics.customer_scores where account_id = $1',
-    [accountId],
-  );
-  console.log(
-    JSON.stringify({
-      customers: outcome.customers,
-      orders: outcome.orders,
-      repeat_customers: outcome.repeatCustomers,
-      model: outcome.model,
-      rows_written: rows[0]?.n,
-      seconds: Number(seconds(wall)),
-      phases_seconds: {
-        load: Number(seconds(outcome.ms.load)),
-        score: Number(seconds(outcome.ms.score)),
-        write: Number(seconds(outcome.ms.write)),
-      },
-      node_cpu_seconds: Number(seconds((used.user + used.system) / 1000)),
-    }),
-  );
+  let accountId: string;
+  if (reuse) {
+    const { rows } = await pool.query<{ id: string }>(
+      'select account_id as id from read_models.customers limit 1',
+    );
+    if (!rows[0]) throw new Error(`database ${name} holds no benchmark account`);
+    accountId = rows[0].id;
+  } else {
+    accountId = randomUUID();
+    const t = performance.now();
+    const loaded = await loadSyntheticOrders(pool, 'read_models', accountId, customers, asOf);
+    console.error(
+      `loaded ${loaded.customers} customers, ${loaded.orders} orders in ${seconds(performance.now() - t)} s`,
+    );
+  }
+  for (let run = 1; run <= runs; run++) {
+    const cpu = process.cpuUsage();
+    const t = performance.now();
+    const outcome = await recomputeAccount({ pool, readModelSchema: 'read_models' }, accountId, asOf);
+    const wall = performance.now() - t;
+    const used = process.cpuUsage(cpu);
+    const { rows } = await pool.query<{ n: number }>(
+      'select count(*)::int as n from analytics.customer_scores where account_id = $1',
+      [accountId],
+    );
+    console.log(
+      JSON.stringify({
+        run,
+        customers: outcome.customers,
+        orders: outcome.orders,
+        repeat_customers: outcome.repeatCustomers,
+        model: outcome.model,
+        rows_written: rows[0]?.n,
+        seconds: seconds(wall),
+        phases_seconds: {
+          load: seconds(outcome.ms.load),
+          score: seconds(outcome.ms.score),
+          write: seconds(outcome.ms.write),
+        },
+        node_cpu_seconds: seconds((used.user + used.system) / 1000),
+      }),
+    );
+  }
 } finally {
   await pool.end();
-  if (keep) console.error(`kept database ${name}`);
+  if (keep) console.error(`kept database ${name} (re-run: --reuse ${name})`);
   else await admin(base, `drop database "${name}"`);
 }

@@ -20,22 +20,12 @@ import { appendCommerce, customerUpserted, orderUpserted, waitFor } from './test
 import { startFlakyReceiver } from './test-support/flaky-receiver.js';
 import { startLocalProvider, type LocalProvider } from './test-support/local-provider.js';
 import { prepareCampaignSchemas } from './test-support/seed.js';
+import { mulberry32 } from './test-support/random.js';
 
 const DAY = 86_400_000;
 const MIN = 60_000;
 const NOW = Date.parse('2025-06-01T02:00:00.000Z');
 const CUSTOMERS = 300;
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 describe('campaigns end to end', () => {
   let t: TestEnv;

@@ -7,8 +7,9 @@ export async function up(db: Kysely<any>): Promise<void> {
   await sql`
     create schema if not exists analytics;
 
-    -- One row per scored customer. The recompute replaces an account's rows in one transaction, so a
-    -- reader sees either the previous recompute or the new one, never a mix.
+    -- One row per scored customer. Partitioned by account: a recompute builds the account's new
+    -- partition aside and swaps it in with one short transaction, so a reader sees either the previous
+    -- recompute or the new one, never a mix (services/recompute/src/scoring/write-scores.ts).
     create table analytics.customer_scores (
       account_id uuid not null,
       customer_id uuid not null,
@@ -28,9 +29,12 @@ export async function up(db: Kysely<any>): Promise<void> {
       horizon_days integer not null check (horizon_days > 0),
       as_of timestamptz not null,
       primary key (account_id, customer_id)
-    );
-    -- Audiences filter an account by state and rank by risk or value.
-    create index customer_scores_by_state on analytics.customer_scores (account_id, lifecycle_state, churn_risk desc);
+    ) partition by list (account_id);
+    -- No secondary index on purpose: ATTACH PARTITION would build it while holding the swap's lock.
+    -- An audience query reads one account's partition, which is what a filter on account_id prunes to.
+    -- Rows written straight into customer_scores (test seeds, manual fixes) land here; the account's
+    -- next recompute deletes them when it swaps its own partition in. The recompute never writes here.
+    create table analytics.customer_scores_default partition of analytics.customer_scores default;
 
     -- Every fit, kept (one row per recompute): how the model of an account moves over time.
     create table analytics.model_fits (
@@ -55,6 +59,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     end $$;
     grant usage on schema analytics to holdfast_analyst;
     grant select on all tables in schema analytics to holdfast_analyst;
+    alter default privileges in schema analytics grant select on tables to holdfast_analyst;
   `.execute(db);
 }
 

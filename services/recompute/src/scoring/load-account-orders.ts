@@ -1,6 +1,6 @@
 import { to as copyTo } from 'pg-copy-streams';
-import { toUtcDay, type CustomerSummary } from '@holdfast/analytics';
-import type { PoolClient } from '@holdfast/db';
+import { isHoldout, toUtcDay, type CustomerSummary } from '@holdfast/analytics';
+import type { Pool, PoolClient } from '@holdfast/db';
 import { LineSplitter, nextTab, readDecimal, readInt } from './copy-text.js';
 import { CustomerDays } from './customer-days.js';
 
@@ -8,51 +8,94 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DAY_MS = 86_400_000;
 
 /** What the recompute reads of one account. */
-export interface AccountOrders {
+export interface AccountData {
   /** One summary per customer with a counted order (summarizeOrders semantics). */
   readonly summaries: CustomerSummary[];
   /** Orders counted (not cancelled, with a resolved customer, on or before the as-of day). */
   readonly orders: number;
+  /** External ids by customer id, still in COPY text escaping (written back unchanged by COPY). */
+  readonly externalIds: Map<string, string>;
+  /** The customers in the universal holdout. */
+  readonly holdout: Set<string>;
 }
 
-/** COPY needs literals (it takes no parameters): only a checked UUID and an ISO instant go in. */
+/** COPY takes no parameters, so literals go in: only a checked UUID and an ISO instant. */
 export function checkedAccountId(accountId: string): string {
   if (!UUID.test(accountId)) throw new Error(`invalid account id "${accountId}"`);
   return accountId.toLowerCase();
 }
 
 /**
- * Streams the account's orders from the read model in table order (a sequential scan: ordering by
- * customer would read the heap at random) and summarises them per customer.
+ * Reads one account from the read models: its orders summarised per customer as of `asOf`, its
+ * customers' external ids and its holdout. Orders and customers are read at once on two connections
+ * that share one snapshot (pg_export_snapshot), so both describe the same moment.
  *
  * - Net amount = order_amount − refunded_amount, floored at 0 (a refund larger than the order cannot
  *   make revenue negative); cancelled orders are left out, as summarizeOrders drops them.
  * - Orders without a resolved customer cannot be scored and are left out.
- * - Only orders on or before the as-of UTC day count, and T is measured to that day.
- * - The UTC day is computed by PostgreSQL, so no timestamp is parsed here.
+ * - Only orders on or before the as-of UTC day count; T is measured to that day (`unitDays` per unit).
+ * - Orders stream in table order (ordering by customer would read the heap at random); the UTC day is
+ *   computed by PostgreSQL, so no timestamp is parsed here. The holdout hash of each new customer is
+ *   computed while the next rows are still on their way.
  *
- * Returns no summaries when the read model does not exist yet (the projector has not started).
+ * Returns no customers when the read models do not exist yet (the projector has not started).
  */
-export async function loadAccountOrders(
-  client: PoolClient,
+export async function readAccount(
+  pool: Pool,
   readModelSchema: string,
   accountId: string,
   asOf: Date,
   unitDays: number,
-): Promise<AccountOrders> {
+): Promise<AccountData> {
   const account = checkedAccountId(accountId);
-  const table = `"${readModelSchema}".orders`;
-  const { rows } = await client.query<{ ok: boolean }>(`select to_regclass($1) is not null as ok`, [table]);
-  if (!rows[0]?.ok) return { summaries: [], orders: 0 };
-  const endDay = toUtcDay(asOf);
-  const before = new Date((endDay + 1) * DAY_MS).toISOString();
-  const days = new CustomerDays();
+  const orders = await pool.connect();
+  const customers = await pool.connect();
+  try {
+    await orders.query('begin isolation level repeatable read read only');
+    const { rows } = await orders.query<{ snapshot: string; ok: boolean }>(
+      `select pg_export_snapshot() as snapshot,
+              to_regclass($1) is not null and to_regclass($2) is not null as ok`,
+      [`"${readModelSchema}".orders`, `"${readModelSchema}".customers`],
+    );
+    if (!rows[0]?.ok) return { summaries: [], orders: 0, externalIds: new Map(), holdout: new Set() };
+    await customers.query('begin isolation level repeatable read read only');
+    await customers.query(`set transaction snapshot '${rows[0].snapshot}'`);
+    // Plain scans: JIT compilation costs about a second here and saves less.
+    await Promise.all([orders.query('set local jit = off'), customers.query('set local jit = off')]);
+    const [days, externalIds] = await Promise.all([
+      streamOrders(orders, readModelSchema, account, asOf),
+      streamExternalIds(customers, readModelSchema, account),
+    ]);
+    await Promise.all([orders.query('commit'), customers.query('commit')]);
+    const summaries = days.acc.summaries(toUtcDay(asOf), unitDays);
+    return { summaries, orders: days.acc.orders, externalIds, holdout: days.holdout };
+  } catch (err) {
+    await Promise.all([
+      orders.query('rollback').catch(() => {}),
+      customers.query('rollback').catch(() => {}),
+    ]);
+    throw err;
+  } finally {
+    orders.release();
+    customers.release();
+  }
+}
+
+async function streamOrders(
+  client: PoolClient,
+  schema: string,
+  account: string,
+  asOf: Date,
+): Promise<{ acc: CustomerDays; holdout: Set<string> }> {
+  const before = new Date((toUtcDay(asOf) + 1) * DAY_MS).toISOString();
+  const acc = new CustomerDays();
+  const holdout = new Set<string>();
   const split = new LineSplitter();
   const stream = client.query(
     copyTo(`copy (
       select customer_id, (order_date at time zone 'UTC')::date - date '1970-01-01',
              greatest(order_amount - refunded_amount, 0)
-        from ${table}
+        from "${schema}".orders
        where account_id = '${account}' and cancelled_at is null and customer_id is not null
          and order_date < '${before}'
     ) to stdout`),
@@ -61,31 +104,26 @@ export async function loadAccountOrders(
     split.push(chunk, (buf, start, end) => {
       const t1 = nextTab(buf, start, end);
       const t2 = nextTab(buf, t1 + 1, end);
-      days.add(buf.toString('latin1', start, t1), readInt(buf, t1 + 1, t2), readDecimal(buf, t2 + 1, end));
+      const customerId = buf.toString('latin1', start, t1);
+      if (acc.add(customerId, readInt(buf, t1 + 1, t2), readDecimal(buf, t2 + 1, end))) {
+        if (isHoldout(account, customerId)) holdout.add(customerId);
+      }
     });
   }
   split.end();
-  return { summaries: days.summaries(endDay, unitDays), orders: days.orders };
+  return { acc, holdout };
 }
 
-/**
- * External ids of the account's customers, by customer id, still in COPY's text escaping: they are
- * written back with COPY unchanged, so they are never decoded.
- */
-export async function loadExternalIds(
+async function streamExternalIds(
   client: PoolClient,
-  readModelSchema: string,
-  accountId: string,
+  schema: string,
+  account: string,
 ): Promise<Map<string, string>> {
-  const account = checkedAccountId(accountId);
-  const table = `"${readModelSchema}".customers`;
   const out = new Map<string, string>();
-  const { rows } = await client.query<{ ok: boolean }>(`select to_regclass($1) is not null as ok`, [table]);
-  if (!rows[0]?.ok) return out;
   const split = new LineSplitter();
   const stream = client.query(
     copyTo(`copy (
-      select customer_id, external_id from ${table}
+      select customer_id, external_id from "${schema}".customers
        where account_id = '${account}' and external_id is not null
     ) to stdout`),
   );

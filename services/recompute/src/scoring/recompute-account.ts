@@ -1,9 +1,9 @@
 import { daysPerUnit, scoreCustomers, type CustomerSummary, type ScoreResult } from '@holdfast/analytics';
 import type { Pool } from '@holdfast/db';
 import { silentLogger, type Logger } from '@holdfast/platform';
-import { loadAccountOrders, loadExternalIds } from './load-account-orders.js';
-import { modelParams } from './score-rows.js';
-import { modelFitRow, replaceAccountScores } from './write-scores.js';
+import { readAccount } from './load-account-orders.js';
+import { modelFitRow } from './model-fit.js';
+import { replaceAccountScores } from './write-scores.js';
 
 /** How scores are computed; the defaults are documented in docs/analytics.md. */
 export interface ScoringSettings {
@@ -58,32 +58,27 @@ export async function recomputeAccount(
   const settings = deps.settings ?? DEFAULT_SCORING;
   const logger = deps.logger ?? silentLogger;
   const t0 = performance.now();
-  const { summaries, orders, externalIds } = await readAccount(deps, accountId, asOf);
-  const t1 = performance.now();
-  const result = scoreCustomers(summaries, {
+  const { summaries, orders, externalIds, holdout } = await readAccount(
+    deps.pool,
+    deps.readModelSchema,
+    accountId,
     asOf,
-    horizon: settings.horizonDays / daysPerUnit(TIME_UNIT),
-    discountRate: settings.discountRate,
-    timeUnit: TIME_UNIT,
-    minRepeatCustomers: settings.minRepeatCustomers,
-  });
+    daysPerUnit(TIME_UNIT),
+  );
+  const t1 = performance.now();
+  const { result, rejected } = score(summaries, asOf, settings);
   const t2 = performance.now();
   const fitSettings = {
-    ...modelParams(result),
+    time_unit: TIME_UNIT,
     horizon_days: settings.horizonDays,
     discount_rate: settings.discountRate,
   };
-  const fit = summaries.length > 0 ? modelFitRow(result, fitSettings) : null;
-  const client = await deps.pool.connect();
-  try {
-    await replaceAccountScores(
-      client,
-      { accountId, asOf, horizonDays: settings.horizonDays, result, summaries, externalIds },
-      fit,
-    );
-  } finally {
-    client.release();
-  }
+  const fit = summaries.length > 0 ? modelFitRow(result, fitSettings, rejected) : null;
+  await replaceAccountScores(
+    deps.pool,
+    { accountId, asOf, horizonDays: settings.horizonDays, result, summaries, externalIds, holdout },
+    fit,
+  );
   const t3 = performance.now();
   const outcome: RecomputeOutcome = {
     accountId,
@@ -99,31 +94,63 @@ export async function recomputeAccount(
   return outcome;
 }
 
-/** Orders and external ids from one snapshot, so both describe the same moment. */
-async function readAccount(
-  deps: RecomputeDeps,
-  accountId: string,
+/** A score that could not be stored (NaN or infinite). */
+function notFinite(r: ScoreResult): boolean {
+  return r.scores.some(
+    (s) =>
+      !Number.isFinite(s.pAlive) ||
+      !Number.isFinite(s.expectedPurchases) ||
+      !Number.isFinite(s.expectedSpend) ||
+      !Number.isFinite(s.predictedValue) ||
+      !Number.isFinite(s.lifetimeValue),
+  );
+}
+
+/**
+ * scoreCustomers, with one guard: when a trained fit lands on extreme parameters (the "optimum at
+ * infinity" of docs/analytics.md §2) some predictions can come out NaN. Rather than leave the account
+ * without scores, it is scored with the heuristic, and fallback_reason `bgnbd_predictions_not_finite`
+ * says why (model_fits keeps the rejected fit). The heuristic failing as well is an error.
+ */
+function score(
+  summaries: readonly CustomerSummary[],
   asOf: Date,
-): Promise<{ summaries: CustomerSummary[]; orders: number; externalIds: Map<string, string> }> {
-  const client = await deps.pool.connect();
-  try {
-    await client.query('begin isolation level repeatable read read only');
-    // A plain scan: JIT compilation costs about a second here and saves less.
-    await client.query('set local jit = off');
-    const { summaries, orders } = await loadAccountOrders(
-      client,
-      deps.readModelSchema,
-      accountId,
-      asOf,
-      daysPerUnit(TIME_UNIT),
-    );
-    const externalIds = summaries.length > 0 ? await loadExternalIds(client, deps.readModelSchema, accountId) : new Map<string, string>();
-    await client.query('commit');
-    return { summaries, orders, externalIds };
-  } catch (err) {
-    await client.query('rollback').catch(() => {});
-    throw err;
-  } finally {
-    client.release();
-  }
+  settings: ScoringSettings,
+): { result: ScoreResult; rejected: ScoreResult['params'] | null } {
+  const options = {
+    asOf,
+    horizon: settings.horizonDays / daysPerUnit(TIME_UNIT),
+    discountRate: settings.discountRate,
+    timeUnit: TIME_UNIT,
+    minRepeatCustomers: settings.minRepeatCustomers,
+  } as const;
+  const result = scoreCustomers(summaries, options);
+  if (!notFinite(result)) return { result, rejected: null };
+  if (result.model !== 'bgnbd-gg') throw new RangeError('heuristic scores are not finite');
+  const heuristic = scoreCustomers(summaries, { ...options, minRepeatCustomers: Number.POSITIVE_INFINITY });
+  if (notFinite(heuristic)) throw new RangeError('heuristic scores are not finite');
+  return {
+    result: {
+      ...heuristic,
+      repeatCustomers: result.repeatCustomers,
+      fallbackReason: 'bgnbd_predictions_not_finite',
+    },
+    rejected: result.params,
+  };
+}
+
+/**
+ * The sync consumer's `recompute` hook: scores the task's account as of the moment the task runs
+ * (throwing marks the task failed with the error's message).
+ *
+ * @example
+ * await startSyncConsumer(config, { pool, kafka, codec, recompute: scoreTaskAccount({ pool, readModelSchema }) });
+ */
+export function scoreTaskAccount(
+  deps: RecomputeDeps,
+  now: () => Date = () => new Date(),
+): (task: { readonly accountId: string }) => Promise<void> {
+  return async (task) => {
+    await recomputeAccount(deps, task.accountId, now());
+  };
 }

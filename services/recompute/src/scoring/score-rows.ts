@@ -1,8 +1,12 @@
-import { isHoldout, type CustomerSummary, type ScoreResult } from '@holdfast/analytics';
+import type { CustomerSummary, ScoreResult } from '@holdfast/analytics';
 
-/** The columns of analytics.customer_scores, in the order {@link scoreLines} writes them. */
-export const SCORE_COLUMNS = [
-  'account_id',
+/**
+ * The per-customer columns of analytics.customer_scores, in the order {@link scoreLines} writes them.
+ * The columns every row of a recompute shares (account_id, model, model_params, horizon_days, as_of)
+ * are filled by column defaults of the table being built: PostgreSQL then parses model_params once,
+ * not once per row (parsing a million jsonb values took longer than everything else in the write).
+ */
+export const PER_CUSTOMER_COLUMNS = [
   'customer_id',
   'external_id',
   'churn_risk',
@@ -15,13 +19,9 @@ export const SCORE_COLUMNS = [
   'predicted_value',
   'lifetime_value',
   'is_holdout',
-  'model',
-  'model_params',
-  'horizon_days',
-  'as_of',
 ] as const;
 
-/** What every row of one recompute shares. */
+/** Everything the rows of one recompute are made of. */
 export interface ScoreBatch {
   readonly accountId: string;
   readonly asOf: Date;
@@ -31,12 +31,13 @@ export interface ScoreBatch {
   readonly summaries: readonly CustomerSummary[];
   /** External ids by customer id, already in COPY text escaping. */
   readonly externalIds: ReadonlyMap<string, string>;
+  /** Customer ids in the universal holdout (`isHoldout` of @holdfast/analytics). */
+  readonly holdout: ReadonlySet<string>;
 }
 
 /**
- * The compact parameters stored on every row (model_params): enough to recompute any prediction. The
- * fit's diagnostics (log-likelihood, iterations, convergence) are in analytics.model_fits once per
- * recompute, not a million times.
+ * The parameters stored on every row (model_params): enough to recompute any prediction. The fit's
+ * diagnostics (log-likelihood, iterations, convergence) are in analytics.model_fits, once per recompute.
  */
 export function modelParams(result: ScoreResult): Record<string, unknown> {
   const p = result.params;
@@ -50,66 +51,39 @@ export function modelParams(result: ScoreResult): Record<string, unknown> {
   return { time_unit: 'weeks', account_median_gap: p.accountMedianGap };
 }
 
-// Money is stored with 4 decimals (as the orders are); probabilities keep full precision.
-const money = (v: number): string => finite(v).toFixed(4);
-const float = (v: number): string => String(finite(v));
-
 function finite(v: number): number {
   if (!Number.isFinite(v)) throw new RangeError(`non-finite score value ${v}`);
   return v;
 }
 
-/** COPY text-format escaping of a string that may hold tabs, newlines or backslashes. */
-export function copyEscape(text: string): string {
-  return /[\\\t\n\r]/.test(text)
-    ? text.replace(/[\\\t\n\r]/g, (c) => (c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\r'))
-    : text;
-}
+// Money is stored with 4 decimals, as the orders are; probabilities and counts keep full precision.
+const money = (v: number): string => String(Math.round(finite(v) * 10_000) / 10_000);
+const float = (v: number): string => String(finite(v));
 
 /**
- * The rows of analytics.customer_scores in COPY text format, `chunkRows` lines per string, so that
- * a million rows are produced as they are written rather than held as one giant string.
+ * The rows of analytics.customer_scores ({@link PER_CUSTOMER_COLUMNS}) in COPY text format,
+ * `chunkRows` lines per string, so that a million rows stream into COPY as they are made.
  */
 export function* scoreLines(batch: ScoreBatch, chunkRows = 5000): Generator<string> {
-  const { accountId, asOf, horizonDays, result, externalIds, summaries } = batch;
+  const { result, externalIds, summaries, holdout } = batch;
   if (summaries.length !== result.scores.length) throw new Error('scores and summaries differ in length');
-  const shared = {
-    model: result.model,
-    params: copyEscape(JSON.stringify(modelParams(result))),
-    horizon: String(horizonDays),
-    asOf: asOf.toISOString(),
-  };
-  let lines: string[] = [];
+  let chunk = '';
+  let rows = 0;
   for (let i = 0; i < summaries.length; i++) {
     const s = result.scores[i]!;
     const summary = summaries[i]!;
     if (summary.customerId !== s.customerId) throw new Error('scores and summaries are not aligned');
     const next = s.predictedNextPurchaseAt;
-    lines.push(
-      [
-        accountId,
-        s.customerId,
-        externalIds.get(s.customerId) ?? '\\N',
-        float(s.churnRisk),
-        s.state,
-        float(s.pAlive),
-        next === null ? '\\N' : next.toISOString(),
-        float(s.expectedPurchases),
-        money(s.expectedSpend),
-        money(summary.totalRevenue),
-        money(s.predictedValue),
-        money(s.lifetimeValue),
-        isHoldout(accountId, s.customerId) ? 't' : 'f',
-        shared.model,
-        shared.params,
-        shared.horizon,
-        shared.asOf,
-      ].join('\t'),
-    );
-    if (lines.length >= chunkRows) {
-      yield `${lines.join('\n')}\n`;
-      lines = [];
+    chunk +=
+      `${s.customerId}\t${externalIds.get(s.customerId) ?? '\\N'}\t${float(s.churnRisk)}\t${s.state}\t` +
+      `${float(s.pAlive)}\t${next === null ? '\\N' : next.toISOString()}\t${float(s.expectedPurchases)}\t` +
+      `${money(s.expectedSpend)}\t${money(summary.totalRevenue)}\t${money(s.predictedValue)}\t` +
+      `${money(s.lifetimeValue)}\t${holdout.has(s.customerId) ? 't' : 'f'}\n`;
+    if (++rows === chunkRows) {
+      yield chunk;
+      chunk = '';
+      rows = 0;
     }
   }
-  if (lines.length > 0) yield `${lines.join('\n')}\n`;
+  if (chunk !== '') yield chunk;
 }

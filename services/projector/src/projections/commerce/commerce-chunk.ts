@@ -13,7 +13,8 @@ import type { OrderWrite } from './write-orders.js';
 import type { CustomerEventRow, ZeroPartyRow } from './write-webhook-rows.js';
 
 /** The records of holdfast.commerce: everything that resolves customer identity shares one log. */
-export type CommerceEventName = 'OrderUpserted' | 'CustomerUpserted' | 'CustomerEventReceived' | 'ZeroPartySubmitted';
+export type CommerceEventName =
+  'OrderUpserted' | 'CustomerUpserted' | 'CustomerEventReceived' | 'ZeroPartySubmitted';
 
 /** Stored state a chunk needs before it can fold: loaded once per chunk, in the chunk's transaction. */
 export interface ChunkState {

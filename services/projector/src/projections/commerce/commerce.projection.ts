@@ -30,7 +30,10 @@ function keysOf(events: readonly ProjectedEvent<CommerceEventName>[]) {
         break;
       }
       case 'ZeroPartySubmitted':
-        lookups.push({ accountId, keys: { externalId: e.value.external_customer_id, email: e.value.email, phone: null } });
+        lookups.push({
+          accountId,
+          keys: { externalId: e.value.external_customer_id, email: e.value.email, phone: null },
+        });
         submissionKeys.add(accountId, e.value.dedup_key);
         break;
     }

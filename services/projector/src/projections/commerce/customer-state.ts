@@ -87,28 +87,65 @@ export function newCustomer(accountId: string, customerId: string, receivedAt: s
  */
 export function mergeCustomer(c: CustomerState, p: CustomerPatch, receivedAt: string): boolean {
   let changed = false;
-  const set = <K extends keyof CustomerState>(key: K, value: CustomerState[K] | null | undefined) => {
-    if (value === null || value === undefined || value === c[key]) return;
-    (c as { [k in K]: CustomerState[K] })[key] = value;
+  // Field by field rather than through a generic setter: this runs for every order of a backfill.
+  if (p.externalId != null && p.externalId !== c.externalId) {
+    c.externalId = p.externalId;
     changed = true;
-  };
-  set('externalId', p.externalId);
-  set('email', p.email);
-  set('phone', p.phone);
-  set('name', p.name);
+  }
+  if (p.email != null && p.email !== c.email) {
+    c.email = p.email;
+    changed = true;
+  }
+  if (p.phone != null && p.phone !== c.phone) {
+    c.phone = p.phone;
+    changed = true;
+  }
+  if (p.name != null && p.name !== c.name) {
+    c.name = p.name;
+    changed = true;
+  }
   const a = p.address;
-  if (a && (a.street !== c.address.street || a.city !== c.address.city || a.state !== c.address.state || a.zip !== c.address.zip || a.country !== c.address.country)) {
+  const address = c.address;
+  if (
+    a &&
+    (a.street !== address.street ||
+      a.city !== address.city ||
+      a.state !== address.state ||
+      a.zip !== address.zip ||
+      a.country !== address.country)
+  ) {
     c.address = a;
     changed = true;
   }
-  set('consentMarketingEmail', p.consentMarketingEmail);
-  set('consentSms', p.consentSms);
-  set('consentSuppressed', p.consentSuppressed);
-  set('consentBounced', p.consentBounced);
-  set('sourceLabel', p.sourceLabel);
-  set('subscriptionStatus', p.subscriptionStatus);
+  if (p.consentMarketingEmail != null && p.consentMarketingEmail !== c.consentMarketingEmail) {
+    c.consentMarketingEmail = p.consentMarketingEmail;
+    changed = true;
+  }
+  if (p.consentSms != null && p.consentSms !== c.consentSms) {
+    c.consentSms = p.consentSms;
+    changed = true;
+  }
+  if (p.consentSuppressed != null && p.consentSuppressed !== c.consentSuppressed) {
+    c.consentSuppressed = p.consentSuppressed;
+    changed = true;
+  }
+  if (p.consentBounced != null && p.consentBounced !== c.consentBounced) {
+    c.consentBounced = p.consentBounced;
+    changed = true;
+  }
+  if (p.sourceLabel != null && p.sourceLabel !== c.sourceLabel) {
+    c.sourceLabel = p.sourceLabel;
+    changed = true;
+  }
+  if (p.subscriptionStatus != null && p.subscriptionStatus !== c.subscriptionStatus) {
+    c.subscriptionStatus = p.subscriptionStatus;
+    changed = true;
+  }
   const started = p.subscriptionStartedAt;
-  if (started && (c.subscriptionStartedAt === null || instantKey(started) < instantKey(c.subscriptionStartedAt))) {
+  if (
+    started &&
+    (c.subscriptionStartedAt === null || instantKey(started) < instantKey(c.subscriptionStartedAt))
+  ) {
     c.subscriptionStartedAt = started;
     changed = true;
   }

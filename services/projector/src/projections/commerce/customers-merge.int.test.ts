@@ -1,7 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CustomerRow } from '@holdfast/contracts';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
-import { customerRow, customerUpserted, metadata, orderRow, orderUpserted } from '../../test-support/events.js';
+import {
+  customerRow,
+  customerUpserted,
+  metadata,
+  orderRow,
+  orderUpserted,
+} from '../../test-support/events.js';
 import { MergeFixture } from '../../test-support/merge-fixture.js';
 import type { Given } from '../../test-support/projection-harness.js';
 import { commerceProjection } from './commerce.projection.js';
@@ -33,9 +39,17 @@ describe('customer identity resolution', () => {
   it('creates a customer with a deterministic id when nothing matches', async () => {
     const a = f.account();
     const m = metadata(a, at(1));
-    await f.given(['CustomerUpserted', customerUpserted(m, customerRow({ external_id: 'e-1', email: 'a@x.co' }))]);
+    await f.given([
+      'CustomerUpserted',
+      customerUpserted(m, customerRow({ external_id: 'e-1', email: 'a@x.co' })),
+    ]);
     expect(await customersOf(a)).toMatchObject([
-      { customer_id: customerUuid(a, m.event_id), external_id: 'e-1', email: 'a@x.co', created_at: new Date(at(1)) },
+      {
+        customer_id: customerUuid(a, m.event_id),
+        external_id: 'e-1',
+        email: 'a@x.co',
+        created_at: new Date(at(1)),
+      },
     ]);
   });
 
@@ -56,13 +70,21 @@ describe('customer identity resolution', () => {
 
   it('then by email, linking the external id to a customer that had none', async () => {
     const a = f.account();
-    await f.given(customer(a, 1, { email: 'a@x.co', name: 'Ann' }), customer(a, 2, { external_id: 'e-7', email: 'a@x.co' }));
-    expect(await customersOf(a)).toMatchObject([{ external_id: 'e-7', email: 'a@x.co', name: 'Ann', updated_at: new Date(at(2)) }]);
+    await f.given(
+      customer(a, 1, { email: 'a@x.co', name: 'Ann' }),
+      customer(a, 2, { external_id: 'e-7', email: 'a@x.co' }),
+    );
+    expect(await customersOf(a)).toMatchObject([
+      { external_id: 'e-7', email: 'a@x.co', name: 'Ann', updated_at: new Date(at(2)) },
+    ]);
   });
 
   it('then by phone', async () => {
     const a = f.account();
-    await f.given(customer(a, 1, { phone: '+15125550101' }), customer(a, 2, { email: 'b@x.co', phone: '+15125550101' }));
+    await f.given(
+      customer(a, 1, { phone: '+15125550101' }),
+      customer(a, 2, { email: 'b@x.co', phone: '+15125550101' }),
+    );
     expect(await customersOf(a)).toMatchObject([{ email: 'b@x.co', phone: '+15125550101' }]);
   });
 
@@ -84,15 +106,32 @@ describe('customer identity resolution', () => {
     const second = metadata(a, at(2));
     await f.given(
       customer(a, 0, { email: 'buyer@x.co', source_label: 'shopify-import' }),
-      ['OrderUpserted', orderUpserted(metadata(a, at(1)), orderRow({ order_id: 'o-1', customer_id: 'c-9', email: 'buyer@x.co', customer_name: 'Bea' }))],
-      ['OrderUpserted', orderUpserted(second, orderRow({ order_id: 'o-2', customer_id: 'c-10', phone: '+15125550199' }))],
+      [
+        'OrderUpserted',
+        orderUpserted(
+          metadata(a, at(1)),
+          orderRow({ order_id: 'o-1', customer_id: 'c-9', email: 'buyer@x.co', customer_name: 'Bea' }),
+        ),
+      ],
+      [
+        'OrderUpserted',
+        orderUpserted(second, orderRow({ order_id: 'o-2', customer_id: 'c-10', phone: '+15125550199' })),
+      ],
     );
     const rows = await customersOf(a);
     expect(rows).toMatchObject([
       { external_id: 'c-9', email: 'buyer@x.co', name: 'Bea', source_label: 'shopify-import' },
-      { external_id: 'c-10', phone: '+15125550199', source_label: 'custom-api', customer_id: customerUuid(a, second.event_id) },
+      {
+        external_id: 'c-10',
+        phone: '+15125550199',
+        source_label: 'custom-api',
+        customer_id: customerUuid(a, second.event_id),
+      },
     ]);
-    const orders = await f.whole.rows(`select order_id, customer_id from rm.orders where account_id = $1 order by order_id`, [a]);
+    const orders = await f.whole.rows(
+      `select order_id, customer_id from rm.orders where account_id = $1 order by order_id`,
+      [a],
+    );
     expect(orders).toEqual([
       { order_id: 'o-1', customer_id: rows[0]!.customer_id },
       { order_id: 'o-2', customer_id: rows[1]!.customer_id },
@@ -104,36 +143,78 @@ describe('customer merge rules', () => {
   it('keeps consent keys that a row omits; new customers start without consent', async () => {
     const a = f.account();
     await f.given(
-      customer(a, 1, { external_id: 'e-1', consent: { marketing_email: true, sms: true, suppressed: null, bounced: null } }),
-      customer(a, 2, { external_id: 'e-1', consent: { marketing_email: null, sms: false, suppressed: null, bounced: null } }),
+      customer(a, 1, {
+        external_id: 'e-1',
+        consent: { marketing_email: true, sms: true, suppressed: null, bounced: null },
+      }),
+      customer(a, 2, {
+        external_id: 'e-1',
+        consent: { marketing_email: null, sms: false, suppressed: null, bounced: null },
+      }),
       customer(a, 3, { external_id: 'e-1', consent: null }),
     );
     expect(await customersOf(a)).toMatchObject([
-      { consent_marketing_email: true, consent_sms: false, consent_suppressed: false, consent_bounced: false },
+      {
+        consent_marketing_email: true,
+        consent_sms: false,
+        consent_suppressed: false,
+        consent_bounced: false,
+      },
     ]);
   });
 
   it('writes the address only when a row carries one, and replaces it whole', async () => {
     const a = f.account();
-    const addr = (street: string | null, city: string | null, state: string | null) => ({ street, city, state, zip: null, country: 'US' });
+    const addr = (street: string | null, city: string | null, state: string | null) => ({
+      street,
+      city,
+      state,
+      zip: null,
+      country: 'US',
+    });
     await f.given(
       customer(a, 1, { external_id: 'e-1', address: addr('1 Main St', 'Austin', 'TX') }),
       customer(a, 2, { external_id: 'e-1', address: null }),
     );
     expect(await customersOf(a)).toMatchObject([
-      { address_street: '1 Main St', address_city: 'Austin', address_state: 'TX', address_zip: null, address_country: 'US' },
+      {
+        address_street: '1 Main St',
+        address_city: 'Austin',
+        address_state: 'TX',
+        address_zip: null,
+        address_country: 'US',
+      },
     ]);
-    await f.given(customer(a, 3, { external_id: 'e-1', address: { street: null, city: 'Toronto', state: null, zip: 'M5V', country: 'CA' } }));
+    await f.given(
+      customer(a, 3, {
+        external_id: 'e-1',
+        address: { street: null, city: 'Toronto', state: null, zip: 'M5V', country: 'CA' },
+      }),
+    );
     expect(await customersOf(a)).toMatchObject([
-      { address_street: null, address_city: 'Toronto', address_state: null, address_zip: 'M5V', address_country: 'CA' },
+      {
+        address_street: null,
+        address_city: 'Toronto',
+        address_state: null,
+        address_zip: 'M5V',
+        address_country: 'CA',
+      },
     ]);
   });
 
   it('keeps subscription_started_at write-once, earliest wins; the status follows the last row that sets it', async () => {
     const a = f.account();
     await f.given(
-      customer(a, 1, { external_id: 'e-1', subscription_status: 'active', subscription_started_at: '2024-05-01T00:00:00.000Z' }),
-      customer(a, 2, { external_id: 'e-1', subscription_status: 'paused', subscription_started_at: '2024-03-01T00:00:00.000Z' }),
+      customer(a, 1, {
+        external_id: 'e-1',
+        subscription_status: 'active',
+        subscription_started_at: '2024-05-01T00:00:00.000Z',
+      }),
+      customer(a, 2, {
+        external_id: 'e-1',
+        subscription_status: 'paused',
+        subscription_started_at: '2024-03-01T00:00:00.000Z',
+      }),
       customer(a, 3, { external_id: 'e-1', subscription_started_at: '2024-04-01T00:00:00.000123Z' }),
     );
     expect(await customersOf(a)).toMatchObject([
@@ -143,13 +224,21 @@ describe('customer merge rules', () => {
 
   it('defaults source_label to custom-api and stores an explicit one', async () => {
     const a = f.account();
-    await f.given(customer(a, 1, { external_id: 'e-1' }), customer(a, 1, { external_id: 'e-2', source_label: 'klaviyo' }));
+    await f.given(
+      customer(a, 1, { external_id: 'e-1' }),
+      customer(a, 1, { external_id: 'e-2', source_label: 'klaviyo' }),
+    );
     expect((await customersOf(a)).map((r) => r.source_label).sort()).toEqual(['custom-api', 'klaviyo']);
   });
 
   it('takes created_at and updated_at from the records, never the clock', async () => {
     const a = f.account();
-    await f.given(customer(a, 5, { external_id: 'e-1', name: 'A' }), customer(a, 9, { external_id: 'e-1', name: 'B' }));
-    expect(await customersOf(a)).toMatchObject([{ name: 'B', created_at: new Date(at(5)), updated_at: new Date(at(9)) }]);
+    await f.given(
+      customer(a, 5, { external_id: 'e-1', name: 'A' }),
+      customer(a, 9, { external_id: 'e-1', name: 'B' }),
+    );
+    expect(await customersOf(a)).toMatchObject([
+      { name: 'B', created_at: new Date(at(5)), updated_at: new Date(at(9)) },
+    ]);
   });
 });

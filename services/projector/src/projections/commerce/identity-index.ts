@@ -47,7 +47,10 @@ export class IdentityIndex<I extends Identity = Identity> {
     if (identity.phone !== null) setOf(this.byPhone, k(a, identity.phone)).add(identity);
   }
 
-  resolve(accountId: string, keys: IdentityKeys): { readonly identity: I; readonly method: LinkMethod } | undefined {
+  resolve(
+    accountId: string,
+    keys: IdentityKeys,
+  ): { readonly identity: I; readonly method: LinkMethod } | undefined {
     if (keys.externalId !== null) {
       const found = this.byExternalId.get(k(accountId, keys.externalId));
       if (found) return { identity: found, method: 'provider_id' };

@@ -42,15 +42,30 @@ describe('IdentityIndex', () => {
       identity('c1', { externalId: 'e1', email: 'x@a.co' }),
       identity('c2', { email: 'y@a.co', phone: '+1' }),
     ]);
-    expect(index.resolve(A, { externalId: 'e1', email: 'y@a.co', phone: null })).toMatchObject({ method: 'provider_id', identity: { customerId: 'c1' } });
-    expect(index.resolve(A, { externalId: null, email: 'y@a.co', phone: null })).toMatchObject({ method: 'email', identity: { customerId: 'c2' } });
-    expect(index.resolve(A, { externalId: null, email: 'z@a.co', phone: '+1' })).toMatchObject({ method: 'phone', identity: { customerId: 'c2' } });
+    expect(index.resolve(A, { externalId: 'e1', email: 'y@a.co', phone: null })).toMatchObject({
+      method: 'provider_id',
+      identity: { customerId: 'c1' },
+    });
+    expect(index.resolve(A, { externalId: null, email: 'y@a.co', phone: null })).toMatchObject({
+      method: 'email',
+      identity: { customerId: 'c2' },
+    });
+    expect(index.resolve(A, { externalId: null, email: 'z@a.co', phone: '+1' })).toMatchObject({
+      method: 'phone',
+      identity: { customerId: 'c2' },
+    });
     expect(index.resolve(A, { externalId: 'e9', email: 'x@a.co', phone: null })).toBeUndefined();
   });
 
   it('picks the earliest created when several customers share an email', () => {
-    const index = new IdentityIndex([identity('c2', { email: 'h@a.co', createdUs: 5 }), identity('c1', { email: 'h@a.co', createdUs: 5 }), identity('c0', { email: 'h@a.co', externalId: 'e', createdUs: 9 })]);
-    expect(index.resolve(A, { externalId: null, email: 'h@a.co', phone: null })?.identity.customerId).toBe('c1');
+    const index = new IdentityIndex([
+      identity('c2', { email: 'h@a.co', createdUs: 5 }),
+      identity('c1', { email: 'h@a.co', createdUs: 5 }),
+      identity('c0', { email: 'h@a.co', externalId: 'e', createdUs: 9 }),
+    ]);
+    expect(index.resolve(A, { externalId: null, email: 'h@a.co', phone: null })?.identity.customerId).toBe(
+      'c1',
+    );
   });
 
   it('follows changed keys', () => {
@@ -67,10 +82,45 @@ describe('IdentityIndex', () => {
 describe('mergeCustomer', () => {
   it('keeps omitted values, replaces the address whole, and keeps the earliest subscription start', () => {
     const c = newCustomer(A, 'c1', '2025-01-01T00:00:00Z');
-    expect(mergeCustomer(c, { externalId: 'e1', email: 'a@x.co', phone: null, consentSms: true, subscriptionStartedAt: '2024-05-01T00:00:00Z' }, '2025-01-01T00:00:01Z')).toBe(true);
-    mergeCustomer(c, { externalId: null, email: null, phone: null, consentSms: null, address: { street: 's', city: null, state: null, zip: null, country: 'US' } }, '2025-01-01T00:00:02Z');
-    mergeCustomer(c, { externalId: null, email: 'b@x.co', phone: null, subscriptionStartedAt: '2024-03-01T00:00:00.000001Z' }, '2025-01-01T00:00:03Z');
-    mergeCustomer(c, { externalId: null, email: null, phone: null, subscriptionStartedAt: '2024-04-01T00:00:00Z' }, '2025-01-01T00:00:04Z');
+    expect(
+      mergeCustomer(
+        c,
+        {
+          externalId: 'e1',
+          email: 'a@x.co',
+          phone: null,
+          consentSms: true,
+          subscriptionStartedAt: '2024-05-01T00:00:00Z',
+        },
+        '2025-01-01T00:00:01Z',
+      ),
+    ).toBe(true);
+    mergeCustomer(
+      c,
+      {
+        externalId: null,
+        email: null,
+        phone: null,
+        consentSms: null,
+        address: { street: 's', city: null, state: null, zip: null, country: 'US' },
+      },
+      '2025-01-01T00:00:02Z',
+    );
+    mergeCustomer(
+      c,
+      {
+        externalId: null,
+        email: 'b@x.co',
+        phone: null,
+        subscriptionStartedAt: '2024-03-01T00:00:00.000001Z',
+      },
+      '2025-01-01T00:00:03Z',
+    );
+    mergeCustomer(
+      c,
+      { externalId: null, email: null, phone: null, subscriptionStartedAt: '2024-04-01T00:00:00Z' },
+      '2025-01-01T00:00:04Z',
+    );
     expect(c).toMatchObject({
       externalId: 'e1',
       email: 'b@x.co',
@@ -86,7 +136,13 @@ describe('mergeCustomer', () => {
   it('reports no change (and keeps updated_at) when a record repeats what is stored', () => {
     const c = newCustomer(A, 'c1', '2025-01-01T00:00:00Z');
     mergeCustomer(c, { externalId: 'e1', email: 'a@x.co', phone: null, name: 'Ann' }, '2025-01-01T00:00:01Z');
-    expect(mergeCustomer(c, { externalId: 'e1', email: 'a@x.co', phone: null, name: 'Ann' }, '2025-01-02T00:00:00Z')).toBe(false);
+    expect(
+      mergeCustomer(
+        c,
+        { externalId: 'e1', email: 'a@x.co', phone: null, name: 'Ann' },
+        '2025-01-02T00:00:00Z',
+      ),
+    ).toBe(false);
     expect(c.updatedAt).toBe('2025-01-01T00:00:01Z');
   });
 });

@@ -66,7 +66,10 @@ interface Row {
  * for the records whose external id is absent or unknown, since a record found by external id never
  * looks further. That second step is small on a backfill, where most orders name known customers.
  */
-export async function loadCustomers(tx: ProjectionTx, lookups: readonly IdentityLookup[]): Promise<CustomerState[]> {
+export async function loadCustomers(
+  tx: ProjectionTx,
+  lookups: readonly IdentityLookup[],
+): Promise<CustomerState[]> {
   const t = qualified(tx.schema, 'customers');
   const externalIds = new KeySet();
   for (const l of lookups) externalIds.add(l.accountId, l.keys.externalId);
@@ -111,7 +114,13 @@ function toState(r: Row): CustomerState {
     email: r.email,
     phone: r.phone,
     name: r.name,
-    address: { street: r.address_street, city: r.address_city, state: r.address_state, zip: r.address_zip, country: r.address_country },
+    address: {
+      street: r.address_street,
+      city: r.address_city,
+      state: r.address_state,
+      zip: r.address_zip,
+      country: r.address_country,
+    },
     consentMarketingEmail: r.consent_marketing_email,
     consentSms: r.consent_sms,
     consentSuppressed: r.consent_suppressed,

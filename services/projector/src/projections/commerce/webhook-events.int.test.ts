@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
-import { customerEvent, customerRow, customerUpserted, metadata, zeroParty } from '../../test-support/events.js';
+import {
+  customerEvent,
+  customerRow,
+  customerUpserted,
+  metadata,
+  zeroParty,
+} from '../../test-support/events.js';
 import { MergeFixture } from '../../test-support/merge-fixture.js';
 import { commerceProjection } from './commerce.projection.js';
 import { customerUuid } from './customer-id.js';
@@ -21,8 +27,14 @@ describe('inbound customer events (POST /webhooks/custom-api)', () => {
     const a = f.account();
     const first = metadata(a, at(1));
     await f.given(
-      ['CustomerEventReceived', customerEvent(first, 'k1', { external_id: 'e-1', email: 'a@x.co', phone: '+15125550100' })],
-      ['CustomerEventReceived', customerEvent(metadata(a, at(2)), 'k2', { external_id: 'e-1', event_type: 'login' })],
+      [
+        'CustomerEventReceived',
+        customerEvent(first, 'k1', { external_id: 'e-1', email: 'a@x.co', phone: '+15125550100' }),
+      ],
+      [
+        'CustomerEventReceived',
+        customerEvent(metadata(a, at(2)), 'k2', { external_id: 'e-1', event_type: 'login' }),
+      ],
       ['CustomerEventReceived', customerEvent(metadata(a, at(3)), 'k3', { email: 'a@x.co' })],
       ['CustomerEventReceived', customerEvent(metadata(a, at(4)), 'k4', { phone: '+15125550100' })],
     );
@@ -43,13 +55,43 @@ describe('inbound customer events (POST /webhooks/custom-api)', () => {
     const a = f.account();
     const m = metadata(a, at(1));
     await f.given(
-      ['CustomerUpserted', customerUpserted(metadata(a, at(0)), customerRow({ external_id: 'e-1', consent: { marketing_email: true, sms: true, suppressed: null, bounced: null } }))],
-      ['CustomerEventReceived', customerEvent(m, 'stop', { external_id: 'e-1', consent: { marketing_email: null, sms: false, suppressed: null, bounced: null } })],
-      ['CustomerEventReceived', customerEvent(metadata(a, at(2)), 'stop', { external_id: 'e-1', name: 'Changed', consent: { marketing_email: false, sms: true, suppressed: true, bounced: null } })],
+      [
+        'CustomerUpserted',
+        customerUpserted(
+          metadata(a, at(0)),
+          customerRow({
+            external_id: 'e-1',
+            consent: { marketing_email: true, sms: true, suppressed: null, bounced: null },
+          }),
+        ),
+      ],
+      [
+        'CustomerEventReceived',
+        customerEvent(m, 'stop', {
+          external_id: 'e-1',
+          consent: { marketing_email: null, sms: false, suppressed: null, bounced: null },
+        }),
+      ],
+      [
+        'CustomerEventReceived',
+        customerEvent(metadata(a, at(2)), 'stop', {
+          external_id: 'e-1',
+          name: 'Changed',
+          consent: { marketing_email: false, sms: true, suppressed: true, bounced: null },
+        }),
+      ],
     );
     const [c] = await f.whole.rows(`select * from rm.customers where account_id = $1`, [a]);
-    expect(c).toMatchObject({ name: null, consent_marketing_email: true, consent_sms: false, consent_suppressed: false });
-    const events = await f.whole.rows(`select event_id, link_method from rm.customer_events where account_id = $1`, [a]);
+    expect(c).toMatchObject({
+      name: null,
+      consent_marketing_email: true,
+      consent_sms: false,
+      consent_suppressed: false,
+    });
+    const events = await f.whole.rows(
+      `select event_id, link_method from rm.customer_events where account_id = $1`,
+      [a],
+    );
     expect(events).toEqual([{ event_id: m.event_id, link_method: 'provider_id' }]);
   });
 });
@@ -59,11 +101,29 @@ describe('zero-party submissions', () => {
     const a = f.account();
     const m = metadata(a, at(1));
     await f.given(
-      ['CustomerUpserted', customerUpserted(metadata(a, at(0)), customerRow({ external_id: 'e-1', email: 'q@x.co' }))],
-      ['ZeroPartySubmitted', zeroParty(m, 'zp:1', { email: 'q@x.co', interests: ['tea', 'a "b"'], attributes_json: '{"size":"M"}', quiz_version: '3', completed_at: '2025-01-01T00:00:30.000Z' })],
-      ['ZeroPartySubmitted', zeroParty(metadata(a, at(2)), 'zp:1', { email: 'q@x.co', interests: ['coffee'] })],
+      [
+        'CustomerUpserted',
+        customerUpserted(metadata(a, at(0)), customerRow({ external_id: 'e-1', email: 'q@x.co' })),
+      ],
+      [
+        'ZeroPartySubmitted',
+        zeroParty(m, 'zp:1', {
+          email: 'q@x.co',
+          interests: ['tea', 'a "b"'],
+          attributes_json: '{"size":"M"}',
+          quiz_version: '3',
+          completed_at: '2025-01-01T00:00:30.000Z',
+        }),
+      ],
+      [
+        'ZeroPartySubmitted',
+        zeroParty(metadata(a, at(2)), 'zp:1', { email: 'q@x.co', interests: ['coffee'] }),
+      ],
     );
-    const [c] = await f.whole.rows<{ customer_id: string }>(`select customer_id from rm.customers where account_id = $1`, [a]);
+    const [c] = await f.whole.rows<{ customer_id: string }>(
+      `select customer_id from rm.customers where account_id = $1`,
+      [a],
+    );
     const rows = await f.whole.rows(`select * from rm.zero_party_submissions where account_id = $1`, [a]);
     expect(rows).toMatchObject([
       {
@@ -80,9 +140,22 @@ describe('zero-party submissions', () => {
   it('creates the customer when none matches, labelled with the submission source', async () => {
     const a = f.account();
     const m = metadata(a, at(1));
-    await f.given(['ZeroPartySubmitted', zeroParty(m, 'zp:2', { external_customer_id: 'e-5', email: 'new@x.co', source_label: 'quiz' })]);
-    expect(await f.whole.rows(`select customer_id, external_id, email, source_label from rm.customers where account_id = $1`, [a])).toEqual([
-      { customer_id: customerUuid(a, m.event_id), external_id: 'e-5', email: 'new@x.co', source_label: 'quiz' },
+    await f.given([
+      'ZeroPartySubmitted',
+      zeroParty(m, 'zp:2', { external_customer_id: 'e-5', email: 'new@x.co', source_label: 'quiz' }),
+    ]);
+    expect(
+      await f.whole.rows(
+        `select customer_id, external_id, email, source_label from rm.customers where account_id = $1`,
+        [a],
+      ),
+    ).toEqual([
+      {
+        customer_id: customerUuid(a, m.event_id),
+        external_id: 'e-5',
+        email: 'new@x.co',
+        source_label: 'quiz',
+      },
     ]);
   });
 });

@@ -126,7 +126,8 @@ export async function writeOrders(tx: ProjectionTx, orders: readonly OrderWrite[
   for (const [i, round] of rounds.entries()) {
     const fresh = i === 0 ? round.filter((o) => !stored.has(keyOf(o))) : [];
     const known = i === 0 ? round.filter((o) => stored.has(keyOf(o))) : round;
-    if (fresh.length) await copyRows(tx.client, qualified(tx.schema, 'orders'), COLUMN_LIST, fresh.map(newOrderValues));
+    if (fresh.length)
+      await copyRows(tx.client, qualified(tx.schema, 'orders'), COLUMN_LIST, fresh.map(newOrderValues));
     if (known.length) await tx.client.query(updateSql(tx.schema), columnsOf(known, orderValues));
   }
 }

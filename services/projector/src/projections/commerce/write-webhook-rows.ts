@@ -31,7 +31,10 @@ export interface ZeroPartyRow {
 
 // Duplicates were filtered in memory (against stored keys and earlier records of the chunk);
 // `do nothing` only guards that rule, it never decides.
-export async function insertCustomerEvents(tx: ProjectionTx, rows: readonly CustomerEventRow[]): Promise<void> {
+export async function insertCustomerEvents(
+  tx: ProjectionTx,
+  rows: readonly CustomerEventRow[],
+): Promise<void> {
   if (!rows.length) return;
   await tx.client.query(
     `insert into ${qualified(tx.schema, 'customer_events')}

@@ -1,0 +1,74 @@
+// Where the projector's time goes, statement by statement: the commerce projection applied (no Kafka)
+// to generated orders, with every PostgreSQL query timed by its first words. A diagnostic for the
+// projector's owners, not a figure of the issue:
+//   node --conditions=source --import tsx bench/projector-phases.ts [orders=50000]
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import { EventCodec, type OrderUpserted } from '@holdfast/contracts';
+import { classifyOrders, validateOrdersRequest } from '@holdfast/domain';
+import type { ConsumedRecord } from '@holdfast/kafka';
+import { silentLogger } from '@holdfast/platform';
+import { ensureReadModelSchema, PROJECTIONS, ProjectionRunner } from '@holdfast/projector';
+import { generateOrders } from './generate-orders.js';
+import { benchStack } from './stack.js';
+
+const n = Number(process.argv[2] ?? 50_000);
+const spent = new Map<string, { ms: number; calls: number }>();
+const query = pg.Client.prototype.query;
+pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+  const text = typeof args[0] === 'string' ? args[0] : ((args[0] as { text?: string })?.text ?? 'copy');
+  const label = text.replace(/\s+/g, ' ').trim().slice(0, 70);
+  const t0 = performance.now();
+  const r = (query as (...a: unknown[]) => unknown).apply(this, args);
+  const done = () => {
+    const s = spent.get(label) ?? { ms: 0, calls: 0 };
+    spent.set(label, { ms: s.ms + performance.now() - t0, calls: s.calls + 1 });
+  };
+  if (r && typeof (r as Promise<unknown>).then === 'function') (r as Promise<unknown>).then(done, done);
+  else if (r && typeof (r as NodeJS.EventEmitter).on === 'function') (r as NodeJS.EventEmitter).on('finish', done);
+  return r;
+} as typeof query;
+
+const stack = await benchStack(1);
+try {
+  const codec = await EventCodec.connect(stack.env.SCHEMA_REGISTRY_URL!);
+  await ensureReadModelSchema(stack.pool, 'phases');
+  const projection = PROJECTIONS.find((p) => p.name === 'commerce')!;
+  const runner = new ProjectionRunner(projection, {
+    pool: stack.pool,
+    codec,
+    schema: 'phases',
+    logger: silentLogger,
+    publisher: { publish: () => Promise.resolve() },
+  });
+  const account = randomUUID();
+  const now = new Date('2026-11-22T00:00:00Z');
+  let rows: unknown[] = [];
+  let offset = 0;
+  let total = 0;
+  const flush = async () => {
+    const v = validateOrdersRequest({ orders: rows });
+    if (!v.ok) throw new Error('invalid');
+    const records = classifyOrders(v.rows, { now }).accepted.map((order): ConsumedRecord => {
+      const value: OrderUpserted = {
+        metadata: { account_id: account, event_id: randomUUID(), batch_id: 'b', request_id: null, key_id: null, received_at: now.toISOString() },
+        order,
+      };
+      return { topic: 't', partition: 0, offset: String(offset++), key: null, value: codec.encode('OrderUpserted', value), timestamp: '0' };
+    });
+    const t0 = performance.now();
+    await runner.handle({ topic: 't', partition: 0, records });
+    total += performance.now() - t0;
+    rows = [];
+  };
+  for (const o of generateOrders(n)) {
+    rows.push(o);
+    if (rows.length === 5000) await flush();
+  }
+  if (rows.length) await flush();
+  console.log(`${n} orders: ${Math.round(n / (total / 1000))} rows/s apply only; statements:`);
+  for (const [label, s] of [...spent].sort((a, b) => b[1].ms - a[1].ms).slice(0, 14))
+    console.log(`${s.ms.toFixed(0).padStart(7)} ms ${String(s.calls).padStart(3)}×  ${label}`);
+} finally {
+  await stack.close();
+}

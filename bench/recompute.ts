@@ -1,0 +1,73 @@
+// npm run bench -- recompute --customers N [--runs 3]: seconds to fit and score N customers. The
+// measurement is the analytics engineer's services/recompute/src/bench/recompute-bench.ts (a script:
+// it loads N customers' orders by COPY into a throwaway database, then times one recompute of the
+// account); this runs it as a child process per run, samples its RSS and reports the median.
+import { spawn } from 'node:child_process';
+import { loadSettings } from '../infra/lib/settings.mjs';
+import { up } from '../infra/lib/stack.mjs';
+import { report } from './report.js';
+import { repeat } from './runs.js';
+import { rssMb } from './rss.js';
+
+interface RecomputeRun {
+  readonly seconds: number;
+  readonly customers: number;
+  readonly orders: number;
+  readonly model: string;
+  readonly phases_seconds: Record<string, number>;
+  readonly peak_rss_mb: number;
+}
+
+function runOnce(customers: number, env: Record<string, string>): Promise<RecomputeRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      ['--conditions=source', '--import', 'tsx', 'services/recompute/src/bench/recompute-bench.ts', String(customers)],
+      { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    let out = '';
+    let peak = 0;
+    const timer = setInterval(() => (peak = Math.max(peak, rssMb(child.pid ?? 0))), 250);
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    child.once('error', reject);
+    child.once('exit', (code) => {
+      clearInterval(timer);
+      const line = out.trim().split('\n').at(-1) ?? '';
+      if (code !== 0) return reject(new Error(`recompute bench exited ${code}: ${line}`));
+      resolve({ ...(JSON.parse(line) as Omit<RecomputeRun, 'peak_rss_mb'>), peak_rss_mb: Math.round(peak) });
+    });
+  });
+}
+
+export async function benchRecompute(args: Record<string, string>): Promise<void> {
+  const customers = Number(args.customers ?? 1_000_000);
+  const runs = Number(args.runs ?? 3);
+  const stack = await up(loadSettings(), (m) => console.error(`[infra] ${m}`));
+  const { median, medianRun: r, figures, loads } = await repeat(
+    'recompute',
+    runs,
+    () => runOnce(customers, { DATABASE_URL: stack.DATABASE_URL }),
+    (x) => x.seconds,
+  );
+  report(
+    'recompute',
+    {
+      customers: r.customers,
+      orders: r.orders,
+      model: r.model,
+      runs,
+      seconds: median,
+      phases_seconds: r.phases_seconds,
+      all_seconds: figures.join(' '),
+      loads: loads.join(' '),
+      peak_rss_mb: { recompute: Math.max(...[r.peak_rss_mb]) },
+    },
+    [
+      ['customers / orders', `${r.customers} / ${r.orders}`],
+      ['seconds to fit and score (median)', `${median} (target < 60 s for 1,000,000)`],
+      ['phases (s)', JSON.stringify(r.phases_seconds)],
+      ['runs: seconds / load averages', `${figures.join(' ')} / ${loads.join(' ')}`],
+      ['peak RSS MiB (recompute process)', r.peak_rss_mb],
+    ],
+  );
+}

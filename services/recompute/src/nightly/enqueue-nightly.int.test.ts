@@ -1,0 +1,149 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAccount } from '@holdfast/db';
+import { TransactionalAppender, type Appender, type RunningConsumer } from '@holdfast/kafka';
+import { createTestEnv, type TestEnv } from '@holdfast/testing';
+import { scoreTaskAccount } from '../scoring/recompute-account.js';
+import { insertOrders, prepareSchemas, simulatedOrders } from '../scoring/testing/read-model-fixture.js';
+import { eventually } from '../scoring/testing/processes.js';
+import { startSyncConsumer } from '../sync-consumer.js';
+import { enqueueNightly, nightlyTaskId } from './enqueue-nightly.js';
+import { scheduleNightly, type Scheduler } from './nightly-schedule.js';
+
+let t: TestEnv;
+let appender: TransactionalAppender;
+let consumer: RunningConsumer;
+
+beforeAll(async () => {
+  t = await createTestEnv('recompute-nightly');
+  await prepareSchemas(t);
+  appender = await TransactionalAppender.create(t.kafka, { name: `${t.topicPrefix}nightly`, size: 1 });
+  consumer = await startSyncConsumer(
+    {
+      infra: {
+        databaseUrl: t.databaseUrl,
+        kafkaBrokers: [],
+        schemaRegistryUrl: '',
+        topicPrefix: t.topicPrefix,
+        partitions: 2,
+      },
+      readModelSchema: 'read_models',
+    },
+    {
+      pool: t.pool,
+      kafka: t.kafka,
+      codec: t.codec,
+      recompute: scoreTaskAccount({ pool: t.pool, readModelSchema: 'read_models' }),
+    },
+  );
+});
+afterAll(async () => {
+  await consumer?.stop();
+  await appender?.close();
+  await t?.close();
+});
+
+/** A scheduler the test fires by hand, with the time node-cron would pass. */
+function manualScheduler() {
+  let job: ((firedAt: Date) => Promise<void>) | undefined;
+  const scheduler: Scheduler = {
+    schedule(_expression, _timezone, j) {
+      job = j;
+      return { stop: () => Promise.resolve() };
+    },
+  };
+  return { scheduler, fire: (at: Date) => job!(at) };
+}
+
+interface TaskRow {
+  id: string;
+  account_id: string;
+  status: string;
+  trigger: string;
+  reason: string | null;
+}
+
+describe('the nightly run', () => {
+  it('given three accounts, when 02:00 UTC fires, then each gets one nightly task that the sync consumer runs to done, and the accounts with orders are scored', async () => {
+    const firedAt = new Date('2026-11-22T02:00:00.000Z');
+    const accounts = [];
+    for (const name of ['A', 'B', 'C'])
+      accounts.push((await createAccount(t.db, { name: `nightly ${name}` })).id);
+    const [a, b, c] = accounts as [string, string, string];
+    await insertOrders(t, a, simulatedOrders(50, new Date(), 1).orders);
+    await insertOrders(t, b, simulatedOrders(400, new Date(), 5).orders);
+
+    const queued: unknown[] = [];
+    const clock = manualScheduler();
+    scheduleNightly({
+      scheduler: clock.scheduler,
+      run: async (at) => {
+        const outcome = await enqueueNightly(
+          { pool: t.pool, appender, codec: t.codec, topicPrefix: t.topicPrefix },
+          at,
+        );
+        queued.push(outcome);
+        return outcome;
+      },
+    });
+    await clock.fire(firedAt);
+    expect(queued).toEqual([{ accounts: 3, queued: 3 }]);
+    // A second recompute process firing at the same 02:00 queues nothing more.
+    expect(
+      await enqueueNightly({ pool: t.pool, appender, codec: t.codec, topicPrefix: t.topicPrefix }, firedAt),
+    ).toEqual({
+      accounts: 3,
+      queued: 0,
+    });
+
+    const tasks = await eventually('every nightly task to finish', async () => {
+      const { rows } = await t.pool.query<TaskRow>(
+        `select id, account_id, status, trigger, reason from control.sync_tasks where trigger = 'nightly' order by account_id`,
+      );
+      return rows.length === 3 && rows.every((r) => ['done', 'failed', 'skipped'].includes(r.status))
+        ? rows
+        : undefined;
+    });
+    expect(tasks).toEqual(
+      [...accounts].sort().map((id) => ({
+        id: nightlyTaskId(id, firedAt),
+        account_id: id,
+        status: 'done',
+        trigger: 'nightly',
+        reason: null,
+      })),
+    );
+    const { rows: scored } = await t.pool.query<{ account_id: string; n: number; model: string }>(
+      `select account_id, count(*)::int as n, min(model) as model from analytics.customer_scores group by account_id`,
+    );
+    const byAccount = new Map(scored.map((r) => [r.account_id, r]));
+    expect(byAccount.get(a)).toMatchObject({ n: 50, model: 'heuristic' });
+    expect(byAccount.get(b)).toMatchObject({ n: 400, model: 'bgnbd-gg' });
+    expect(byAccount.has(c)).toBe(false);
+  });
+
+  it('given the sync commands cannot be appended, then the night’s tasks are marked failed (append_failed), never left queued', async () => {
+    const account = (await createAccount(t.db, { name: `nightly broken ${randomUUID().slice(0, 4)}` })).id;
+    const broken: Appender = {
+      append: () => Promise.reject(new Error('broker unreachable')),
+      close: () => Promise.resolve(),
+    };
+    const firedAt = new Date('2026-11-23T02:00:00.000Z');
+    await expect(
+      enqueueNightly({ pool: t.pool, appender: broken, codec: t.codec, topicPrefix: t.topicPrefix }, firedAt),
+    ).rejects.toThrow('broker unreachable');
+    const { rows } = await t.pool.query<{ status: string; reason: string }>(
+      `select status, reason from control.sync_tasks where id = $1`,
+      [nightlyTaskId(account, firedAt)],
+    );
+    expect(rows).toEqual([{ status: 'failed', reason: 'append_failed' }]);
+  });
+
+  it('names each account’s nightly task after the account and the UTC day, the same in every process', () => {
+    const account = '6f1d3c2a-8b7e-4f0c-9a5d-2e1b3c4d5e6f';
+    const id = nightlyTaskId(account, new Date('2026-11-22T02:00:00Z'));
+    expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(nightlyTaskId(account, new Date('2026-11-22T02:00:59Z'))).toBe(id);
+    expect(nightlyTaskId(account, new Date('2026-11-23T02:00:00Z'))).not.toBe(id);
+  });
+});

@@ -1,0 +1,94 @@
+import { createHash, randomUUID } from 'node:crypto';
+import type { EventCodec } from '@holdfast/contracts';
+import type { Pool } from '@holdfast/db';
+import { topicName, type Appender, type OutgoingRecord } from '@holdfast/kafka';
+
+/** What one night queued. */
+export interface NightlyEnqueued {
+  readonly accounts: number;
+  /** Tasks this call created (0 for accounts another recompute process already queued tonight). */
+  readonly queued: number;
+}
+
+export interface EnqueueNightlyDeps {
+  readonly pool: Pool;
+  readonly appender: Appender;
+  readonly codec: Pick<EventCodec, 'encode'>;
+  readonly topicPrefix: string;
+}
+
+/** Commands per Kafka transaction. */
+const CHUNK = 500;
+
+/**
+ * The task id of an account's nightly recompute on the UTC day of `firedAt`: a name-based UUID, so
+ * that every recompute process computes the same id and only the first to insert it queues the task.
+ */
+export function nightlyTaskId(accountId: string, firedAt: Date): string {
+  const day = firedAt.toISOString().slice(0, 10);
+  const b = createHash('sha1')
+    .update(`holdfast:nightly\u0000${accountId}\u0000${day}`)
+    .digest()
+    .subarray(0, 16);
+  b[6] = (b[6]! & 0x0f) | 0x50; // version 5
+  b[8] = (b[8]! & 0x3f) | 0x80; // RFC 4122 variant
+  const h = b.toString('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
+/**
+ * The nightly run: one sync task per account (trigger `nightly`, state queued) and its SyncRequested
+ * command, appended to holdfast.sync-commands keyed by account. The sync consumer then runs them like
+ * any other sync: queued → running → done, or skipped `already_running` when a sync of that account is
+ * under way. One path for every recompute, so the task states mean the same whatever queued it.
+ *
+ * Several recompute processes may fire at 02:00: the deterministic task id makes the insert succeed in
+ * one of them only, and only that one appends the command. If the append fails the tasks are marked
+ * failed (`append_failed`), so nothing waits for a command that was never sent.
+ */
+export async function enqueueNightly(deps: EnqueueNightlyDeps, firedAt: Date): Promise<NightlyEnqueued> {
+  const { rows: accounts } = await deps.pool.query<{ id: string }>(
+    `select id from control.accounts order by id`,
+  );
+  const ids = accounts.map((a) => a.id);
+  const taskIds = ids.map((id) => nightlyTaskId(id, firedAt));
+  const { rows: inserted } = await deps.pool.query<{ id: string; account_id: string }>(
+    `insert into control.sync_tasks (id, account_id, trigger, status, queued_at)
+     select t, a, 'nightly', 'queued', $3 from unnest($1::uuid[], $2::uuid[]) as x(t, a)
+     on conflict (id) do nothing
+     returning id, account_id`,
+    [taskIds, ids, firedAt],
+  );
+  const topic = topicName(deps.topicPrefix, 'holdfast.sync-commands');
+  for (let i = 0; i < inserted.length; i += CHUNK) {
+    const chunk = inserted.slice(i, i + CHUNK);
+    const records: OutgoingRecord[] = chunk.map((t) => ({
+      topic,
+      key: t.account_id,
+      value: deps.codec.encode('SyncRequested', {
+        metadata: {
+          account_id: t.account_id,
+          event_id: randomUUID(),
+          batch_id: null,
+          request_id: null,
+          key_id: null,
+          received_at: firedAt.toISOString(),
+        },
+        task_id: t.id,
+        trigger: 'nightly',
+      }),
+    }));
+    try {
+      await deps.appender.append(records);
+    } catch (err) {
+      const unsent = inserted.slice(i).map((t) => t.id);
+      await deps.pool.query(
+        `update control.sync_tasks set status = 'failed', reason = 'append_failed', finished_at = $2
+          where id = any($1::uuid[]) and status = 'queued'`,
+        [unsent, new Date()],
+      );
+      throw err;
+    }
+  }
+  return { accounts: ids.length, queued: inserted.length };
+}
