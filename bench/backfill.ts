@@ -105,6 +105,16 @@ async function backfillOnce(
       accepted = s.accepted;
       return s;
     });
+    // `--analyze-ms N`: refresh the read models' statistics every N ms while the backfill runs: an
+    // experiment measuring the projector fix proposed in docs/performance.md (stale statistics make
+    // the email lookup scan every customer of the account), not part of the pipeline.
+    const analyzeMs = Number(args['analyze-ms'] ?? 0);
+    const analyzer = analyzeMs
+      ? setInterval(
+          () => void stack.pool.query('analyze read_models.customers, read_models.orders').catch(() => {}),
+          analyzeMs,
+        )
+      : undefined;
     let sentAt = 0;
     void sending.then(() => (sentAt = performance.now()));
     let projected = 0;
@@ -118,6 +128,7 @@ async function backfillOnce(
       if (sentAt && projected >= distinct) break;
       await new Promise((r) => setTimeout(r, 200));
     }
+    clearInterval(analyzer);
     const seconds = (performance.now() - t0) / 1000;
     const summary = await sending;
     const peak = sampler.stop();

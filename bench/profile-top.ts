@@ -20,6 +20,6 @@ for (const n of prof.nodes) {
 const idle = [...self].filter(([k]) => k.startsWith('(idle)')).reduce((s, [, v]) => s + v, 0);
 const total = [...self.values()].reduce((s, v) => s + v, 0) - idle;
 console.log(`busy ${((100 * total) / (total + idle)).toFixed(1)} % of ${total + idle} samples`);
-self.delete('(idle) :1');
+self.delete('(idle) :0');
 for (const [k, v] of [...self].sort((a, b) => b[1] - a[1]).slice(0, Number(count)))
   console.log(`${((100 * v) / total).toFixed(1).padStart(5)} %  ${k}`);

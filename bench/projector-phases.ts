@@ -14,10 +14,12 @@ import { benchStack } from './stack.js';
 
 const n = Number(process.argv[2] ?? 50_000);
 const spent = new Map<string, { ms: number; calls: number }>();
+const last = new Map<string, [string, unknown[]]>();
 const query = pg.Client.prototype.query;
 pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
   const text = typeof args[0] === 'string' ? args[0] : ((args[0] as { text?: string })?.text ?? 'copy');
-  const label = text.replace(/\s+/g, ' ').trim().slice(0, 70);
+  const label = `${text.replace(/\s+/g, ' ').trim().slice(0, 60)} [${text.length}]`;
+  if (typeof args[0] === 'string' && Array.isArray(args[1])) last.set(label, [args[0], args[1]]);
   const t0 = performance.now();
   const r = (query as (...a: unknown[]) => unknown).apply(this, args);
   const done = () => {
@@ -69,6 +71,24 @@ try {
   console.log(`${n} orders: ${Math.round(n / (total / 1000))} rows/s apply only; statements:`);
   for (const [label, s] of [...spent].sort((a, b) => b[1].ms - a[1].ms).slice(0, 14))
     console.log(`${s.ms.toFixed(0).padStart(7)} ms ${String(s.calls).padStart(3)}×  ${label}`);
+  // The plan of the costliest statement, as the projector runs it (hash and merge joins off).
+  const [top] = [...spent].sort((a, b) => b[1].ms - a[1].ms).find(([l]) => last.has(l)) ?? [];
+  if (top && process.argv.includes('--explain')) {
+    const c = await stack.pool.connect();
+    await c.query('begin; set local enable_hashjoin = off; set local enable_mergejoin = off');
+    const [text, params] = last.get(top)!;
+    const { rows: plan } = await c.query(`explain (analyze, buffers) ${text}`, params);
+    console.log(plan.map((r: Record<string, string>) => r['QUERY PLAN']).join('\n'));
+    await c.query('rollback');
+    // The same statement once the tables' statistics are current.
+    await c.query('analyze phases.customers; analyze phases.orders');
+    await c.query('begin; set local enable_hashjoin = off; set local enable_mergejoin = off');
+    const { rows: after } = await c.query(`explain (analyze, buffers) ${text}`, params);
+    console.log('--- after ANALYZE ---');
+    console.log(after.map((r: Record<string, string>) => r['QUERY PLAN']).join('\n'));
+    await c.query('rollback');
+    c.release();
+  }
 } finally {
   await stack.close();
 }
