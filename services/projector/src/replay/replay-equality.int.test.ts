@@ -41,7 +41,7 @@ afterAll(async () => {
 const append = () =>
   appendInBatches(
     appender,
-    mixedStream(t.codec, t.topicPrefix, { seed: seed++, startMinute: seed * 100_000 }),
+    mixedStream(t.codec, t.topicPrefix, { orders: 250, seed: seed++, startMinute: seed * 100_000 }),
     400,
   );
 
@@ -72,7 +72,7 @@ describe('replay', () => {
     await append();
     await liveCaughtUp();
     const before = await readModelDigest(t.pool, 'read_models');
-    expect(before.orders!.rows).toBeGreaterThan(500);
+    expect(before.orders!.rows).toBeGreaterThan(200);
     expect(before.dead_letters!.rows).toBeGreaterThan(0);
     const progress: RebuildProgress[] = [];
     // A different chunk size than live: the fold must not depend on where chunks are cut.
@@ -113,7 +113,7 @@ describe('replay', () => {
     await liveCaughtUp();
     const rewindsBefore = rewinds.length;
     await switchTables(t.pool, 'read_models', 'read_models_next', PROJECTIONS, 'manual');
-    // No new record: partitions must be re-applied on the checkpoint watch alone.
+    // No new record arrives: the checkpoint watch alone must notice and re-apply the difference.
     const fresh = JSON.stringify(await freshRebuildDigest());
     await until(
       'live equals a fresh rebuild',
@@ -121,8 +121,5 @@ describe('replay', () => {
       (d) => d === fresh,
     );
     expect(rewinds.length).toBeGreaterThan(rewindsBefore);
-    await append();
-    await liveCaughtUp();
-    expect(await readModelDigest(t.pool, 'read_models')).toEqual(await freshRebuildDigest());
   });
 });

@@ -3,6 +3,7 @@ import type { Pool } from '@holdfast/db';
 import { silentLogger, type Logger } from '@holdfast/platform';
 import { readAccount } from './load-account-orders.js';
 import { modelFitRow } from './model-fit.js';
+import { TIME_UNIT } from './score-rows.js';
 import { replaceAccountScores } from './write-scores.js';
 
 /** How scores are computed; the defaults are documented in docs/analytics.md. */
@@ -16,9 +17,6 @@ export interface ScoringSettings {
 }
 
 export const DEFAULT_SCORING: ScoringSettings = Object.freeze({ horizonDays: 365, discountRate: 0.1 });
-
-/** The models' time unit: weeks, the unit the CDNOW validation uses. */
-const TIME_UNIT = 'weeks';
 
 export interface RecomputeDeps {
   readonly pool: Pool;

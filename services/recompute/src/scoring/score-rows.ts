@@ -21,6 +21,9 @@ export const PER_CUSTOMER_COLUMNS = [
   'is_holdout',
 ] as const;
 
+/** The models' time unit (of t_x, T, α and the gap in model_params): weeks, as the CDNOW validation. */
+export const TIME_UNIT = 'weeks';
+
 /** Everything the rows of one recompute are made of. */
 export interface ScoreBatch {
   readonly accountId: string;
@@ -43,12 +46,12 @@ export function modelParams(result: ScoreResult): Record<string, unknown> {
   const p = result.params;
   if ('bgnbd' in p) {
     return {
-      time_unit: 'weeks',
+      time_unit: TIME_UNIT,
       bgnbd: p.bgnbd.params,
       gamma_gamma: p.gammaGamma ? p.gammaGamma.params : null,
     };
   }
-  return { time_unit: 'weeks', account_median_gap: p.accountMedianGap };
+  return { time_unit: TIME_UNIT, account_median_gap: p.accountMedianGap };
 }
 
 function finite(v: number): number {
