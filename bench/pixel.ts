@@ -1,4 +1,4 @@
-// npm run bench -- pixel --events N [--clients 8] [--runs 3]: events/s accepted by /pixel/collect in
+// npm run bench -- pixel --events N [--clients 16] [--runs 3]: events/s accepted by /pixel/collect in
 // 50-event batches from several concurrent clients, counted in read_models.pixel_events at the end.
 // The collector's limits are contract (600 requests/min per IP, 6,000 per key): the bench spreads its
 // clients over one pixel key each and over client IPs (X-Forwarded-For behind TRUST_PROXY=true, as a
@@ -77,13 +77,23 @@ async function once(stack: BenchStack, url: string, n: number, clients: number) 
 export async function benchPixel(args: Record<string, string>): Promise<void> {
   const n = Number(args.events ?? 100_000);
   const runs = Number(args.runs ?? 3);
-  const clients = Number(args.clients ?? 8);
+  const clients = Number(args.clients ?? 16);
   const stack = await benchStack(Number(args.partitions ?? 4));
   try {
     await stack.startService('projector');
-    const port = await stack.startService('gateway', { TRUST_PROXY: 'true' });
+    const pool = args['producer-pool'] ? { PRODUCER_POOL_SIZE: args['producer-pool'] } : {};
+    const port = await stack.startService(
+      'gateway',
+      { TRUST_PROXY: 'true', ...pool },
+      args.profile ? ['--cpu-prof', `--cpu-prof-dir=${args.profile}`] : [],
+    );
     const sampler = new RssSampler(stack.pids()).start();
-    const { median, medianRun: r, figures, loads } = await repeat(
+    const {
+      median,
+      medianRun: r,
+      figures,
+      loads,
+    } = await repeat(
       'pixel',
       runs,
       () => once(stack, `http://127.0.0.1:${port}`, n, clients),

@@ -21,7 +21,12 @@ export async function benchProject(args: Record<string, string>): Promise<void> 
   let peakRss = 0;
   const timer = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage.rss())), 250);
   const ratio = (r: ProjectorBenchResult) => r.endToEndRowsPerSec / r.copyRowsPerSec;
-  const { median, medianRun: r, figures, loads } = await repeat(
+  const {
+    median,
+    medianRun: r,
+    figures,
+    loads,
+  } = await repeat(
     'project',
     runs,
     () => runProjectorBench(n, (line) => console.error(line)),

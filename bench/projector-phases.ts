@@ -27,7 +27,8 @@ pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
     spent.set(label, { ms: s.ms + performance.now() - t0, calls: s.calls + 1 });
   };
   if (r && typeof (r as Promise<unknown>).then === 'function') (r as Promise<unknown>).then(done, done);
-  else if (r && typeof (r as NodeJS.EventEmitter).on === 'function') (r as NodeJS.EventEmitter).on('finish', done);
+  else if (r && typeof (r as NodeJS.EventEmitter).on === 'function')
+    (r as NodeJS.EventEmitter).on('finish', done);
   return r;
 } as typeof query;
 
@@ -53,10 +54,24 @@ try {
     if (!v.ok) throw new Error('invalid');
     const records = classifyOrders(v.rows, { now }).accepted.map((order): ConsumedRecord => {
       const value: OrderUpserted = {
-        metadata: { account_id: account, event_id: randomUUID(), batch_id: 'b', request_id: null, key_id: null, received_at: now.toISOString() },
+        metadata: {
+          account_id: account,
+          event_id: randomUUID(),
+          batch_id: 'b',
+          request_id: null,
+          key_id: null,
+          received_at: now.toISOString(),
+        },
         order,
       };
-      return { topic: 't', partition: 0, offset: String(offset++), key: null, value: codec.encode('OrderUpserted', value), timestamp: '0' };
+      return {
+        topic: 't',
+        partition: 0,
+        offset: String(offset++),
+        key: null,
+        value: codec.encode('OrderUpserted', value),
+        timestamp: '0',
+      };
     });
     const t0 = performance.now();
     await runner.handle({ topic: 't', partition: 0, records });

@@ -22,7 +22,13 @@ function runOnce(customers: number, env: Record<string, string>): Promise<Recomp
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
-      ['--conditions=source', '--import', 'tsx', 'services/recompute/src/bench/recompute-bench.ts', String(customers)],
+      [
+        '--conditions=source',
+        '--import',
+        'tsx',
+        'services/recompute/src/bench/recompute-bench.ts',
+        String(customers),
+      ],
       { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] },
     );
     let out = '';
@@ -43,7 +49,12 @@ export async function benchRecompute(args: Record<string, string>): Promise<void
   const customers = Number(args.customers ?? 1_000_000);
   const runs = Number(args.runs ?? 3);
   const stack = await up(loadSettings(), (m) => console.error(`[infra] ${m}`));
-  const { median, medianRun: r, figures, loads } = await repeat(
+  const {
+    median,
+    medianRun: r,
+    figures,
+    loads,
+  } = await repeat(
     'recompute',
     runs,
     () => runOnce(customers, { DATABASE_URL: stack.DATABASE_URL }),

@@ -20,10 +20,13 @@ export async function repeat<T>(
     loads.push(load1m());
     const r = await once(run);
     results.push(r);
-    console.error(`${name} run ${run + 1}/${runs}: ${figure(r).toLocaleString('en-US')} (load ${loads[run]})`);
+    console.error(
+      `${name} run ${run + 1}/${runs}: ${figure(r).toLocaleString('en-US')} (load ${loads[run]})`,
+    );
   }
   const figures = results.map(figure);
   const m = median(figures);
-  const medianRun = results[figures.indexOf(figures.reduce((a, b) => (Math.abs(b - m) < Math.abs(a - m) ? b : a)))]!;
+  const medianRun =
+    results[figures.indexOf(figures.reduce((a, b) => (Math.abs(b - m) < Math.abs(a - m) ? b : a)))]!;
   return { results, figures, loads, median: m, medianRun };
 }

@@ -24,7 +24,11 @@ export interface GatewayConfig {
   readonly lastUsedFlushMs: number;
   /** How often expired rate counters and batch records are purged (JANITOR_INTERVAL_MS, default 10 min). */
   readonly janitorIntervalMs: number;
-  /** Transactional producers kept open (PRODUCER_POOL_SIZE, default 4): concurrent batches each take one. */
+  /**
+   * Transactional producers kept open (PRODUCER_POOL_SIZE, default 16): concurrent batches each take
+   * one. A pixel request is a small transaction whose time is Kafka round trips, not CPU: 4 producers
+   * capped the collector at ~1,100 events/s, 16 doubled it (docs/performance.md).
+   */
   readonly producerPoolSize: number;
 }
 
@@ -53,6 +57,6 @@ export function loadGatewayConfig(env: Readonly<Record<string, string | undefine
     credentialCacheMs: r.int('CREDENTIAL_CACHE_MS', 30_000, { min: 0, max: 600_000 }),
     lastUsedFlushMs: r.int('LAST_USED_FLUSH_MS', 60_000, { min: 10, max: 3_600_000 }),
     janitorIntervalMs: r.int('JANITOR_INTERVAL_MS', 600_000, { min: 1_000, max: 86_400_000 }),
-    producerPoolSize: r.int('PRODUCER_POOL_SIZE', 4, { min: 1, max: 64 }),
+    producerPoolSize: r.int('PRODUCER_POOL_SIZE', 16, { min: 1, max: 64 }),
   });
 }

@@ -26,6 +26,8 @@ const codec = await EventCodec.connect(config.infra.schemaRegistryUrl);
 const appender = await TransactionalAppender.create(kafka, {
   name: `${config.infra.topicPrefix}gateway`,
   size: config.producerPoolSize,
+  // Small concurrent batches (pixel) share transactions once every producer is busy.
+  groupCommit: true,
 });
 const gateway = await createGateway(config, {
   pool,
