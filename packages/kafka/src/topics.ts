@@ -15,21 +15,37 @@ export function topicName(prefix: string, topic: TopicName): string {
  * account id, so an account's history stays on one partition and replays in order.
  */
 export async function ensureTopics(admin: Admin, prefix: string, partitions: number): Promise<void> {
-  const existing = new Set(await admin.listTopics());
-  const missing = TOPICS.map((t) => topicName(prefix, t)).filter((t) => !existing.has(t));
-  if (!missing.length) return;
-  await admin.createTopics({
-    waitForLeaders: true,
-    topics: missing.map((topic) => ({
-      topic,
-      numPartitions: partitions,
-      replicationFactor: 1,
-      configEntries: [
-        { name: 'retention.ms', value: '-1' },
-        { name: 'retention.bytes', value: '-1' },
-        { name: 'cleanup.policy', value: 'delete' },
-        { name: 'max.message.bytes', value: String(32 * 1024 * 1024) },
-      ],
-    })),
-  });
+  const wanted = TOPICS.map((t) => topicName(prefix, t));
+  // KRaft answers "This server does not host this topic-partition" for a moment after a topic is
+  // created (and when several processes create topics at once); such answers are retried.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const existing = new Set(await admin.listTopics());
+      const missing = wanted.filter((t) => !existing.has(t));
+      if (missing.length) {
+        await admin.createTopics({
+          waitForLeaders: true,
+          topics: missing.map((topic) => ({
+            topic,
+            numPartitions: partitions,
+            replicationFactor: 1,
+            configEntries: [
+              { name: 'retention.ms', value: '-1' },
+              { name: 'retention.bytes', value: '-1' },
+              { name: 'cleanup.policy', value: 'delete' },
+              { name: 'max.message.bytes', value: String(32 * 1024 * 1024) },
+            ],
+          })),
+        });
+      }
+      await admin.fetchTopicMetadata({ topics: wanted });
+      return;
+    } catch (err) {
+      const e = err as { type?: string; originalError?: { type?: string } };
+      const type = e.type ?? e.originalError?.type;
+      const transient = ['UNKNOWN_TOPIC_OR_PARTITION', 'TOPIC_ALREADY_EXISTS', 'LEADER_NOT_AVAILABLE'];
+      if (attempt >= 20 || !transient.includes(type ?? '')) throw err;
+      await new Promise((r) => setTimeout(r, 100 * attempt));
+    }
+  }
 }
