@@ -61,6 +61,18 @@ export async function benchReplay(args: Record<string, string>): Promise<void> {
 
     const sampler = new RssSampler({ bench: () => [process.pid], ...stack.pids() }).start();
     const deps = { pool: stack.pool, kafka, codec, logger: silentLogger };
+    // `--analyze-ms N`: refresh the statistics of the schema being rebuilt every N ms, an experiment
+    // measuring the projector fix proposed in docs/performance.md (not part of the rebuild).
+    const analyzeMs = Number(args['analyze-ms'] ?? 0);
+    const analyzer = analyzeMs
+      ? setInterval(
+          () =>
+            void stack.pool
+              .query('analyze read_models_next.customers, read_models_next.orders')
+              .catch(() => {}),
+          analyzeMs,
+        )
+      : undefined;
     const { median, medianRun, figures, loads } = await repeat(
       'replay',
       runs,
@@ -73,6 +85,7 @@ export async function benchReplay(args: Record<string, string>): Promise<void> {
       },
       (r) => r.eventsPerS,
     );
+    clearInterval(analyzer);
     const { rows: c } = await stack.pool.query<{ n: number }>(
       'select count(*)::int as n from read_models.orders where account_id = $1',
       [accountId],
@@ -86,6 +99,7 @@ export async function benchReplay(args: Record<string, string>): Promise<void> {
         seconds: Math.round(medianRun.seconds * 10) / 10,
         rates: figures.join(' '),
         loads: loads.join(' '),
+        analyze_ms: analyzeMs,
         orders_after_rebuild: c[0]!.n,
         peak_rss_mb: sampler.stop(),
       },

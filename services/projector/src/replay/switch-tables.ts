@@ -1,5 +1,6 @@
 import type { Pool, PoolClient } from '@holdfast/db';
 import type { AnyProjection } from '../projection.js';
+import { viewsDdl } from '../schema/views.js';
 
 /**
  * Takes the live schema's switch lock in the caller's transaction. Every chunk transaction of a
@@ -49,6 +50,8 @@ export async function moveTables(
       [names],
     );
   }
+  // Views follow a table into the old schema when it moves; re-create them over the live tables.
+  await client.query(viewsDdl(live));
   await client.query(`drop schema "${next}" cascade`);
   return { oldSchema: old };
 }

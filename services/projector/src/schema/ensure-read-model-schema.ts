@@ -1,5 +1,6 @@
 import { checkpointTableDdl, type Pool } from '@holdfast/db';
 import { grantAnalystAccess } from './analyst-role.js';
+import { viewsDdl } from './views.js';
 import { customerEventsDdl, customersDdl, ordersDdl, zeroPartySubmissionsDdl } from './commerce-tables.js';
 import {
   accountSettingsDdl,
@@ -63,6 +64,7 @@ export async function ensureReadModelSchema(pool: Pool, schema = 'read_models'):
     await client.query(`create schema if not exists "${schema}"`);
     for (const table of READ_MODEL_TABLES) await client.query(DDL[table](schema));
     await client.query(checkpointTableDdl(schema));
+    await client.query(viewsDdl(schema));
     await grantAnalystAccess(client, schema);
     await client.query('commit');
   } catch (err) {

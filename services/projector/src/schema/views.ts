@@ -1,0 +1,28 @@
+/**
+ * Views over the read models. Pixel sessions are stitched to customers at read time, not in the
+ * pixel projection: the send that issued a utm_content lives on another topic, and cross-topic order
+ * is not reproducible on replay, while a view gives the same answer whatever order the rows arrived in.
+ */
+export const viewsDdl = (s: string): string => `
+  -- A session (session_id, else the anonymous id) belongs to the customer whose campaign link opened
+  -- it: the first event of the session whose raw_props.utm_content is a tracking id we issued.
+  create or replace view "${s}".pixel_session_customers as
+  select distinct on (p.account_id, coalesce(p.session_id, p.anonymous_id))
+         p.account_id,
+         coalesce(p.session_id, p.anonymous_id) as session_key,
+         p.anonymous_id,
+         c.customer_id,
+         c.tracking_id,
+         c.campaign_type,
+         p.occurred_at as stitched_at
+    from "${s}".pixel_events p
+    join "${s}".campaign_sends c
+      on c.account_id = p.account_id and c.tracking_id = p.raw_props ->> 'utm_content'
+   order by p.account_id, coalesce(p.session_id, p.anonymous_id), p.occurred_at, p.event_id;
+
+  -- Every pixel event with the customer its session was stitched to (null when none).
+  create or replace view "${s}".pixel_events_stitched as
+  select p.*, s.customer_id, s.tracking_id
+    from "${s}".pixel_events p
+    left join "${s}".pixel_session_customers s
+      on s.account_id = p.account_id and s.session_key = coalesce(p.session_id, p.anonymous_id);`;
