@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Kafka } from 'kafkajs';
 import type { EventCodec } from '@holdfast/contracts';
-import { createDb, type Pool } from '@holdfast/db';
+import { createDb, type Pool, migrateToLatest } from '@holdfast/db';
 import { runExactlyOnce, topicName } from '@holdfast/kafka';
 import { silentLogger, type Logger } from '@holdfast/platform';
 import { campaignBatchHandler } from './campaign-consumer.js';
@@ -63,6 +63,9 @@ export async function startDispatcher(
 ): Promise<RunningDispatcher> {
   const logger = deps.logger ?? silentLogger;
   const now = deps.now ?? (() => new Date());
+  // The control plane (webhook subscriptions) first: on a fresh database the dispatcher may start
+  // before any other service has migrated it.
+  await migrateToLatest(createDb(deps.pool) as unknown as Kysely<unknown>);
   await migrateDispatcher(createDb(deps.pool) as unknown as Kysely<unknown>);
   const timeoutMs = config.timeoutMs ?? 10_000;
   const pollOptions = {
