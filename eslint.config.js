@@ -10,6 +10,7 @@ export default tseslint.config(
     ignores: [
       '.holdfast/**',
       '**/*.d.ts',
+      '**/*.d.mts',
       '**/dist/**',
       '**/node_modules/**',
       'bench-results/**',

@@ -81,7 +81,9 @@ export async function benchPixel(args: Record<string, string>): Promise<void> {
   const stack = await benchStack(Number(args.partitions ?? 4));
   try {
     await stack.startService('projector');
-    const pool = args['producer-pool'] ? { PRODUCER_POOL_SIZE: args['producer-pool'] } : {};
+    const pool: Record<string, string> = args['producer-pool']
+      ? { PRODUCER_POOL_SIZE: args['producer-pool'] }
+      : {};
     const port = await stack.startService(
       'gateway',
       { TRUST_PROXY: 'true', ...pool },
