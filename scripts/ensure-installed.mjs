@@ -5,6 +5,9 @@ import { existsSync, statSync } from 'node:fs';
 const marker = 'node_modules/.package-lock.json';
 const stale = !existsSync(marker) || statSync('package-lock.json').mtimeMs > statSync(marker).mtimeMs + 1000;
 if (stale) {
-  console.error('[setup] installing dependencies (npm ci) ...');
-  execSync('npm ci --no-audit --no-fund', { stdio: 'inherit' });
+  // `npm install`, not `npm ci`: npm 11 writes lock files that omit the optional platform packages of
+  // some dependencies (@unrs/resolver-binding-*) and then refuses them in `npm ci`. The lock still
+  // pins every version that is installed.
+  console.error('[setup] installing dependencies (npm install) ...');
+  execSync('npm install --no-audit --no-fund', { stdio: 'inherit' });
 }
