@@ -1,6 +1,7 @@
 import type { Projection, ProjectedEvent } from '../../projection.js';
 import { CommerceChunk, type CommerceEventName } from './commerce-chunk.js';
 import { KeySet, loadCustomers, loadStoredDedupKeys, type IdentityLookup } from './load-customers.js';
+import { StatisticsKeeper } from './statistics.js';
 import { writeCustomers } from './write-customers.js';
 import { writeOrders } from './write-orders.js';
 import { insertCustomerEvents, insertZeroPartySubmissions } from './write-webhook-rows.js';
@@ -41,6 +42,8 @@ function keysOf(events: readonly ProjectedEvent<CommerceEventName>[]) {
   return { lookups, eventKeys, submissionKeys };
 }
 
+const statistics = new StatisticsKeeper();
+
 /**
  * Orders, customers, inbound customer events and zero-party submissions: one projection because they
  * share one topic (holdfast.commerce) and one piece of state (customer identity), so a replay resolves
@@ -59,9 +62,11 @@ export const commerceProjection: Projection<CommerceEventName> = {
     const storedSubmissionKeys = await loadStoredDedupKeys(tx, 'zero_party_submissions', submissionKeys);
     const chunk = new CommerceChunk({ customers, storedEventKeys, storedSubmissionKeys });
     for (const e of events) chunk.add(e);
-    await writeCustomers(tx, chunk.customerWrites());
+    const customerWrites = chunk.customerWrites();
+    await writeCustomers(tx, customerWrites);
     await writeOrders(tx, chunk.orders);
     await insertCustomerEvents(tx, chunk.customerEvents);
     await insertZeroPartySubmissions(tx, chunk.zeroParty);
+    await statistics.afterWrite(tx, customerWrites.created.length + chunk.orders.length);
   },
 };
