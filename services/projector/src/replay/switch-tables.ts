@@ -25,7 +25,15 @@ export async function moveTables(
   projections: readonly AnyProjection[],
   stamp: string,
 ): Promise<{ oldSchema: string }> {
-  const old = `${live}_old_${stamp}`;
+  // Two switches within one second share a stamp: the second gets a numbered name of its own.
+  let old = `${live}_old_${stamp}`;
+  for (
+    let n = 2;
+    (await client.query('select 1 from pg_namespace where nspname = $1', [old])).rowCount;
+    n++
+  ) {
+    old = `${live}_old_${stamp}_${n}`;
+  }
   const names = projections.map((p) => p.name);
   await client.query(`create schema "${old}"`);
   for (const t of projections.flatMap((p) => p.tables)) {
