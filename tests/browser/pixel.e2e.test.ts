@@ -15,7 +15,7 @@ import {
   startWebStack,
   type WebStack,
 } from '../../services/gateway/src/webhooks/testing/web-stack.js';
-import type { RunningProjector } from '../../services/projector/src/index.js';
+import type { RunningProjector } from '@holdfast/projector';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ARGS = [

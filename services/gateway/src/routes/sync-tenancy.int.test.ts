@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningConsumer } from '@holdfast/kafka';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
-import type { RunningProjector } from '../../../projector/src/index.js';
+import type { RunningProjector } from '@holdfast/projector';
 import {
   call,
   ManualClock,
@@ -13,7 +13,7 @@ import {
   type AccountFixture,
   type TestGateway,
 } from '../test-support/harness.js';
-import { runProjector, runSyncConsumer } from '../test-support/read-side.js';
+import { readSide, runProjector, runSyncConsumer } from '../test-support/read-side.js';
 
 let t: TestEnv;
 let gw: TestGateway;
@@ -23,14 +23,7 @@ let a: AccountFixture;
 let b: AccountFixture;
 const clock = new ManualClock(new Date());
 
-const get = (acc: AccountFixture, path: string) => call(gw.url, 'GET', path, { key: acc.key });
-const health = async (acc: AccountFixture) =>
-  (await get(acc, '/ingest/health')).json as Record<string, unknown>;
-const batchesOf = async (acc: AccountFixture, query = '') =>
-  (await get(acc, `/ingest/batches${query}`)).json.batches as {
-    request_id: string | null;
-    [k: string]: unknown;
-  }[];
+const { get, health, batchesOf } = readSide(() => gw);
 
 beforeAll(async () => {
   t = await createTestEnv('gw-sync');

@@ -8,7 +8,7 @@ import { silentLogger } from '@holdfast/platform';
 import type { TestEnv } from '@holdfast/testing';
 // By path until vitest.config.ts aliases @holdfast/<service> to sources like the packages (it maps
 // packages/* only, and a service's `default` export points at dist/).
-import { startProjector, type RunningProjector } from '../../../../projector/src/index.js';
+import { startProjector, type RunningProjector } from '@holdfast/projector';
 import { createGateway } from '../../app.js';
 import type { Clock } from '../../clock.js';
 import { loadGatewayConfig, type GatewayConfig } from '../../config.js';
