@@ -33,11 +33,36 @@ export async function readCheckpoint(client: PoolClient, key: CheckpointKey): Pr
   return res.rows[0]?.last_offset ?? -1;
 }
 
-export async function writeCheckpoint(client: PoolClient, key: CheckpointKey, offset: number): Promise<void> {
-  await client.query(
+/**
+ * Moves the checkpoint and returns its version: the id of the writing transaction (the row's xmin).
+ * A process that remembers the version of its last commit knows, on reading the same version back
+ * (`lockCheckpointVersion`), that nothing else wrote this partition's rows since.
+ */
+export async function writeCheckpoint(
+  client: PoolClient,
+  key: CheckpointKey,
+  offset: number,
+): Promise<string> {
+  const { rows } = await client.query<{ version: string }>(
     `insert into "${key.schema}".projection_checkpoints (projection, topic, partition, last_offset)
      values ($1, $2, $3, $4)
-     on conflict (projection, topic, partition) do update set last_offset = excluded.last_offset, updated_at = now()`,
+     on conflict (projection, topic, partition) do update set last_offset = excluded.last_offset, updated_at = now()
+     returning xmin::text as version`,
     [key.projection, key.topic, key.partition, offset],
   );
+  return rows[0]!.version;
+}
+
+/** Like `readCheckpoint`, with the version of the row (see `writeCheckpoint`); '' when there is none. */
+export async function lockCheckpointVersion(
+  client: PoolClient,
+  key: CheckpointKey,
+): Promise<{ offset: number; version: string }> {
+  const res = await client.query<{ last_offset: number; version: string }>(
+    `select last_offset, xmin::text as version from "${key.schema}".projection_checkpoints
+      where projection = $1 and topic = $2 and partition = $3 for update`,
+    [key.projection, key.topic, key.partition],
+  );
+  const row = res.rows[0];
+  return row ? { offset: Number(row.last_offset), version: row.version } : { offset: -1, version: '' };
 }

@@ -9,6 +9,11 @@ export interface ProjectorProcessConfig extends InfraConfig {
   readonly chunkSize: number;
   /** How long a dead projector holds its partitions (HOLDFAST_SESSION_TIMEOUT_MS, ≥ 6,000). */
   readonly sessionTimeoutMs: number;
+  /**
+   * Budget of the commerce projection's identity memory (HOLDFAST_PROJECTOR_MEMORY_CUSTOMERS, default
+   * 300,000; 0 turns it off, and HOLDFAST_PROJECTOR_MEMORY_ORDERS, default 2,000,000).
+   */
+  readonly memoryBudget: { readonly customers: number; readonly orders: number };
   /** Comma-separated HOLDFAST_PROJECTIONS; empty = all. */
   readonly projections: readonly string[];
 }
@@ -16,7 +21,8 @@ export interface ProjectorProcessConfig extends InfraConfig {
 /**
  * Reads DATABASE_URL, KAFKA_BROKERS, SCHEMA_REGISTRY_URL, HOLDFAST_TOPIC_PREFIX, HOLDFAST_PARTITIONS,
  * HOLDFAST_READ_SCHEMA (default read_models), PORT (default 9464), HOLDFAST_PROJECTOR_CHUNK (default
- * 5000), HOLDFAST_SESSION_TIMEOUT_MS (default 10000) and HOLDFAST_PROJECTIONS. Throws one ConfigError naming every problem.
+ * 5000), HOLDFAST_SESSION_TIMEOUT_MS (default 10000), HOLDFAST_PROJECTOR_MEMORY_CUSTOMERS and
+ * HOLDFAST_PROJECTOR_MEMORY_ORDERS (identity memory budget) and HOLDFAST_PROJECTIONS. Throws one ConfigError naming every problem.
  */
 export function loadProjectorConfig(
   env: Readonly<Record<string, string | undefined>>,
@@ -29,6 +35,10 @@ export function loadProjectorConfig(
     port: r.int('PORT', 9464, { min: 0, max: 65535 }),
     chunkSize: r.int('HOLDFAST_PROJECTOR_CHUNK', 5000, { min: 1, max: 50_000 }),
     sessionTimeoutMs: r.int('HOLDFAST_SESSION_TIMEOUT_MS', 10_000, { min: 6000, max: 300_000 }),
+    memoryBudget: {
+      customers: r.int('HOLDFAST_PROJECTOR_MEMORY_CUSTOMERS', 300_000, { min: 0, max: 50_000_000 }),
+      orders: r.int('HOLDFAST_PROJECTOR_MEMORY_ORDERS', 2_000_000, { min: 0, max: 500_000_000 }),
+    },
     projections: (r.optional('HOLDFAST_PROJECTIONS') ?? '')
       .split(',')
       .map((s) => s.trim())

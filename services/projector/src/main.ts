@@ -9,6 +9,7 @@ import { createPool } from '@holdfast/db';
 import { createKafka, ensureTopics } from '@holdfast/kafka';
 import { createLogger, createMetricsRegistry } from '@holdfast/platform';
 import { loadProjectorConfig } from './config.js';
+import { configureCommerceMemory } from './projections/commerce/commerce.projection.js';
 import { ProjectorMetrics } from './runtime/metrics.js';
 import { startMetricsServer } from './runtime/metrics-server.js';
 import { startProjector } from './runtime/start-projector.js';
@@ -22,6 +23,7 @@ await admin.connect();
 await ensureTopics(admin, config.topicPrefix, config.partitions);
 await admin.disconnect();
 const codec = await EventCodec.connect(config.schemaRegistryUrl);
+configureCommerceMemory(config.memoryBudget);
 const registry = createMetricsRegistry('projector');
 const metrics = new ProjectorMetrics(registry);
 const projector = await startProjector(

@@ -17,6 +17,15 @@ export interface ProjectionTx {
   readonly client: PoolClient;
   /** The read-model schema being written (`read_models`, or `read_models_next` during a rebuild). */
   readonly schema: string;
+  /** The partition the chunk comes from (a chunk never spans partitions). */
+  readonly partition: number;
+  /**
+   * The version of the partition's checkpoint as this transaction found it (see `writeCheckpoint`),
+   * or null while the runner isolates poison records. State a projection kept in memory after its
+   * last commit (reported through `committed`) is still exact iff this equals that commit's version:
+   * nothing else has written the partition's rows since.
+   */
+  readonly position: string | null;
 }
 
 /**
@@ -43,6 +52,11 @@ export interface Projection<N extends EventName = EventName> {
   /** Tables it owns (written by nothing else): what a rebuild of this projection swaps in. */
   readonly tables: readonly string[];
   apply(events: readonly ProjectedEvent<N>[], tx: ProjectionTx): Promise<void>;
+  /**
+   * Called after the chunk's transaction committed, with the checkpoint version it wrote: the
+   * position at which memory kept by `apply` is valid. Not called when the transaction failed.
+   */
+  committed?(schema: string, partition: number, position: string): void;
 }
 
 /** A projection over any record type, as the runner holds them. */

@@ -1,6 +1,6 @@
 import type { EventCodec } from '@holdfast/contracts';
 import {
-  readCheckpoint,
+  lockCheckpointVersion,
   writeCheckpoint,
   type CheckpointKey,
   type Pool,
@@ -58,7 +58,11 @@ export class ProjectionRunner {
       // Every join a chunk makes is a key lookup of at most 5,000 keys: it must cost O(chunk), never
       // O(table). During a backfill statistics lag behind the table, and the planner then picks hash
       // joins over full scans of millions of rows; nested loops over the indexes are always right here.
-      await client.query('begin; set local enable_hashjoin = off; set local enable_mergejoin = off');
+      // synchronous_commit off: a commit lost in a database crash loses its checkpoint with it, so the
+      // records are applied again from Kafka (SeekGuard rewinds); the chunk does not wait for fsync.
+      await client.query(
+        'begin; set local enable_hashjoin = off; set local enable_mergejoin = off; set local synchronous_commit = off',
+      );
       await client.query(SCHEMA_LOCK_SQL, [schema]);
       // The row must exist before `for update` can serialise two processes on this partition.
       await client.query(
@@ -66,7 +70,7 @@ export class ProjectionRunner {
          values ($1, $2, $3, -1) on conflict do nothing`,
         [key.projection, key.topic, key.partition],
       );
-      const checkpoint = await readCheckpoint(client, key);
+      const { offset: checkpoint, version } = await lockCheckpointVersion(client, key);
       const seekTo = this.seeks.check(batch.partition, checkpoint, Number(batch.records[0]!.offset));
       if (seekTo !== undefined) {
         await client.query('rollback');
@@ -78,13 +82,14 @@ export class ProjectionRunner {
         return { kind: 'applied' };
       }
       const { events, dead } = await decodeChunk(this.deps.codec, this.projection, fresh);
-      await this.applyIsolating(client, events, fresh, dead, true);
+      await this.applyIsolating(client, events, fresh, dead, batch.partition, version);
       const last = Number(fresh[fresh.length - 1]!.offset);
       await insertDeadLetters(client, schema, dead);
       await this.deps.publisher.publish(dead);
-      await writeCheckpoint(client, key, last);
+      const written = await writeCheckpoint(client, key, last);
       await client.query('commit');
       this.seeks.committed(batch.partition, last);
+      this.projection.committed?.(schema, batch.partition, written);
       metrics?.observeChunk(this.projection.name, fresh.length - dead.length, dead.length, started);
       for (const d of dead)
         this.deps.logger.warn('record_dead_lettered', { ...addressOf(d), reason: forLogs(d.reason) });
@@ -115,10 +120,13 @@ export class ProjectionRunner {
     events: readonly ProjectedEvent[],
     records: readonly ConsumedRecord[],
     dead: DeadLetter[],
-    whole: boolean,
+    partition: number,
+    /** The checkpoint version for the whole chunk; null for the halves of poison isolation. */
+    position: string | null,
   ): Promise<void> {
     if (!events.length) return;
-    const tx: ProjectionTx = { client, schema: this.deps.schema };
+    const whole = position !== null;
+    const tx: ProjectionTx = { client, schema: this.deps.schema, partition, position };
     await client.query('savepoint apply_chunk');
     try {
       await this.projection.apply(events, tx);
@@ -141,8 +149,8 @@ export class ProjectionRunner {
         });
     }
     const mid = Math.ceil(events.length / 2);
-    await this.applyIsolating(client, events.slice(0, mid), records, dead, false);
-    await this.applyIsolating(client, events.slice(mid), records, dead, false);
+    await this.applyIsolating(client, events.slice(0, mid), records, dead, partition, null);
+    await this.applyIsolating(client, events.slice(mid), records, dead, partition, null);
   }
 }
 

@@ -8,7 +8,7 @@ import type {
 import { PoisonRecordError, type ProjectedEvent } from '../../projection.js';
 import { customerUuid } from './customer-id.js';
 import { mergeCustomer, newCustomer, type CustomerPatch, type CustomerState } from './customer-state.js';
-import { IdentityIndex, type IdentityKeys, type LinkMethod } from './identity-index.js';
+import type { IdentityKeys, IdentityResolver, LinkMethod } from './identity-index.js';
 import type { OrderWrite } from './write-orders.js';
 import type { CustomerEventRow, ZeroPartyRow } from './write-webhook-rows.js';
 
@@ -18,7 +18,8 @@ export type CommerceEventName =
 
 /** Stored state a chunk needs before it can fold: loaded once per chunk, in the chunk's transaction. */
 export interface ChunkState {
-  readonly customers: readonly CustomerState[];
+  /** Every stored customer a record of the chunk could resolve to; the chunk adds and re-indexes. */
+  readonly identities: IdentityResolver<CustomerState>;
   /** `account\0dedup_key` of stored customer events and zero-party submissions. */
   readonly storedEventKeys: ReadonlySet<string>;
   readonly storedSubmissionKeys: ReadonlySet<string>;
@@ -38,12 +39,12 @@ export class CommerceChunk {
   readonly zeroParty: ZeroPartyRow[] = [];
   private readonly dirty = new Set<CustomerState>();
   private readonly created = new Set<CustomerState>();
-  private readonly index: IdentityIndex<CustomerState>;
+  private readonly index: IdentityResolver<CustomerState>;
   private readonly eventKeys: Set<string>;
   private readonly submissionKeys: Set<string>;
 
   constructor(state: ChunkState) {
-    this.index = new IdentityIndex(state.customers);
+    this.index = state.identities;
     this.eventKeys = new Set(state.storedEventKeys);
     this.submissionKeys = new Set(state.storedSubmissionKeys);
   }

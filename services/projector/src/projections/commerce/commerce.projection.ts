@@ -1,5 +1,7 @@
 import type { Projection, ProjectedEvent } from '../../projection.js';
 import { CommerceChunk, type CommerceEventName } from './commerce-chunk.js';
+import { IdentityIndex, RoutedIdentities } from './identity-index.js';
+import { IdentityMemory, type MemoryBudget } from './identity-memory.js';
 import { KeySet, loadCustomers, loadStoredDedupKeys, type IdentityLookup } from './load-customers.js';
 import { StatisticsKeeper } from './statistics.js';
 import { writeCustomers } from './write-customers.js';
@@ -11,8 +13,10 @@ function keysOf(events: readonly ProjectedEvent<CommerceEventName>[]) {
   const lookups: IdentityLookup[] = [];
   const eventKeys = new KeySet();
   const submissionKeys = new KeySet();
+  const accounts = new Set<string>();
   for (const e of events) {
     const accountId = e.value.metadata.account_id.toLowerCase();
+    accounts.add(accountId);
     switch (e.type) {
       case 'OrderUpserted': {
         const o = e.value.order;
@@ -39,10 +43,22 @@ function keysOf(events: readonly ProjectedEvent<CommerceEventName>[]) {
         break;
     }
   }
-  return { lookups, eventKeys, submissionKeys };
+  return { lookups, eventKeys, submissionKeys, accounts };
 }
 
 const statistics = new StatisticsKeeper();
+
+/**
+ * Default budget of the identity memory: measured at about 1 KiB per customer and 0.1 KiB per
+ * order id in the projector's heap (docs/performance.md), so the defaults stay well under 1 GiB.
+ */
+export const DEFAULT_MEMORY_BUDGET: MemoryBudget = { customers: 300_000, orders: 2_000_000 };
+let processMemory = new IdentityMemory(DEFAULT_MEMORY_BUDGET);
+
+/** Sets the budget of the process's identity memory (0 customers turns it off). Drops what is held. */
+export function configureCommerceMemory(budget: MemoryBudget): void {
+  processMemory = new IdentityMemory(budget);
+}
 
 /**
  * Orders, customers, inbound customer events and zero-party submissions: one projection because they
@@ -50,23 +66,45 @@ const statistics = new StatisticsKeeper();
  * identities in exactly the order live did. Per chunk: a few set-based loads, one fold in memory,
  * then one statement per table (orders: one per round of re-posts).
  */
-export const commerceProjection: Projection<CommerceEventName> = {
-  name: 'commerce',
-  topic: 'holdfast.commerce',
-  handles: ['OrderUpserted', 'CustomerUpserted', 'CustomerEventReceived', 'ZeroPartySubmitted'],
-  tables: ['orders', 'customers', 'customer_events', 'zero_party_submissions'],
-  async apply(events, tx) {
-    const { lookups, eventKeys, submissionKeys } = keysOf(events);
-    const customers = await loadCustomers(tx, lookups);
-    const storedEventKeys = await loadStoredDedupKeys(tx, 'customer_events', eventKeys);
-    const storedSubmissionKeys = await loadStoredDedupKeys(tx, 'zero_party_submissions', submissionKeys);
-    const chunk = new CommerceChunk({ customers, storedEventKeys, storedSubmissionKeys });
-    for (const e of events) chunk.add(e);
-    const customerWrites = chunk.customerWrites();
-    await writeCustomers(tx, customerWrites);
-    await writeOrders(tx, chunk.orders);
-    await insertCustomerEvents(tx, chunk.customerEvents);
-    await insertZeroPartySubmissions(tx, chunk.zeroParty);
-    await statistics.afterWrite(tx, customerWrites.created.length + chunk.orders.length);
-  },
-};
+export const commerceProjection: Projection<CommerceEventName> = createCommerceProjection(
+  () => processMemory,
+);
+
+/**
+ * The commerce projection over the identity memory `memoryOf` returns (one per process; tests give
+ * several to play several processes).
+ */
+export function createCommerceProjection(memoryOf: () => IdentityMemory): Projection<CommerceEventName> {
+  return {
+    name: 'commerce',
+    topic: 'holdfast.commerce',
+    handles: ['OrderUpserted', 'CustomerUpserted', 'CustomerEventReceived', 'ZeroPartySubmitted'],
+    tables: ['orders', 'customers', 'customer_events', 'zero_party_submissions'],
+    async apply(events, tx) {
+      const { lookups, eventKeys, submissionKeys, accounts } = keysOf(events);
+      // Resident accounts (kept in memory, exact as of this partition's last commit) need no lookups.
+      const memory = memoryOf();
+      const mem = memory.open(tx);
+      const resident = mem ? await memory.admit(tx, mem, accounts) : new Set<string>();
+      const queried = resident.size ? lookups.filter((l) => !resident.has(l.accountId)) : lookups;
+      const refresh = () => statistics.refreshIfDue(tx).then(() => undefined);
+      if (queried.length) await refresh();
+      const local = new IdentityIndex(await loadCustomers(tx, queried));
+      const storedEventKeys = await loadStoredDedupKeys(tx, 'customer_events', eventKeys);
+      const storedSubmissionKeys = await loadStoredDedupKeys(tx, 'zero_party_submissions', submissionKeys);
+      const identities = mem ? new RoutedIdentities(mem.index, resident, local) : local;
+      const chunk = new CommerceChunk({ identities, storedEventKeys, storedSubmissionKeys });
+      for (const e of events) chunk.add(e);
+      const customerWrites = chunk.customerWrites();
+      await writeCustomers(tx, customerWrites);
+      await writeOrders(tx, chunk.orders, { resident: mem?.orders, beforeJoin: refresh });
+      await insertCustomerEvents(tx, chunk.customerEvents);
+      await insertZeroPartySubmissions(tx, chunk.zeroParty);
+      statistics.noteWritten(tx, customerWrites.created.length + chunk.orders.length);
+      if (mem) memory.noteCreated(tx, mem, customerWrites.created);
+    },
+    committed(schema, partition, position) {
+      memoryOf().committed(schema, partition, position);
+    },
+  };
+}

@@ -19,6 +19,16 @@ export interface IdentityKeys {
 /** How a record found its customer (the `link_method` of customer events). */
 export type LinkMethod = 'provider_id' | 'email' | 'phone';
 
+/** What identity resolution needs of an index (IdentityIndex, or several routed by account). */
+export interface IdentityResolver<I extends Identity = Identity> {
+  add(identity: I): void;
+  resolve(
+    accountId: string,
+    keys: IdentityKeys,
+  ): { readonly identity: I; readonly method: LinkMethod } | undefined;
+  reindex(identity: I, before: IdentityKeys): void;
+}
+
 const k = (account: string, value: string): string => `${account}\u0000${value}`;
 
 /**
@@ -31,7 +41,7 @@ const k = (account: string, value: string): string => `${account}\u0000${value}`
  * (two people can share a household email): it is not a match. When several customers qualify, the
  * earliest created wins (then the smaller id), so the choice never depends on load order.
  */
-export class IdentityIndex<I extends Identity = Identity> {
+export class IdentityIndex<I extends Identity = Identity> implements IdentityResolver<I> {
   private readonly byExternalId = new Map<string, I>();
   private readonly byEmail = new Map<string, Set<I>>();
   private readonly byPhone = new Map<string, Set<I>>();
@@ -107,4 +117,33 @@ function pick<I extends Identity>(candidates: Set<I> | undefined, ok: (i: I) => 
       best = c;
   }
   return best;
+}
+
+/**
+ * Two indexes behind one: accounts in `routed` resolve in `resident` (kept in memory across chunks),
+ * every other account in `local` (loaded for this chunk). Accounts never share customers, so each
+ * account's resolution sees exactly one complete index.
+ */
+export class RoutedIdentities<I extends Identity> implements IdentityResolver<I> {
+  constructor(
+    private readonly resident: IdentityIndex<I>,
+    private readonly routed: ReadonlySet<string>,
+    private readonly local: IdentityIndex<I>,
+  ) {}
+
+  private of(accountId: string): IdentityIndex<I> {
+    return this.routed.has(accountId) ? this.resident : this.local;
+  }
+
+  add(identity: I): void {
+    this.of(identity.accountId).add(identity);
+  }
+
+  resolve(accountId: string, keys: IdentityKeys) {
+    return this.of(accountId).resolve(accountId, keys);
+  }
+
+  reindex(identity: I, before: IdentityKeys): void {
+    this.of(identity.accountId).reindex(identity, before);
+  }
 }

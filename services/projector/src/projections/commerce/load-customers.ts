@@ -32,12 +32,13 @@ export interface IdentityLookup {
 // Timestamps travel as canonical UTC text with microseconds: a JS Date would round them to
 // milliseconds and the rewritten row would differ from one written in another chunk.
 const ts = (col: string) => `to_char(c.${col} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as ${col}`;
-const COLUMNS = `c.account_id, c.customer_id, c.external_id, c.email, c.phone, c.name, c.address_street,
+export const CUSTOMER_COLUMNS = `c.account_id, c.customer_id, c.external_id, c.email, c.phone, c.name, c.address_street,
   c.address_city, c.address_state, c.address_zip, c.address_country, c.consent_marketing_email,
   c.consent_sms, c.consent_suppressed, c.consent_bounced, c.source_label, c.subscription_status,
   ${ts('subscription_started_at')}, ${ts('created_at')}, ${ts('updated_at')}`;
 
-interface Row {
+/** A customers row as `CUSTOMER_COLUMNS` selects it. */
+export interface CustomerRow {
   account_id: string;
   customer_id: string;
   external_id: string | null;
@@ -73,11 +74,11 @@ export async function loadCustomers(
   const t = qualified(tx.schema, 'customers');
   const externalIds = new KeySet();
   for (const l of lookups) externalIds.add(l.accountId, l.keys.externalId);
-  const byId = new Map<string, Row>();
-  const keep = (rows: Row[]) => rows.forEach((r) => byId.set(r.customer_id, r));
+  const byId = new Map<string, CustomerRow>();
+  const keep = (rows: CustomerRow[]) => rows.forEach((r) => byId.set(r.customer_id, r));
   if (externalIds.values.length) {
-    const { rows } = await tx.client.query<Row>(
-      `select ${COLUMNS} from unnest($1::uuid[], $2::text[]) k(a, v)
+    const { rows } = await tx.client.query<CustomerRow>(
+      `select ${CUSTOMER_COLUMNS} from unnest($1::uuid[], $2::text[]) k(a, v)
          join ${t} c on c.account_id = k.a and c.external_id = k.v and c.external_id is not null`,
       [externalIds.accounts, externalIds.values],
     );
@@ -93,11 +94,11 @@ export async function loadCustomers(
     phones.add(accountId, keys.phone);
   }
   if (emails.values.length || phones.values.length) {
-    const { rows } = await tx.client.query<Row>(
-      `select ${COLUMNS} from unnest($1::uuid[], $2::text[]) k(a, v)
+    const { rows } = await tx.client.query<CustomerRow>(
+      `select ${CUSTOMER_COLUMNS} from unnest($1::uuid[], $2::text[]) k(a, v)
          join ${t} c on c.account_id = k.a and c.email = k.v and c.email is not null
        union all
-       select ${COLUMNS} from unnest($3::uuid[], $4::text[]) k(a, v)
+       select ${CUSTOMER_COLUMNS} from unnest($3::uuid[], $4::text[]) k(a, v)
          join ${t} c on c.account_id = k.a and c.phone = k.v and c.phone is not null`,
       [emails.accounts, emails.values, phones.accounts, phones.values],
     );
@@ -106,7 +107,7 @@ export async function loadCustomers(
   return [...byId.values()].map(toState);
 }
 
-function toState(r: Row): CustomerState {
+export function toState(r: CustomerRow): CustomerState {
   return {
     accountId: r.account_id,
     customerId: r.customer_id,

@@ -11,9 +11,19 @@ import { qualified, type ProjectionTx } from '../../projection.js';
 export class StatisticsKeeper {
   private readonly written = new Map<string, { total: number; atLast: number }>();
 
-  async afterWrite(tx: ProjectionTx, rows: number): Promise<boolean> {
+  /** Counts rows written to `customers` and `orders`. */
+  noteWritten(tx: ProjectionTx, rows: number): void {
     const s = this.written.get(tx.schema) ?? { total: 0, atLast: 0 };
     s.total += rows;
+    this.written.set(tx.schema, s);
+  }
+
+  /**
+   * Analyses the tables if they grew enough since the last time. Called only before statements
+   * that join against them: chunks whose lookups are all answered from memory need no plans.
+   */
+  async refreshIfDue(tx: ProjectionTx): Promise<boolean> {
+    const s = this.written.get(tx.schema) ?? { total: 0, atLast: 0 };
     this.written.set(tx.schema, s);
     if (s.total - s.atLast < Math.max(5_000, s.atLast / 2)) return false;
     s.atLast = s.total;

@@ -112,9 +112,20 @@ const updateSql = (schema: string) => `
  * so "the last row of an order_id wins" and the forward-only rules hold exactly as if the records were
  * applied one by one.
  */
-export async function writeOrders(tx: ProjectionTx, orders: readonly OrderWrite[]): Promise<void> {
+export async function writeOrders(
+  tx: ProjectionTx,
+  orders: readonly OrderWrite[],
+  options: WriteOrdersOptions = {},
+): Promise<void> {
   if (!orders.length) return;
-  const stored = await storedOrderKeys(tx, orders);
+  const { resident, beforeJoin } = options;
+  const stored = new Set<string>();
+  const unknown = resident ? orders.filter((o) => !resident.has(o.accountId)) : orders;
+  if (resident) for (const o of orders) if (resident.get(o.accountId)?.has(o.orderId)) stored.add(keyOf(o));
+  if (unknown.length) {
+    await beforeJoin?.();
+    for (const k of await storedOrderKeys(tx, unknown)) stored.add(k);
+  }
   const rounds: OrderWrite[][] = [];
   const seen = new Map<string, number>();
   for (const o of orders) {
@@ -128,8 +139,20 @@ export async function writeOrders(tx: ProjectionTx, orders: readonly OrderWrite[
     const known = i === 0 ? round.filter((o) => stored.has(keyOf(o))) : round;
     if (fresh.length)
       await copyRows(tx.client, qualified(tx.schema, 'orders'), COLUMN_LIST, fresh.map(newOrderValues));
+    if (resident) for (const o of fresh) resident.get(o.accountId)?.add(o.orderId);
+    // The update joins on the primary key, which the planner picks even without statistics.
     if (known.length) await tx.client.query(updateSql(tx.schema), columnsOf(known, orderValues));
   }
+}
+
+export interface WriteOrdersOptions {
+  /**
+   * Every stored order id of the accounts it has (kept in memory by the projection): their orders
+   * need no lookup, and the ids written are added to it.
+   */
+  readonly resident?: ReadonlyMap<string, Set<string>>;
+  /** Runs before the stored-order lookup (to refresh planner statistics). */
+  readonly beforeJoin?: () => Promise<void>;
 }
 
 const keyOf = (o: OrderWrite) => `${o.accountId}\u0000${o.orderId}`;

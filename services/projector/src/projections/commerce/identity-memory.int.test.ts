@@ -1,0 +1,168 @@
+// The identity memory answers lookups without a query only while it is exact: these tests play the
+// ways it could go stale (another process applying the same partition, a budget overflow, a chunk
+// that fails) and require the same rows as the query path gives.
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ConsumedRecord } from '@holdfast/kafka';
+import { silentLogger } from '@holdfast/platform';
+import { createTestEnv, type TestEnv } from '@holdfast/testing';
+import { readModelDigest } from '../../replay/table-digest.js';
+import { ProjectionRunner } from '../../runtime/projection-runner.js';
+import { ensureReadModelSchema } from '../../schema/ensure-read-model-schema.js';
+import {
+  customerRow,
+  customerUpserted,
+  metadata,
+  orderRow,
+  orderUpserted,
+} from '../../test-support/events.js';
+import type { Given } from '../../test-support/projection-harness.js';
+import { createCommerceProjection } from './commerce.projection.js';
+import { IdentityMemory, type MemoryBudget } from './identity-memory.js';
+
+let t: TestEnv;
+beforeAll(async () => {
+  t = await createTestEnv('identitymemory');
+});
+afterAll(() => t.close());
+
+const UNLIMITED: MemoryBudget = { customers: 1_000_000, orders: 1_000_000 };
+const at = (i: number) => new Date(Date.UTC(2025, 0, 1) + i * 1000).toISOString();
+
+/** One projector process: its own memory, its own runner, on `schema`. */
+function processOn(schema: string, budget: MemoryBudget = UNLIMITED) {
+  const memory = new IdentityMemory(budget);
+  const runner = new ProjectionRunner(
+    createCommerceProjection(() => memory),
+    { pool: t.pool, codec: t.codec, schema, logger: silentLogger, publisher: { publish: async () => {} } },
+  );
+  return runner;
+}
+
+function records(events: readonly Given[], from: number): ConsumedRecord[] {
+  return events.map((g, i) => ({
+    topic: 'test',
+    partition: 0,
+    offset: String(from + i),
+    key: null,
+    value: g[0] === 'raw' ? g[1] : t.codec.encode(g[0], g[1]),
+    timestamp: '0',
+  }));
+}
+
+async function applyInChunks(runners: ProjectionRunner[], events: readonly Given[], chunk: number) {
+  for (let i = 0, k = 0; i < events.length; i += chunk, k++) {
+    const runner = runners[k % runners.length]!;
+    const outcome = await runner.handle({
+      topic: 'test',
+      partition: 0,
+      records: records(events.slice(i, i + chunk), i),
+    });
+    expect(outcome.kind).toBe('applied');
+  }
+}
+
+/** A stream where later chunks keep resolving to customers created and changed by earlier ones. */
+function stream(account: string, n: number): Given[] {
+  const events: Given[] = [];
+  for (let i = 0; i < n; i++) {
+    const c = i % 7;
+    if (i % 5 === 0)
+      events.push([
+        'CustomerUpserted',
+        customerUpserted(
+          metadata(account, at(i)),
+          customerRow({ email: `p${c}@x.co`, phone: `+1512555${String(1000 + c)}`, name: `N${i}` }),
+        ),
+      ]);
+    events.push([
+      'OrderUpserted',
+      orderUpserted(
+        metadata(account, at(i)),
+        orderRow({
+          order_id: `o-${i % 40}`,
+          // Every third order names its customer by a fresh email only, used again three orders later
+          // (often in the next chunk): only an exact memory resolves it to the customer just created.
+          customer_id: i % 3 === 0 ? null : `c-${c}`,
+          email: i % 3 === 0 ? `g${Math.floor(i / 6)}@y.co` : i % 2 ? `p${c}@x.co` : null,
+          phone: i % 3 !== 0 && i % 4 === 0 ? `+1512555${String(1000 + c)}` : null,
+          order_amount: i,
+          refunded_amount: i % 9 === 0 ? 1 : null,
+        }),
+      ),
+    ]);
+  }
+  return events;
+}
+
+async function digestOf(schema: string) {
+  return readModelDigest(t.pool, schema, ['customers', 'orders']);
+}
+
+describe('identity memory', () => {
+  it('gives the rows of the query path, chunk after chunk, in one process', async () => {
+    const account = randomUUID();
+    const events = stream(account, 120);
+    await ensureReadModelSchema(t.pool, 'mem_on');
+    await ensureReadModelSchema(t.pool, 'mem_off');
+    await applyInChunks([processOn('mem_on')], events, 9);
+    await applyInChunks([processOn('mem_off', { customers: 0, orders: 0 })], events, 9);
+    const on = await digestOf('mem_on');
+    expect(on.customers!.rows).toBeGreaterThan(0);
+    expect(on).toEqual(await digestOf('mem_off'));
+  });
+
+  it('is dropped when another process applied the partition in between', async () => {
+    // Two processes take turns on one partition (a rebalance back and forth): each must see what the
+    // other wrote. Chunk 2 (process B) creates customers that chunk 3 (process A) must resolve to.
+    const account = randomUUID();
+    const events = stream(account, 120);
+    await ensureReadModelSchema(t.pool, 'mem_turns');
+    await ensureReadModelSchema(t.pool, 'mem_single');
+    await applyInChunks([processOn('mem_turns'), processOn('mem_turns')], events, 9);
+    await applyInChunks([processOn('mem_single', { customers: 0, orders: 0 })], events, 9);
+    expect(await digestOf('mem_turns')).toEqual(await digestOf('mem_single'));
+  });
+
+  it('leaves an account larger than the budget on the query path, with the same rows', async () => {
+    const account = randomUUID();
+    const events = stream(account, 120);
+    await ensureReadModelSchema(t.pool, 'mem_small');
+    await ensureReadModelSchema(t.pool, 'mem_plain');
+    await applyInChunks([processOn('mem_small', { customers: 3, orders: 10 })], events, 9);
+    await applyInChunks([processOn('mem_plain', { customers: 0, orders: 0 })], events, 9);
+    expect(await digestOf('mem_small')).toEqual(await digestOf('mem_plain'));
+  });
+
+  it('forgets what a failed chunk folded', async () => {
+    // The chunk's fold changes the memory before its transaction fails; the retry must start from
+    // what the database holds, not from the half-applied memory.
+    const account = randomUUID();
+    const schema = 'mem_fail';
+    await ensureReadModelSchema(t.pool, schema);
+    const runner = processOn(schema);
+    const first = stream(account, 20);
+    await applyInChunks([runner], first, 100);
+    const next: Given[] = [
+      [
+        'OrderUpserted',
+        orderUpserted(metadata(account, at(500)), orderRow({ order_id: 'late-1', customer_id: 'c-new' })),
+      ],
+    ];
+    const batch = { topic: 'test', partition: 0, records: records(next, first.length) };
+    // Fails after the fold (a trigger on orders raises a non-data error: the runner throws, the
+    // transaction rolls back, nothing is dead-lettered), then succeeds once the trigger is gone.
+    await t.pool.query(`
+      create function "${schema}".refuse() returns trigger language plpgsql as
+        $$ begin raise exception 'refused for the test'; end $$;
+      create trigger refuse before insert on "${schema}".orders for each row execute function "${schema}".refuse()`);
+    await expect(runner.handle(batch)).rejects.toThrow(/refused for the test/);
+    await t.pool.query(`drop trigger refuse on "${schema}".orders`);
+    expect(await runner.handle(batch)).toEqual({ kind: 'applied' });
+    const { rows } = await t.pool.query<{ n: number }>(
+      `select count(*)::int as n from "${schema}".customers where account_id = $1 and external_id = 'c-new'`,
+      [account],
+    );
+    expect(rows[0]!.n).toBe(1);
+  });
+});

@@ -1,0 +1,170 @@
+import { qualified, type ProjectionTx } from '../../projection.js';
+import type { CustomerState } from './customer-state.js';
+import { IdentityIndex } from './identity-index.js';
+import { CUSTOMER_COLUMNS, toState, type CustomerRow } from './load-customers.js';
+
+/** How much one process may hold in memory, over all partitions and schemas. */
+export interface MemoryBudget {
+  readonly customers: number;
+  readonly orders: number;
+}
+
+/**
+ * What the projector knows of the accounts of one partition: every customer (indexed for identity
+ * resolution) and every order id of each resident account, exactly as the database holds them after
+ * the last commit of this process. The commerce projection is the only writer of these rows, and an
+ * account's records all live in one partition, so after a commit nothing but the next chunk of this
+ * partition can change them; `validAt` (the checkpoint version of that commit) proves it.
+ */
+export class PartitionMemory {
+  /** Checkpoint version at which this memory is exact; null while a chunk is being applied. */
+  validAt: string | null = null;
+  readonly index = new IdentityIndex<CustomerState>();
+  /** Resident accounts: account → stored order ids. */
+  readonly orders = new Map<string, Set<string>>();
+  /** Resident accounts: account → stored customers. */
+  readonly customers = new Map<string, number>();
+
+  isResident(accountId: string): boolean {
+    return this.orders.has(accountId);
+  }
+
+  held(): { customers: number; orders: number } {
+    let customers = 0;
+    let orders = 0;
+    for (const n of this.customers.values()) customers += n;
+    for (const s of this.orders.values()) orders += s.size;
+    return { customers, orders };
+  }
+}
+
+/**
+ * The memory of every partition this process projects, within a budget. Resident accounts resolve
+ * identities and recognise stored orders without a query: on a backfill, the two lookups per chunk
+ * (customers by external id/email/phone, stored order ids) were a third of the projector's time in
+ * PostgreSQL. An account that does not fit the budget stays on the query path (always correct).
+ */
+export class IdentityMemory {
+  private readonly partitions = new Map<string, PartitionMemory>();
+  /** `schema\0account` of accounts too large for the budget: never loaded again by this process. */
+  private readonly oversize = new Set<string>();
+
+  constructor(private readonly budget: MemoryBudget) {}
+
+  /**
+   * The partition's memory for the chunk in `tx`: kept if still exact at `tx.position`, otherwise
+   * emptied. Null (and the memory dropped) while the runner isolates poison records. The memory is
+   * pending (not valid) until `committed` reports the chunk's commit.
+   */
+  open(tx: ProjectionTx): PartitionMemory | null {
+    const key = `${tx.schema}\u0000${tx.partition}`;
+    let m = this.partitions.get(key);
+    if (tx.position === null || this.budget.customers <= 0) {
+      this.partitions.delete(key);
+      return null;
+    }
+    if (!m || m.validAt !== tx.position) {
+      m = new PartitionMemory();
+      this.partitions.set(key, m);
+    }
+    m.validAt = null;
+    return m;
+  }
+
+  committed(schema: string, partition: number, position: string): void {
+    const m = this.partitions.get(`${schema}\u0000${partition}`);
+    if (m) m.validAt = position;
+  }
+
+  /**
+   * Makes `accounts` resident in `m` where the budget allows: accounts already resident stay,
+   * others are counted (bounded by what is left of the budget) and loaded whole. Returns the
+   * resident ones among `accounts`.
+   */
+  async admit(tx: ProjectionTx, m: PartitionMemory, accounts: Iterable<string>): Promise<Set<string>> {
+    const resident = new Set<string>();
+    const candidates: string[] = [];
+    for (const a of accounts) {
+      if (m.isResident(a)) resident.add(a);
+      else if (!this.oversize.has(`${tx.schema}\u0000${a}`)) candidates.push(a);
+    }
+    if (!candidates.length) return resident;
+    const held = this.held();
+    const room = {
+      customers: this.budget.customers - held.customers,
+      orders: this.budget.orders - held.orders,
+    };
+    if (room.customers <= 0 || room.orders <= 0) return resident;
+    // Counting stops at the room left, so a huge account costs a bounded scan of its index.
+    const { rows: sizes } = await tx.client.query<{ a: string; customers: number; orders: number }>(
+      `select a,
+         (select count(*) from (select 1 from ${qualified(tx.schema, 'customers')} c
+            where c.account_id = a limit $2) x)::int as customers,
+         (select count(*) from (select 1 from ${qualified(tx.schema, 'orders')} o
+            where o.account_id = a limit $3) y)::int as orders
+       from unnest($1::uuid[]) a`,
+      [candidates, room.customers + 1, room.orders + 1],
+    );
+    const admitted: string[] = [];
+    for (const s of sizes) {
+      if (s.customers > room.customers || s.orders > room.orders) {
+        this.oversize.add(`${tx.schema}\u0000${s.a}`);
+        continue;
+      }
+      room.customers -= s.customers;
+      room.orders -= s.orders;
+      admitted.push(s.a);
+    }
+    if (!admitted.length) return resident;
+    const customers = await tx.client.query<CustomerRow>(
+      `select ${CUSTOMER_COLUMNS} from ${qualified(tx.schema, 'customers')} c where c.account_id = any($1::uuid[])`,
+      [admitted],
+    );
+    const orders = await tx.client.query<{ account_id: string; order_id: string }>(
+      `select account_id, order_id from ${qualified(tx.schema, 'orders')} where account_id = any($1::uuid[])`,
+      [admitted],
+    );
+    for (const a of admitted) {
+      m.orders.set(a, new Set());
+      m.customers.set(a, 0);
+      resident.add(a);
+    }
+    for (const r of customers.rows) {
+      m.index.add(toState(r));
+      m.customers.set(r.account_id, m.customers.get(r.account_id)! + 1);
+    }
+    for (const r of orders.rows) m.orders.get(r.account_id)!.add(r.order_id);
+    return resident;
+  }
+
+  /**
+   * Records the customers a chunk created in resident accounts; when the process now holds more than
+   * its budget, the partition's largest account is marked oversize and the partition's memory dropped
+   * (its other accounts are loaded again on their next chunk).
+   */
+  noteCreated(tx: ProjectionTx, m: PartitionMemory, created: readonly CustomerState[]): void {
+    for (const c of created)
+      if (m.isResident(c.accountId)) m.customers.set(c.accountId, m.customers.get(c.accountId)! + 1);
+    const held = this.held();
+    if (held.customers <= this.budget.customers && held.orders <= this.budget.orders) return;
+    let largest: string | undefined;
+    let size = -1;
+    for (const [a, ids] of m.orders) {
+      const n = ids.size + (m.customers.get(a) ?? 0);
+      if (n > size) [largest, size] = [a, n];
+    }
+    if (largest !== undefined) this.oversize.add(`${tx.schema}\u0000${largest}`);
+    this.partitions.delete(`${tx.schema}\u0000${tx.partition}`);
+  }
+
+  private held(): { customers: number; orders: number } {
+    let customers = 0;
+    let orders = 0;
+    for (const m of this.partitions.values()) {
+      const h = m.held();
+      customers += h.customers;
+      orders += h.orders;
+    }
+    return { customers, orders };
+  }
+}
