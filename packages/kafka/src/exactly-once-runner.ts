@@ -16,6 +16,12 @@ export interface PartitionBatch {
   readonly topic: string;
   readonly partition: number;
   readonly records: readonly ConsumedRecord[];
+  /**
+   * The records the handler will most likely be given next (the following chunk of the same fetch),
+   * so it can prepare them while the database works on this one. A hint only: what comes next may
+   * differ (a seek, a rebalance), and the handler must check.
+   */
+  readonly upcoming?: readonly ConsumedRecord[];
 }
 
 /**
@@ -83,8 +89,8 @@ export async function runExactlyOnce(opts: RunnerOptions): Promise<RunningConsum
     autoCommitInterval: 1000,
     eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale, commitOffsetsIfNecessary }) => {
       const all = batch.messages;
-      for (let i = 0; i < all.length && isRunning() && !isStale(); i += chunkSize) {
-        const records = all.slice(i, i + chunkSize).map((m): ConsumedRecord => ({
+      const chunkAt = (i: number) =>
+        all.slice(i, i + chunkSize).map((m): ConsumedRecord => ({
           topic: batch.topic,
           partition: batch.partition,
           offset: m.offset,
@@ -92,12 +98,21 @@ export async function runExactlyOnce(opts: RunnerOptions): Promise<RunningConsum
           value: m.value,
           timestamp: m.timestamp,
         }));
+      let upcoming = all.length ? chunkAt(0) : [];
+      for (let i = 0; i < all.length && isRunning() && !isStale(); i += chunkSize) {
+        const records = upcoming;
+        upcoming = i + chunkSize < all.length ? chunkAt(i + chunkSize) : [];
         // kafkajs heartbeats only when asked: a chunk slower than the session timeout (a loaded
         // machine, a large merge) would get this member evicted and cost a rebalance mid-backfill.
         const beat = setInterval(() => void heartbeat().catch(() => {}), heartbeatInterval);
         let outcome: BatchOutcome;
         try {
-          outcome = await handler({ topic: batch.topic, partition: batch.partition, records });
+          outcome = await handler({
+            topic: batch.topic,
+            partition: batch.partition,
+            records,
+            ...(upcoming.length ? { upcoming } : {}),
+          });
         } finally {
           clearInterval(beat);
         }

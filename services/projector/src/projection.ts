@@ -26,6 +26,11 @@ export interface ProjectionTx {
    * nothing else has written the partition's rows since.
    */
   readonly position: string | null;
+  /**
+   * Work the runner wants done while the database is busy (preparing the next chunk). A projection
+   * calls it once, after sending its largest statement and before awaiting it; calling it is optional.
+   */
+  readonly meanwhile?: () => void;
 }
 
 /**
@@ -57,6 +62,13 @@ export interface Projection<N extends EventName = EventName> {
    * position at which memory kept by `apply` is valid. Not called when the transaction failed.
    */
   committed?(schema: string, partition: number, position: string): void;
+  /**
+   * The chunk that will most likely be applied next, offered while the current one is still being
+   * written: a projection may fold it in memory ahead of time, as long as `apply` checks that it is
+   * given exactly these events at the position the current chunk commits. Synchronous by design: it
+   * runs while the database works, not instead of it.
+   */
+  prepare?(events: readonly ProjectedEvent<N>[], schema: string, partition: number): void;
 }
 
 /** A projection over any record type, as the runner holds them. */

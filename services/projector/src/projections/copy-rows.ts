@@ -1,5 +1,4 @@
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import { finished } from 'node:stream/promises';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { PoolClient } from '@holdfast/db';
 import { textArrayLiteral } from './sql-arrays.js';
@@ -33,6 +32,7 @@ export async function copyRows(
   table: string,
   columns: readonly string[],
   rows: readonly (readonly unknown[])[],
+  options: { readonly whileCopying?: () => void } = {},
 ): Promise<void> {
   if (!rows.length) return;
   let body = '';
@@ -41,5 +41,13 @@ export async function copyRows(
     body += '\n';
   }
   const sink = client.query(copyFrom(`copy ${table} (${columns.join(', ')}) from stdin`));
-  await pipeline(Readable.from([body]), sink);
+  const done = finished(sink);
+  // Once the rows are on the socket PostgreSQL parses and indexes them: the time `whileCopying` gets.
+  await Promise.race([new Promise<void>((resolve) => sink.write(body, () => resolve())), done]);
+  try {
+    options.whileCopying?.();
+  } finally {
+    sink.end();
+  }
+  await done;
 }

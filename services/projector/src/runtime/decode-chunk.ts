@@ -34,27 +34,82 @@ export async function decodeChunk(
   projection: AnyProjection,
   records: readonly ConsumedRecord[],
 ): Promise<DecodedChunk> {
-  const events: ProjectedEvent[] = [];
-  const dead: DeadLetter[] = [];
-  const handles = new Set<string>(projection.handles);
+  const chunk = new ChunkDecoder(projection);
+  for (const r of records) {
+    if (!r.value) chunk.empty(r);
+    else chunk.add(r, await decodeOrError(r.value, (v) => codec.decodeKnown(v) ?? codec.decode(v)));
+  }
+  return chunk.result();
+}
+
+/**
+ * `decodeChunk` without waiting: undefined when a record needs a schema this process has not fetched
+ * yet. Used to prepare the next chunk while the database works on the current one.
+ */
+export function decodeKnownChunk(
+  codec: EventCodec,
+  projection: AnyProjection,
+  records: readonly ConsumedRecord[],
+): DecodedChunk | undefined {
+  const chunk = new ChunkDecoder(projection);
   for (const r of records) {
     if (!r.value) {
-      dead.push(deadLetterOf(projection, r, 'empty record value'));
+      chunk.empty(r);
       continue;
     }
-    let decoded: AnyEvent;
+    let decoded: AnyEvent | undefined | UndecodableRecordError;
     try {
-      decoded = codec.decodeKnown(r.value) ?? (await codec.decode(r.value));
+      decoded = codec.decodeKnown(r.value);
     } catch (err) {
       if (!(err instanceof UndecodableRecordError)) throw err;
-      dead.push(deadLetterOf(projection, r, `undecodable: ${err.message}`));
-      continue;
+      decoded = err;
     }
-    if (!handles.has(decoded.type)) {
-      dead.push(deadLetterOf(projection, r, `unexpected record type ${decoded.type} for ${projection.name}`));
-      continue;
-    }
-    events.push({ ...decoded, partition: r.partition, offset: r.offset });
+    if (decoded === undefined) return undefined;
+    chunk.add(r, decoded);
   }
-  return { events, dead };
+  return chunk.result();
+}
+
+async function decodeOrError(
+  value: Buffer,
+  decode: (v: Buffer) => AnyEvent | Promise<AnyEvent>,
+): Promise<AnyEvent | UndecodableRecordError> {
+  try {
+    return await decode(value);
+  } catch (err) {
+    if (!(err instanceof UndecodableRecordError)) throw err;
+    return err;
+  }
+}
+
+class ChunkDecoder {
+  private readonly events: ProjectedEvent[] = [];
+  private readonly dead: DeadLetter[] = [];
+  private readonly handles: Set<string>;
+
+  constructor(private readonly projection: AnyProjection) {
+    this.handles = new Set<string>(projection.handles);
+  }
+
+  empty(r: ConsumedRecord): void {
+    this.dead.push(deadLetterOf(this.projection, r, 'empty record value'));
+  }
+
+  add(r: ConsumedRecord, decoded: AnyEvent | UndecodableRecordError): void {
+    if (decoded instanceof UndecodableRecordError)
+      this.dead.push(deadLetterOf(this.projection, r, `undecodable: ${decoded.message}`));
+    else if (!this.handles.has(decoded.type))
+      this.dead.push(
+        deadLetterOf(
+          this.projection,
+          r,
+          `unexpected record type ${decoded.type} for ${this.projection.name}`,
+        ),
+      );
+    else this.events.push({ ...decoded, partition: r.partition, offset: r.offset });
+  }
+
+  result(): DecodedChunk {
+    return { events: this.events, dead: this.dead };
+  }
 }

@@ -11,7 +11,7 @@ import type { Logger } from '@holdfast/platform';
 import type { AnyProjection, ProjectedEvent, ProjectionTx } from '../projection.js';
 import { isDataError, reasonOf } from './data-errors.js';
 import { insertDeadLetters, type DeadLetter, type DeadLetterPublisher } from './dead-letters.js';
-import { deadLetterOf, decodeChunk } from './decode-chunk.js';
+import { deadLetterOf, decodeChunk, decodeKnownChunk, type DecodedChunk } from './decode-chunk.js';
 import type { ProjectorMetrics } from './metrics.js';
 import { SeekGuard } from './seek-guard.js';
 
@@ -38,6 +38,9 @@ export const SCHEMA_LOCK_SQL = `select pg_advisory_xact_lock_shared(hashtext('ho
  */
 export class ProjectionRunner {
   private readonly seeks = new SeekGuard();
+  /** The next chunk, decoded while the database wrote the previous one (see `prepare`). */
+  private prepared:
+    { readonly records: readonly ConsumedRecord[]; readonly decoded: DecodedChunk } | undefined;
 
   constructor(
     readonly projection: AnyProjection,
@@ -81,8 +84,11 @@ export class ProjectionRunner {
         await client.query('rollback');
         return { kind: 'applied' };
       }
-      const { events, dead } = await decodeChunk(this.deps.codec, this.projection, fresh);
-      await this.applyIsolating(client, events, fresh, dead, batch.partition, version);
+      const { events, dead } =
+        this.takePrepared(fresh) ?? (await decodeChunk(this.deps.codec, this.projection, fresh));
+      const upcoming = batch.upcoming;
+      const meanwhile = upcoming?.length ? () => this.prepare(batch.partition, upcoming) : undefined;
+      await this.applyIsolating(client, events, fresh, dead, batch.partition, version, meanwhile);
       const last = Number(fresh[fresh.length - 1]!.offset);
       await insertDeadLetters(client, schema, dead);
       await this.deps.publisher.publish(dead);
@@ -100,6 +106,34 @@ export class ProjectionRunner {
     } finally {
       client.release();
     }
+  }
+
+  /**
+   * Decodes the next chunk and offers it to the projection while the database is still writing the
+   * current one: on one partition the chunks are applied strictly one after another, so this is the
+   * only place where Node's work (decoding, folding) and PostgreSQL's (COPY, index updates) overlap.
+   */
+  private prepare(partition: number, records: readonly ConsumedRecord[]): void {
+    try {
+      const decoded = decodeKnownChunk(this.deps.codec, this.projection, records);
+      if (!decoded) return;
+      this.prepared = { records, decoded };
+      if (!decoded.dead.length) this.projection.prepare?.(decoded.events, this.deps.schema, partition);
+    } catch (err) {
+      // Preparing is an optimisation: whatever failed here fails again, properly, when applied.
+      this.prepared = undefined;
+      this.deps.logger.warn('prepare_failed', { error: (err as Error).name });
+    }
+  }
+
+  /** The prepared decode of exactly `records`, if there is one (consumed either way). */
+  private takePrepared(records: readonly ConsumedRecord[]): DecodedChunk | undefined {
+    const p = this.prepared;
+    this.prepared = undefined;
+    if (!p || p.records.length !== records.length) return undefined;
+    const same =
+      p.records[0]!.offset === records[0]!.offset && p.records.at(-1)!.offset === records.at(-1)!.offset;
+    return same && p.records[0]!.partition === records[0]!.partition ? p.decoded : undefined;
   }
 
   /** Rewinds needed because this projection's checkpoints moved behind it (see SeekGuard.reconcile). */
@@ -123,10 +157,17 @@ export class ProjectionRunner {
     partition: number,
     /** The checkpoint version for the whole chunk; null for the halves of poison isolation. */
     position: string | null,
+    meanwhile?: () => void,
   ): Promise<void> {
     if (!events.length) return;
     const whole = position !== null;
-    const tx: ProjectionTx = { client, schema: this.deps.schema, partition, position };
+    let pending = meanwhile;
+    const once = () => {
+      const run = pending;
+      pending = undefined;
+      run?.();
+    };
+    const tx: ProjectionTx = { client, schema: this.deps.schema, partition, position, meanwhile: once };
     await client.query('savepoint apply_chunk');
     try {
       await this.projection.apply(events, tx);

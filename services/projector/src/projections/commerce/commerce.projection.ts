@@ -1,7 +1,7 @@
-import type { Projection, ProjectedEvent } from '../../projection.js';
+import type { Projection, ProjectedEvent, ProjectionTx } from '../../projection.js';
 import { CommerceChunk, type CommerceEventName } from './commerce-chunk.js';
 import { IdentityIndex, RoutedIdentities } from './identity-index.js';
-import { IdentityMemory, type MemoryBudget } from './identity-memory.js';
+import { IdentityMemory, type MemoryBudget, type PartitionMemory } from './identity-memory.js';
 import { KeySet, loadCustomers, loadStoredDedupKeys, type IdentityLookup } from './load-customers.js';
 import { StatisticsKeeper } from './statistics.js';
 import { writeCustomers } from './write-customers.js';
@@ -47,6 +47,31 @@ function keysOf(events: readonly ProjectedEvent<CommerceEventName>[]) {
 }
 
 const statistics = new StatisticsKeeper();
+const NONE: ReadonlySet<string> = new Set();
+
+/**
+ * The fold of a chunk that was not prepared ahead: resident accounts resolve in memory, the others
+ * load what their records could resolve to (and the stored dedup keys) first.
+ */
+async function foldWithLookups(
+  events: readonly ProjectedEvent<CommerceEventName>[],
+  tx: ProjectionTx,
+  memory: IdentityMemory,
+  mem: PartitionMemory | null,
+  refresh: () => Promise<void>,
+): Promise<CommerceChunk> {
+  const { lookups, eventKeys, submissionKeys, accounts } = keysOf(events);
+  const resident = mem ? await memory.admit(tx, mem, accounts) : new Set<string>();
+  const queried = resident.size ? lookups.filter((l) => !resident.has(l.accountId)) : lookups;
+  if (queried.length) await refresh();
+  const local = new IdentityIndex(await loadCustomers(tx, queried));
+  const storedEventKeys = await loadStoredDedupKeys(tx, 'customer_events', eventKeys);
+  const storedSubmissionKeys = await loadStoredDedupKeys(tx, 'zero_party_submissions', submissionKeys);
+  const identities = mem ? new RoutedIdentities(mem.index, resident, local) : local;
+  const chunk = new CommerceChunk({ identities, storedEventKeys, storedSubmissionKeys });
+  for (const e of events) chunk.add(e);
+  return chunk;
+}
 
 /**
  * Default budget of the identity memory: measured at about 1 KiB per customer and 0.1 KiB per
@@ -81,27 +106,45 @@ export function createCommerceProjection(memoryOf: () => IdentityMemory): Projec
     handles: ['OrderUpserted', 'CustomerUpserted', 'CustomerEventReceived', 'ZeroPartySubmitted'],
     tables: ['orders', 'customers', 'customer_events', 'zero_party_submissions'],
     async apply(events, tx) {
-      const { lookups, eventKeys, submissionKeys, accounts } = keysOf(events);
-      // Resident accounts (kept in memory, exact as of this partition's last commit) need no lookups.
       const memory = memoryOf();
-      const mem = memory.open(tx);
-      const resident = mem ? await memory.admit(tx, mem, accounts) : new Set<string>();
-      const queried = resident.size ? lookups.filter((l) => !resident.has(l.accountId)) : lookups;
+      const mem = memory.open(tx, events);
       const refresh = () => statistics.refreshIfDue(tx).then(() => undefined);
-      if (queried.length) await refresh();
-      const local = new IdentityIndex(await loadCustomers(tx, queried));
-      const storedEventKeys = await loadStoredDedupKeys(tx, 'customer_events', eventKeys);
-      const storedSubmissionKeys = await loadStoredDedupKeys(tx, 'zero_party_submissions', submissionKeys);
-      const identities = mem ? new RoutedIdentities(mem.index, resident, local) : local;
-      const chunk = new CommerceChunk({ identities, storedEventKeys, storedSubmissionKeys });
-      for (const e of events) chunk.add(e);
+      const chunk = mem?.takePrepared() ?? (await foldWithLookups(events, tx, memory, mem, refresh));
       const customerWrites = chunk.customerWrites();
       await writeCustomers(tx, customerWrites);
-      await writeOrders(tx, chunk.orders, { resident: mem?.orders, beforeJoin: refresh });
+      await writeOrders(tx, chunk.orders, {
+        resident: mem?.orders,
+        beforeJoin: refresh,
+        whileCopying: tx.meanwhile,
+      });
       await insertCustomerEvents(tx, chunk.customerEvents);
       await insertZeroPartySubmissions(tx, chunk.zeroParty);
       statistics.noteWritten(tx, customerWrites.created.length + chunk.orders.length);
       if (mem) memory.noteCreated(tx, mem, customerWrites.created);
+    },
+    prepare(events, schema, partition) {
+      // Folds the next chunk into the memory now, while the current chunk's COPY runs, when it can be
+      // folded from memory alone: every account resident, no dedup keys to look up.
+      const memory = memoryOf();
+      const mem = memory.pending(schema, partition);
+      if (!mem || mem.prepared || !events.length) return;
+      for (const e of events) {
+        if (e.type !== 'OrderUpserted' && e.type !== 'CustomerUpserted') return;
+        if (!mem.isResident(e.value.metadata.account_id.toLowerCase())) return;
+      }
+      const chunk = new CommerceChunk({
+        identities: mem.index,
+        storedEventKeys: NONE,
+        storedSubmissionKeys: NONE,
+      });
+      try {
+        for (const e of events) chunk.add(e);
+      } catch {
+        // A record the fold refuses (poison) left the memory half changed: apply will start afresh.
+        memory.drop(schema, partition);
+        return;
+      }
+      mem.prepared = { first: events[0]!.offset, last: events.at(-1)!.offset, count: events.length, chunk };
     },
     committed(schema, partition, position) {
       memoryOf().committed(schema, partition, position);

@@ -50,20 +50,34 @@ function records(events: readonly Given[], from: number): ConsumedRecord[] {
   }));
 }
 
-async function applyInChunks(runners: ProjectionRunner[], events: readonly Given[], chunk: number) {
+/**
+ * Applies `events` in chunks, as the consumer hands them over: each with the next chunk as `upcoming`
+ * (prepared while the chunk is written), or with `upcoming` cut differently from what comes next.
+ */
+async function applyInChunks(
+  runners: ProjectionRunner[],
+  events: readonly Given[],
+  chunk: number,
+  { misleading = false } = {},
+) {
   for (let i = 0, k = 0; i < events.length; i += chunk, k++) {
     const runner = runners[k % runners.length]!;
+    const next = i + chunk;
+    const upcoming = misleading
+      ? records(events.slice(next, next + chunk - 1), next)
+      : records(events.slice(next, next + chunk), next);
     const outcome = await runner.handle({
       topic: 'test',
       partition: 0,
       records: records(events.slice(i, i + chunk), i),
+      ...(upcoming.length ? { upcoming } : {}),
     });
     expect(outcome.kind).toBe('applied');
   }
 }
 
 /** A stream where later chunks keep resolving to customers created and changed by earlier ones. */
-function stream(account: string, n: number): Given[] {
+function stream(account: string, n: number, { distinctOrders = false } = {}): Given[] {
   const events: Given[] = [];
   for (let i = 0; i < n; i++) {
     const c = i % 7;
@@ -80,7 +94,7 @@ function stream(account: string, n: number): Given[] {
       orderUpserted(
         metadata(account, at(i)),
         orderRow({
-          order_id: `o-${i % 40}`,
+          order_id: distinctOrders ? `o-${i}` : `o-${i % 40}`,
           // Every third order names its customer by a fresh email only, used again three orders later
           // (often in the next chunk): only an exact memory resolves it to the customer just created.
           customer_id: i % 3 === 0 ? null : `c-${c}`,
@@ -110,6 +124,18 @@ describe('identity memory', () => {
     const on = await digestOf('mem_on');
     expect(on.customers!.rows).toBeGreaterThan(0);
     expect(on).toEqual(await digestOf('mem_off'));
+  });
+
+  it('throws away a chunk prepared ahead when the next chunk is cut differently', async () => {
+    // The fold prepared for `upcoming` already changed the memory; the chunk actually applied next
+    // differs, so the memory must be rebuilt from the rows, not used as it is.
+    const account = randomUUID();
+    const events = stream(account, 120, { distinctOrders: true });
+    await ensureReadModelSchema(t.pool, 'mem_misled');
+    await ensureReadModelSchema(t.pool, 'mem_plain2');
+    await applyInChunks([processOn('mem_misled')], events, 9, { misleading: true });
+    await applyInChunks([processOn('mem_plain2', { customers: 0, orders: 0 })], events, 9);
+    expect(await digestOf('mem_misled')).toEqual(await digestOf('mem_plain2'));
   });
 
   it('is dropped when another process applied the partition in between', async () => {

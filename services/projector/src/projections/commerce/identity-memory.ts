@@ -1,4 +1,5 @@
-import { qualified, type ProjectionTx } from '../../projection.js';
+import { qualified, type ProjectedEvent, type ProjectionTx } from '../../projection.js';
+import type { CommerceChunk } from './commerce-chunk.js';
 import type { CustomerState } from './customer-state.js';
 import { IdentityIndex } from './identity-index.js';
 import { CUSTOMER_COLUMNS, toState, type CustomerRow } from './load-customers.js';
@@ -24,6 +25,28 @@ export class PartitionMemory {
   readonly orders = new Map<string, Set<string>>();
   /** Resident accounts: account → stored customers. */
   readonly customers = new Map<string, number>();
+  /**
+   * The next chunk, folded ahead into this memory while the previous one was being written. Valid
+   * only for exactly those events, applied right after the chunk that was pending when it was folded.
+   */
+  prepared:
+    | { readonly first: string; readonly last: string; readonly count: number; readonly chunk: CommerceChunk }
+    | undefined;
+
+  /** The prepared fold, if it is the fold of `events` (taken either way). */
+  takePrepared(): CommerceChunk | undefined {
+    const p = this.prepared;
+    this.prepared = undefined;
+    return p?.chunk;
+  }
+
+  /** Whether the fold prepared ahead (if any) is the fold of `events`. */
+  preparedFits(events: readonly ProjectedEvent[]): boolean {
+    const p = this.prepared;
+    return (
+      !p || (p.count === events.length && p.first === events[0]?.offset && p.last === events.at(-1)?.offset)
+    );
+  }
 
   isResident(accountId: string): boolean {
     return this.orders.has(accountId);
@@ -56,19 +79,31 @@ export class IdentityMemory {
    * emptied. Null (and the memory dropped) while the runner isolates poison records. The memory is
    * pending (not valid) until `committed` reports the chunk's commit.
    */
-  open(tx: ProjectionTx): PartitionMemory | null {
+  open(tx: ProjectionTx, events: readonly ProjectedEvent[]): PartitionMemory | null {
     const key = `${tx.schema}\u0000${tx.partition}`;
     let m = this.partitions.get(key);
     if (tx.position === null || this.budget.customers <= 0) {
       this.partitions.delete(key);
       return null;
     }
-    if (!m || m.validAt !== tx.position) {
+    // A fold prepared for other events than these has changed the memory: start again from the rows.
+    if (!m || m.validAt !== tx.position || !m.preparedFits(events)) {
       m = new PartitionMemory();
       this.partitions.set(key, m);
     }
     m.validAt = null;
     return m;
+  }
+
+  /** The memory of a partition whose chunk is being applied right now (not yet committed). */
+  pending(schema: string, partition: number): PartitionMemory | undefined {
+    const m = this.partitions.get(`${schema}\u0000${partition}`);
+    return m && m.validAt === null ? m : undefined;
+  }
+
+  /** Forgets a partition (its memory was changed by a fold that did not complete). */
+  drop(schema: string, partition: number): void {
+    this.partitions.delete(`${schema}\u0000${partition}`);
   }
 
   committed(schema: string, partition: number, position: string): void {

@@ -118,7 +118,7 @@ export async function writeOrders(
   options: WriteOrdersOptions = {},
 ): Promise<void> {
   if (!orders.length) return;
-  const { resident, beforeJoin } = options;
+  const { resident, beforeJoin, whileCopying } = options;
   const stored = new Set<string>();
   const unknown = resident ? orders.filter((o) => !resident.has(o.accountId)) : orders;
   if (resident) for (const o of orders) if (resident.get(o.accountId)?.has(o.orderId)) stored.add(keyOf(o));
@@ -138,7 +138,9 @@ export async function writeOrders(
     const fresh = i === 0 ? round.filter((o) => !stored.has(keyOf(o))) : [];
     const known = i === 0 ? round.filter((o) => stored.has(keyOf(o))) : round;
     if (fresh.length)
-      await copyRows(tx.client, qualified(tx.schema, 'orders'), COLUMN_LIST, fresh.map(newOrderValues));
+      await copyRows(tx.client, qualified(tx.schema, 'orders'), COLUMN_LIST, fresh.map(newOrderValues), {
+        whileCopying,
+      });
     if (resident) for (const o of fresh) resident.get(o.accountId)?.add(o.orderId);
     // The update joins on the primary key, which the planner picks even without statistics.
     if (known.length) await tx.client.query(updateSql(tx.schema), columnsOf(known, orderValues));
@@ -153,6 +155,8 @@ export interface WriteOrdersOptions {
   readonly resident?: ReadonlyMap<string, Set<string>>;
   /** Runs before the stored-order lookup (to refresh planner statistics). */
   readonly beforeJoin?: () => Promise<void>;
+  /** Runs while PostgreSQL ingests the COPY of new orders (the chunk's largest statement). */
+  readonly whileCopying?: () => void;
 }
 
 const keyOf = (o: OrderWrite) => `${o.accountId}\u0000${o.orderId}`;
