@@ -1,5 +1,6 @@
-// npm run bench -- pixel --events N [--clients 16] [--runs 3]: events/s accepted by /pixel/collect in
-// 50-event batches from several concurrent clients, counted in read_models.pixel_events at the end.
+// npm run bench -- pixel --events N [--clients 16] [--runs 3] [--producer-pool N]
+// [--pixel-producer-pool N]: events/s accepted by /pixel/collect in 50-event batches from several
+// concurrent clients, counted in read_models.pixel_events at the end.
 // The collector's limits are contract (600 requests/min per IP, 6,000 per key): the bench spreads its
 // clients over one pixel key each and over client IPs (X-Forwarded-For behind TRUST_PROXY=true, as a
 // load balancer would send it), so it measures throughput, not the limiter's refusals.
@@ -81,9 +82,10 @@ export async function benchPixel(args: Record<string, string>): Promise<void> {
   const stack = await benchStack(Number(args.partitions ?? 4));
   try {
     await stack.startService('projector');
-    const pool: Record<string, string> = args['producer-pool']
-      ? { PRODUCER_POOL_SIZE: args['producer-pool'] }
-      : {};
+    const pool: Record<string, string> = {
+      ...(args['producer-pool'] ? { PRODUCER_POOL_SIZE: args['producer-pool'] } : {}),
+      ...(args['pixel-producer-pool'] ? { PIXEL_PRODUCER_POOL_SIZE: args['pixel-producer-pool'] } : {}),
+    };
     const port = await stack.startService(
       'gateway',
       { TRUST_PROXY: 'true', ...pool },

@@ -1,6 +1,15 @@
-/** Kafka plumbing: clients, topics, the transactional appender and the exactly-once consumer runner. */
+/**
+ * Kafka plumbing: clients, topics, the transactional appender, the single-partition idempotent
+ * appender and the exactly-once consumer runner.
+ */
 export { createKafka } from './client.js';
 export { TOPICS, ensureTopics, topicName } from './topics.js';
 export { TransactionalAppender, type Appender, type OutgoingRecord } from './appender.js';
+export {
+  IdempotentBatchAppender,
+  MixedPartitionError,
+  type IdempotentBatchAppenderOptions,
+  type SinglePartitionAppender,
+} from './batch-appender.js';
 export { memoKeyPartitioner } from './partitioner.js';
 export * from './exactly-once-runner.js';

@@ -1,6 +1,6 @@
 import express, { type Express } from 'express';
 import { createDb, type Pool } from '@holdfast/db';
-import type { Appender } from '@holdfast/kafka';
+import type { Appender, SinglePartitionAppender } from '@holdfast/kafka';
 import { createMetricsRegistry, silentLogger, type Logger, type Registry } from '@holdfast/platform';
 import { authenticate } from './auth/authenticate.js';
 import { CredentialListener } from './auth/credential-listener.js';
@@ -32,6 +32,11 @@ import { createWebhooksRouter } from './webhooks/webhooks-router.js';
 export interface GatewayDeps {
   readonly pool: Pool;
   readonly appender: Appender;
+  /**
+   * POST /pixel/collect's appender (one request = one record batch on one partition). Defaults to
+   * `appender`, whose transactions give the same all-or-none per request, only slower.
+   */
+  readonly pixelAppender?: SinglePartitionAppender;
   readonly codec: Encoder;
   readonly clock?: Clock;
   readonly logger?: Logger;
@@ -107,7 +112,9 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps): P
   ingest.get('/batches', batchesRoute(ctx));
   app.use('/ingest', ingest);
   app.use(createWebhooksRouter({ ...ctx, credentials, limiter: new Limiter(counter), lastUsed }));
-  app.use(createPixelRouter({ ...ctx, rateCounter: counter }));
+  app.use(
+    createPixelRouter({ ...ctx, pixelAppender: deps.pixelAppender ?? deps.appender, rateCounter: counter }),
+  );
 
   app.use(notFound);
   app.use(errorHandler(logger));

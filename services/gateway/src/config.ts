@@ -26,10 +26,16 @@ export interface GatewayConfig {
   readonly janitorIntervalMs: number;
   /**
    * Transactional producers kept open (PRODUCER_POOL_SIZE, default 16): concurrent batches each take
-   * one. A pixel request is a small transaction whose time is Kafka round trips, not CPU: 4 producers
-   * capped the collector at ~1,100 events/s, 16 doubled it (docs/performance.md).
+   * one. When pixel requests were transactions too, 4 producers capped the collector at ~1,100
+   * events/s and 16 doubled it (docs/performance.md); the collector now has its own producers.
    */
   readonly producerPoolSize: number;
+  /**
+   * Idempotent (non-transactional) producers of POST /pixel/collect (PIXEL_PRODUCER_POOL_SIZE,
+   * default 4). A collector request's events share one key, so one produce request of one record
+   * batch stores them all or none without a transaction (docs/performance.md).
+   */
+  readonly pixelProducerPoolSize: number;
 }
 
 function parseTrustProxy(raw: string | undefined): boolean | number | string {
@@ -58,5 +64,6 @@ export function loadGatewayConfig(env: Readonly<Record<string, string | undefine
     lastUsedFlushMs: r.int('LAST_USED_FLUSH_MS', 60_000, { min: 10, max: 3_600_000 }),
     janitorIntervalMs: r.int('JANITOR_INTERVAL_MS', 600_000, { min: 1_000, max: 86_400_000 }),
     producerPoolSize: r.int('PRODUCER_POOL_SIZE', 16, { min: 1, max: 64 }),
+    pixelProducerPoolSize: r.int('PIXEL_PRODUCER_POOL_SIZE', 4, { min: 1, max: 64 }),
   });
 }

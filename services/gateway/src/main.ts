@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import type { Kysely } from 'kysely';
 import { EventCodec } from '@holdfast/contracts';
 import { createDb, createPool, migrateToLatest } from '@holdfast/db';
-import { createKafka, ensureTopics, TransactionalAppender } from '@holdfast/kafka';
+import { createKafka, ensureTopics, IdempotentBatchAppender, TransactionalAppender } from '@holdfast/kafka';
 import { createLogger } from '@holdfast/platform';
 import { ensureReadModelSchema } from '@holdfast/projector';
 import { createGateway } from './app.js';
@@ -31,9 +31,14 @@ const appender = await TransactionalAppender.create(kafka, {
   // fail requests that were not at fault.
   groupCommit: false,
 });
+// POST /pixel/collect: a request's events share one key (the account id), so ONE produce request of
+// ONE record batch on ONE partition stores them all or none without a transaction (the reasoning is
+// on IdempotentBatchAppender; measured 1 round trip instead of 4 per request, docs/performance.md).
+const pixelAppender = await IdempotentBatchAppender.create(kafka, { size: config.pixelProducerPoolSize });
 const gateway = await createGateway(config, {
   pool,
   appender,
+  pixelAppender,
   codec,
   logger,
   probes: {
@@ -63,6 +68,7 @@ async function stop(signal: string): Promise<void> {
   await closed;
   await gateway.close();
   await appender.close();
+  await pixelAppender.close();
   await admin.disconnect().catch(() => {});
   await pool.end();
   logger.info('gateway_stopped', { signal });

@@ -34,6 +34,47 @@ export class RateCounter {
     };
   }
 
+  /**
+   * Two counters in ONE statement (one round trip): hits `first`, and hits `second` only when the
+   * first count is still within `firstLimit` (a request refused by the first limit does not count
+   * against the second, exactly as two calls in a row would behave). `second` is null when it was not
+   * hit. Both upserts run in one statement, in the order first → second, so two processes lock the
+   * two rows in the same order and every count stays exact. `first` and `second` must differ.
+   *
+   * @example
+   * const { first, second } = await counter.hitBoth('pixel:ip:…', 'pixel:key:…', 600, 60_000, now);
+   */
+  async hitBoth(
+    first: string,
+    second: string,
+    firstLimit: number,
+    windowMs: number,
+    now: Date,
+  ): Promise<{ first: WindowHit; second: WindowHit | null }> {
+    if (first === second) throw new Error('hitBoth needs two different buckets');
+    const start = Math.floor(now.getTime() / windowMs) * windowMs;
+    const { rows } = await this.pool.query<{ first: number; second: number | null }>(
+      `with a as (
+         insert into control.rate_counters as c (bucket, window_start, count) values ($1, $3, 1)
+         on conflict (bucket, window_start) do update set count = c.count + 1
+         returning count
+       ), b as (
+         insert into control.rate_counters as c (bucket, window_start, count)
+         select $2, $3, 1 from a where a.count <= $4
+         on conflict (bucket, window_start) do update set count = c.count + 1
+         returning count
+       )
+       select a.count as first, (select b.count from b) as second from a`,
+      [first, second, new Date(start), firstLimit],
+    );
+    const retryAfterSeconds = Math.max(1, Math.ceil((start + windowMs - now.getTime()) / 1000));
+    const r = rows[0]!;
+    return {
+      first: { count: r.first, retryAfterSeconds },
+      second: r.second === null ? null : { count: r.second, retryAfterSeconds },
+    };
+  }
+
   /** Deletes windows that ended before `before` (the janitor calls it). */
   async purge(before: Date): Promise<number> {
     const r = await this.pool.query(`delete from control.rate_counters where window_start < $1`, [before]);

@@ -58,6 +58,52 @@ describe('POST /pixel/collect rate limits (shared counters)', () => {
     const res = await collect(a.url, { key: k.key, events: [pixelEvent()] }, { ip: '203.0.113.100' });
     expect(res.status).toBe(429);
     expect(res.headers.get('retry-after')).toBe('40');
+    // The key's 429 comes after the key and origin passed: it carries the CORS header.
+    expect(res.headers.get('access-control-allow-origin')).toBe('https://shop.example.com');
+  });
+
+  const counts = async (...buckets: string[]) => {
+    const { rows } = await t.pool.query<{ bucket: string; count: number }>(
+      `select bucket, count from control.rate_counters where window_start = $1 and bucket = any($2)`,
+      [window, buckets],
+    );
+    return Object.fromEntries(rows.map((r) => [r.bucket, r.count]));
+  };
+
+  it('given an IP over its 600, when it posts with a valid key, then 429 without CORS headers and the key is not counted', async () => {
+    const k = await pixelKey(t);
+    const ip = '203.0.113.101';
+    await seed(`pixel:ip:${ip}`, 600);
+    const res = await collect(a.url, { key: k.key, events: [pixelEvent()] }, { ip });
+    expect(res.status).toBe(429);
+    expect(res.headers.get('retry-after')).toBe('40');
+    expect(res.headers.get('access-control-allow-origin')).toBeNull();
+    expect(await counts(`pixel:ip:${ip}`, `pixel:key:${k.keyId}`)).toEqual({ [`pixel:ip:${ip}`]: 601 });
+  });
+
+  it('given an IP at 599, when it sends a refused request (403) and then a valid one, then the refused one counted: 403, then 429', async () => {
+    const k = await pixelKey(t);
+    const ip = '203.0.113.102';
+    await seed(`pixel:ip:${ip}`, 599);
+    const bad = await collect(a.url, { key: 'pk_unknown', events: [pixelEvent()] }, { ip });
+    expect(bad.status).toBe(403);
+    const next = await collect(b.url, { key: k.key, events: [pixelEvent()] }, { ip });
+    expect(next.status).toBe(429);
+    // And once over, whatever it sends is a 429 (a 422 body, a 403 key alike).
+    expect((await collect(a.url, { key: k.key, events: [] }, { ip })).status).toBe(429);
+    expect((await collect(a.url, { key: 'pk_unknown', events: [pixelEvent()] }, { ip })).status).toBe(429);
+  });
+
+  it('given 40 concurrent requests of one key from 40 IPs over two gateways, when they are counted in one statement each, then both counters are exact', async () => {
+    const k = await pixelKey(t);
+    const ips = Array.from({ length: 40 }, (_, i) => `198.51.100.${i + 1}`);
+    const answers = await Promise.all(
+      ips.map((ip, i) => collect(i % 2 ? a.url : b.url, { key: k.key, events: [pixelEvent()] }, { ip })),
+    );
+    expect(answers.map((r) => r.status)).toEqual(ips.map(() => 204));
+    const c = await counts(`pixel:key:${k.keyId}`, ...ips.map((ip) => `pixel:ip:${ip}`));
+    expect(c[`pixel:key:${k.keyId}`]).toBe(40);
+    for (const ip of ips) expect(c[`pixel:ip:${ip}`]).toBe(1);
   });
 });
 

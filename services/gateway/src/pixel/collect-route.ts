@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { RequestHandler } from 'express';
-import type { PixelEventCollected } from '@holdfast/contracts';
+import type { Request, RequestHandler } from 'express';
+import type { CollectorRequestInput, PixelEventCollected } from '@holdfast/contracts';
 import { filterPixelEvents, validateCollectorRequest, type NormalizedPixelEvent } from '@holdfast/domain';
 import { ForbiddenError, ValidationFailedError } from '@holdfast/platform';
 import { parseJsonBody, readBody } from '../http/body-reader.js';
@@ -44,17 +44,31 @@ function toRecord(e: NormalizedPixelEvent, key: PixelKeyRecord, origin: string) 
   } satisfies Omit<PixelEventCollected, 'metadata'>;
 }
 
+/** What the checks before the rate limits establish: a valid request of a live key from an allowed origin. */
+interface Checked {
+  readonly request: CollectorRequestInput;
+  readonly key: PixelKeyRecord;
+  readonly origin: string;
+}
+
 /**
  * POST /pixel/collect (spec "POST /pixel/collect"), in this order:
- * 1. 600 requests per minute per IP → 429 (before the body is read);
- * 2. body over 48 KB → plain-text 413, decided while it streams in;
- * 3. not JSON, unknown fields, 0 or more than 50 events → 422 validation body;
- * 4. unknown or revoked key, Origin not on the key's allow-list, demo account → 403 `{detail}`;
- * 5. 6,000 requests per minute per key → 429;
+ * 1. body over 48 KB → plain-text 413, decided while it streams in;
+ * 2. not JSON, unknown fields, 0 or more than 50 events → 422 validation body;
+ * 3. unknown or revoked key, Origin not on the key's allow-list, demo account → 403 `{detail}`;
+ * 4. 600 requests per minute per IP → 429 (every request counts, refused ones too: a request refused
+ *    by 1–3 is counted alone and answered 429 instead once its IP is over the limit, so an IP over
+ *    its limit gets 429 whatever it sends, as when the IP was checked first);
+ * 5. 6,000 requests per minute per key → 429. 4 and 5 are ONE statement (one round trip,
+ *    `PixelLimiter.perIpAndKey`) for a request that passed 1–3; the key is not counted when the IP is
+ *    refused;
  * 6. events outside [now − 30 days, now + 1 hour] or without granted consent are dropped quietly;
- *    the rest are appended as PixelEventCollected in one transaction (holdfast.pixel-events).
+ *    the rest are appended as PixelEventCollected in ONE produce request (holdfast.pixel-events):
+ *    all of a request's events share the account id as key, so they form one record batch on one
+ *    partition, stored all or none (`IdempotentBatchAppender`).
  * 204 without body on accept and on every quiet drop. Once the key and origin pass, the answer
- * carries Access-Control-Allow-Origin for that origin.
+ * carries Access-Control-Allow-Origin for that origin (except for the IP's 429, as before the key
+ * check).
  */
 export function collectRoute(
   ctx: PixelContext,
@@ -63,20 +77,34 @@ export function collectRoute(
 ): RequestHandler {
   const maxInFlight = ctx.pixelMaxInFlight ?? 64;
   let inFlight = 0;
-  return async (req, res) => {
-    res.vary('Origin');
-    await limiter.perIp(req.ip ?? 'unknown', ctx.clock.now());
+  const check = async (req: Request): Promise<Checked> => {
     const body = parseJsonBody(await readBody(req, PIXEL_LIMITS.bodyBytes));
     const valid = validateCollectorRequest(body);
     if (!valid.ok) throw new ValidationFailedError(valid.detail);
     const origin = normalizeRequestOrigin(req.get('origin'));
     const key = await keys.byKey(valid.request.key);
     checkKey(key, origin);
-    allowOrigin(res, origin!);
+    return { request: valid.request, key, origin: origin! };
+  };
+  return async (req, res) => {
+    res.vary('Origin');
+    const ip = req.ip ?? 'unknown';
+    let checked: Checked;
+    try {
+      checked = await check(req);
+    } catch (err) {
+      // Refused before the key passed: the request still counts against its IP (429 once over).
+      await limiter.perIp(ip, ctx.clock.now());
+      throw err;
+    }
+    const { request, key, origin } = checked;
     const now = ctx.clock.now();
-    await limiter.perKey(key.id, now);
+    const refused = await limiter.perIpAndKey(ip, key.id, now);
+    if (refused?.beforeOrigin) throw refused.error;
+    allowOrigin(res, origin);
+    if (refused) throw refused.error;
 
-    const { kept } = filterPixelEvents(valid.request.events, { now });
+    const { kept } = filterPixelEvents(request.events, { now });
     if (kept.length > 0 && inFlight >= maxInFlight) {
       ctx.logger.warn('pixel_load_shed', { account_id: key.accountId, events: kept.length });
     } else if (kept.length > 0) {
@@ -90,12 +118,12 @@ export function collectRoute(
       const records = kept.map((e) =>
         ctx.events.record('holdfast.pixel-events', 'PixelEventCollected', {
           metadata: ctx.events.metadata(meta),
-          ...toRecord(e, key, origin!),
+          ...toRecord(e, key, origin),
         }),
       );
       inFlight++;
       try {
-        await ctx.appender.append(records);
+        await ctx.pixelAppender.append(records);
       } finally {
         inFlight--;
       }

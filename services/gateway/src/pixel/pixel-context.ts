@@ -1,5 +1,5 @@
 import type { Pool } from '@holdfast/db';
-import type { Appender } from '@holdfast/kafka';
+import type { SinglePartitionAppender } from '@holdfast/kafka';
 import type { Logger } from '@holdfast/platform';
 import type { Clock } from '../clock.js';
 import type { EventFactory } from '../ingest/event-factory.js';
@@ -8,7 +8,11 @@ import type { RateCounter } from '../limits/rate-counter.js';
 /** What the pixel routes use: a subset of the gateway context plus the shared rate counters. */
 export interface PixelContext {
   readonly pool: Pool;
-  readonly appender: Appender;
+  /**
+   * Appends one request's events (one topic, one key: the account id): all visible or none. In the
+   * gateway process an IdempotentBatchAppender (one produce request per call, no transaction).
+   */
+  readonly pixelAppender: SinglePartitionAppender;
   readonly events: EventFactory;
   readonly clock: Clock;
   readonly logger: Logger;

@@ -3,7 +3,12 @@
 import { once } from 'node:events';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { TransactionalAppender, type Appender } from '@holdfast/kafka';
+import {
+  IdempotentBatchAppender,
+  TransactionalAppender,
+  type Appender,
+  type SinglePartitionAppender,
+} from '@holdfast/kafka';
 import { silentLogger } from '@holdfast/platform';
 import type { TestEnv } from '@holdfast/testing';
 // By path until vitest.config.ts aliases @holdfast/<service> to sources like the packages (it maps
@@ -18,6 +23,8 @@ export interface WebStack {
   /** The HTTP server, for tests that watch what reaches the gateway. */
   readonly server: Server;
   readonly appender: Appender;
+  /** POST /pixel/collect's appender (an IdempotentBatchAppender unless the test passed one). */
+  readonly pixelAppender: SinglePartitionAppender;
   close(): Promise<void>;
 }
 
@@ -27,14 +34,28 @@ export interface WebStack {
  */
 export async function startWebStack(
   t: TestEnv,
-  opts: { clock?: Clock; appender?: Appender; config?: Partial<GatewayConfig> } = {},
+  opts: {
+    clock?: Clock;
+    appender?: Appender;
+    pixelAppender?: SinglePartitionAppender;
+    config?: Partial<GatewayConfig>;
+  } = {},
 ): Promise<WebStack> {
   const config: GatewayConfig = { ...loadGatewayConfig(t.env), trustProxy: true, ...opts.config };
   const own = opts.appender
     ? null
     : await TransactionalAppender.create(t.kafka, { name: `${t.topicPrefix}gw`, size: 2 });
   const appender = opts.appender ?? own!;
-  const gateway = await createGateway(config, { pool: t.pool, appender, codec: t.codec, clock: opts.clock });
+  // The gateway process's pixel path: one idempotent produce request per collector request.
+  const ownPixel = opts.pixelAppender ? null : await IdempotentBatchAppender.create(t.kafka, { size: 2 });
+  const pixelAppender = opts.pixelAppender ?? ownPixel!;
+  const gateway = await createGateway(config, {
+    pool: t.pool,
+    appender,
+    pixelAppender,
+    codec: t.codec,
+    clock: opts.clock,
+  });
   const server = gateway.app.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
@@ -42,11 +63,13 @@ export async function startWebStack(
     url: `http://127.0.0.1:${port}`,
     server,
     appender,
+    pixelAppender,
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await gateway.close();
       await own?.close();
+      await ownPixel?.close();
     },
   };
 }
