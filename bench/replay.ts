@@ -9,6 +9,7 @@ import { createKafka, topicName, TransactionalAppender } from '@holdfast/kafka';
 import { silentLogger } from '@holdfast/platform';
 import { rebuildReadModels } from '@holdfast/projector';
 import { generateOrders } from './generate-orders.js';
+import { profiled } from './in-process-profile.js';
 import { report } from './report.js';
 import { repeat } from './runs.js';
 import { RssSampler } from './rss.js';
@@ -77,9 +78,11 @@ export async function benchReplay(args: Record<string, string>): Promise<void> {
       'replay',
       runs,
       async () => {
-        const r = await rebuildReadModels(
-          { topicPrefix: stack.prefix, readSchema: 'read_models', projections: ['commerce'] },
-          deps,
+        const r = await profiled(args.profile, `replay-${Date.now()}`, () =>
+          rebuildReadModels(
+            { topicPrefix: stack.prefix, readSchema: 'read_models', projections: ['commerce'] },
+            deps,
+          ),
         );
         return { eventsPerS: Math.round(appended / (r.elapsedMs / 1000)), seconds: r.elapsedMs / 1000 };
       },

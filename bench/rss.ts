@@ -27,8 +27,9 @@ export function pidsMatching(needle: string): number[] {
 }
 
 /**
- * Samples the RSS of named process groups every 250 ms and keeps each group's peak
- * (a group's RSS is the sum over its processes: PostgreSQL is a postmaster plus backends).
+ * Samples the RSS of named process groups every second and keeps each group's peak
+ * (a group's RSS is the sum over its processes: PostgreSQL is a postmaster plus backends). Not
+ * more often: a sample scans /proc, and in-process benches (replay, project) pay for it.
  */
 export class RssSampler {
   private readonly peaks = new Map<string, number>();
@@ -43,7 +44,7 @@ export class RssSampler {
       }
     };
     sample();
-    this.timer = setInterval(sample, 250);
+    this.timer = setInterval(sample, 1000);
     return this;
   }
 

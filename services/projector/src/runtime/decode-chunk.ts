@@ -106,7 +106,13 @@ class ChunkDecoder {
           `unexpected record type ${decoded.type} for ${this.projection.name}`,
         ),
       );
-    else this.events.push({ ...decoded, partition: r.partition, offset: r.offset });
+    else
+      this.events.push({
+        type: decoded.type,
+        value: decoded.value,
+        partition: r.partition,
+        offset: r.offset,
+      } as ProjectedEvent);
   }
 
   result(): DecodedChunk {

@@ -73,12 +73,13 @@ export class CommerceChunk {
 
   private order({ metadata: m, order: o }: OrderUpserted): void {
     const account = accountOf(m);
-    const keys = { externalId: o.customer_id, email: o.email, phone: o.phone };
+    // The patch doubles as the identity keys (a patch is keys plus fields): one object per order.
+    const keys = { externalId: o.customer_id, email: o.email, phone: o.phone, name: o.customer_name };
     let customerId: string | null = null;
     if (hasIdentity(keys)) {
       const { customer } = this.resolveOrCreate(account, m, keys);
       customerId = customer.customerId;
-      this.merge(customer, { ...keys, name: o.customer_name }, m.received_at);
+      this.merge(customer, keys, m.received_at);
     }
     this.orders.push({
       accountId: account,

@@ -29,7 +29,12 @@ export interface IdentityResolver<I extends Identity = Identity> {
   reindex(identity: I, before: IdentityKeys): void;
 }
 
-const k = (account: string, value: string): string => `${account}\u0000${value}`;
+/** One account's customers by key. */
+interface AccountKeys<I> {
+  readonly byExternalId: Map<string, I>;
+  readonly byEmail: Map<string, Set<I>>;
+  readonly byPhone: Map<string, Set<I>>;
+}
 
 /**
  * The customers a chunk can touch, indexed by external id, email and phone: loaded once per chunk,
@@ -42,37 +47,44 @@ const k = (account: string, value: string): string => `${account}\u0000${value}`
  * earliest created wins (then the smaller id), so the choice never depends on load order.
  */
 export class IdentityIndex<I extends Identity = Identity> implements IdentityResolver<I> {
-  private readonly byExternalId = new Map<string, I>();
-  private readonly byEmail = new Map<string, Set<I>>();
-  private readonly byPhone = new Map<string, Set<I>>();
+  // Per account, then per value: no `account + value` key string is built per lookup (a backfill
+  // resolves every order, and those strings were a visible share of the projector's time).
+  private readonly accounts = new Map<string, AccountKeys<I>>();
 
   constructor(identities: Iterable<I> = []) {
     for (const i of identities) this.add(i);
   }
 
+  private keysOf(accountId: string): AccountKeys<I> {
+    let a = this.accounts.get(accountId);
+    if (!a)
+      this.accounts.set(accountId, (a = { byExternalId: new Map(), byEmail: new Map(), byPhone: new Map() }));
+    return a;
+  }
+
   add(identity: I): void {
-    const a = identity.accountId;
-    if (identity.externalId !== null) this.byExternalId.set(k(a, identity.externalId), identity);
-    if (identity.email !== null) setOf(this.byEmail, k(a, identity.email)).add(identity);
-    if (identity.phone !== null) setOf(this.byPhone, k(a, identity.phone)).add(identity);
+    const a = this.keysOf(identity.accountId);
+    if (identity.externalId !== null) a.byExternalId.set(identity.externalId, identity);
+    if (identity.email !== null) setOf(a.byEmail, identity.email).add(identity);
+    if (identity.phone !== null) setOf(a.byPhone, identity.phone).add(identity);
   }
 
   resolve(
     accountId: string,
     keys: IdentityKeys,
   ): { readonly identity: I; readonly method: LinkMethod } | undefined {
+    const a = this.accounts.get(accountId);
+    if (!a) return undefined;
     if (keys.externalId !== null) {
-      const found = this.byExternalId.get(k(accountId, keys.externalId));
+      const found = a.byExternalId.get(keys.externalId);
       if (found) return { identity: found, method: 'provider_id' };
     }
-    const compatible = (i: I) =>
-      i.externalId === null || keys.externalId === null || i.externalId === keys.externalId;
     if (keys.email !== null) {
-      const found = pick(this.byEmail.get(k(accountId, keys.email)), compatible);
+      const found = pick(a.byEmail.get(keys.email), keys.externalId);
       if (found) return { identity: found, method: 'email' };
     }
     if (keys.phone !== null) {
-      const found = pick(this.byPhone.get(k(accountId, keys.phone)), compatible);
+      const found = pick(a.byPhone.get(keys.phone), keys.externalId);
       if (found) return { identity: found, method: 'phone' };
     }
     return undefined;
@@ -83,18 +95,18 @@ export class IdentityIndex<I extends Identity = Identity> implements IdentityRes
    * keep: a key only ever changes to another non-null value).
    */
   reindex(identity: I, before: IdentityKeys): void {
-    const a = identity.accountId;
+    const a = this.keysOf(identity.accountId);
     if (identity.externalId !== before.externalId) {
-      if (before.externalId !== null) this.byExternalId.delete(k(a, before.externalId));
-      if (identity.externalId !== null) this.byExternalId.set(k(a, identity.externalId), identity);
+      if (before.externalId !== null) a.byExternalId.delete(before.externalId);
+      if (identity.externalId !== null) a.byExternalId.set(identity.externalId, identity);
     }
     if (identity.email !== before.email) {
-      if (before.email !== null) this.byEmail.get(k(a, before.email))?.delete(identity);
-      if (identity.email !== null) setOf(this.byEmail, k(a, identity.email)).add(identity);
+      if (before.email !== null) a.byEmail.get(before.email)?.delete(identity);
+      if (identity.email !== null) setOf(a.byEmail, identity.email).add(identity);
     }
     if (identity.phone !== before.phone) {
-      if (before.phone !== null) this.byPhone.get(k(a, before.phone))?.delete(identity);
-      if (identity.phone !== null) setOf(this.byPhone, k(a, identity.phone)).add(identity);
+      if (before.phone !== null) a.byPhone.get(before.phone)?.delete(identity);
+      if (identity.phone !== null) setOf(a.byPhone, identity.phone).add(identity);
     }
   }
 }
@@ -105,10 +117,15 @@ function setOf<T>(map: Map<string, Set<T>>, key: string): Set<T> {
   return s;
 }
 
-function pick<I extends Identity>(candidates: Set<I> | undefined, ok: (i: I) => boolean): I | undefined {
+/**
+ * The earliest created candidate whose external id does not contradict the record's (null on
+ * either side is compatible).
+ */
+function pick<I extends Identity>(candidates: Set<I> | undefined, externalId: string | null): I | undefined {
+  if (!candidates) return undefined;
   let best: I | undefined;
-  for (const c of candidates ?? []) {
-    if (!ok(c)) continue;
+  for (const c of candidates) {
+    if (c.externalId !== null && externalId !== null && c.externalId !== externalId) continue;
     if (
       !best ||
       c.createdUs < best.createdUs ||

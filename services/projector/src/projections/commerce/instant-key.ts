@@ -11,6 +11,20 @@ const FRACTION = /T\d{2}:\d{2}:\d{2}\.(\d+)/;
  * instantKey('2024-01-01T00:00:00.000123Z'); // 1704067200000123
  */
 export function instantKey(iso: string): number {
+  // A chunk compares the same few texts over and over (the records of one request share
+  // received_at): parse each once. Bounded, so a stream of distinct values costs one clear per 4,096.
+  let key = parsed.get(iso);
+  if (key === undefined) {
+    key = parseInstant(iso);
+    if (parsed.size >= 4096) parsed.clear();
+    parsed.set(iso, key);
+  }
+  return key;
+}
+
+const parsed = new Map<string, number>();
+
+function parseInstant(iso: string): number {
   const ms = Date.parse(iso);
   if (Number.isNaN(ms)) throw new PoisonRecordError(`unparseable timestamp "${iso}"`);
   const digits = FRACTION.exec(iso)?.[1] ?? '';

@@ -119,24 +119,30 @@ export async function writeOrders(
 ): Promise<void> {
   if (!orders.length) return;
   const { resident, beforeJoin, whileCopying } = options;
-  const stored = new Set<string>();
   const unknown = resident ? orders.filter((o) => !resident.has(o.accountId)) : orders;
-  if (resident) for (const o of orders) if (resident.get(o.accountId)?.has(o.orderId)) stored.add(keyOf(o));
+  let storedUnknown: ReadonlySet<string> = NONE;
   if (unknown.length) {
     await beforeJoin?.();
-    for (const k of await storedOrderKeys(tx, unknown)) stored.add(k);
+    storedUnknown = await storedOrderKeys(tx, unknown);
   }
+  const isStored = (o: OrderWrite) => {
+    const ids = resident?.get(o.accountId);
+    return ids ? ids.has(o.orderId) : storedUnknown.has(keyOf(o));
+  };
+  // Occurrences per account and order id (nested maps: no key string per order).
   const rounds: OrderWrite[][] = [];
-  const seen = new Map<string, number>();
+  const seen = new Map<string, Map<string, number>>();
   for (const o of orders) {
-    const key = keyOf(o);
-    const n = seen.get(key) ?? 0;
-    seen.set(key, n + 1);
+    let ofAccount = seen.get(o.accountId);
+    if (!ofAccount) seen.set(o.accountId, (ofAccount = new Map<string, number>()));
+    const n = ofAccount.get(o.orderId) ?? 0;
+    ofAccount.set(o.orderId, n + 1);
     (rounds[n] ??= []).push(o);
   }
   for (const [i, round] of rounds.entries()) {
-    const fresh = i === 0 ? round.filter((o) => !stored.has(keyOf(o))) : [];
-    const known = i === 0 ? round.filter((o) => stored.has(keyOf(o))) : round;
+    const fresh: OrderWrite[] = [];
+    const known: OrderWrite[] = [];
+    for (const o of round) (i === 0 && !isStored(o) ? fresh : known).push(o);
     if (fresh.length)
       await copyRows(tx.client, qualified(tx.schema, 'orders'), COLUMN_LIST, fresh.map(newOrderValues), {
         whileCopying,
@@ -160,6 +166,7 @@ export interface WriteOrdersOptions {
 }
 
 const keyOf = (o: OrderWrite) => `${o.accountId}\u0000${o.orderId}`;
+const NONE: ReadonlySet<string> = new Set();
 
 async function storedOrderKeys(tx: ProjectionTx, orders: readonly OrderWrite[]): Promise<Set<string>> {
   const { rows } = await tx.client.query<{ account_id: string; order_id: string }>(
