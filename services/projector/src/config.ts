@@ -1,4 +1,5 @@
 import { EnvReader, readInfraConfig, type InfraConfig } from '@holdfast/platform';
+import { DEFAULT_MEMORY_BUDGET } from './projections/commerce/commerce.projection.js';
 import { assertSchemaName } from './schema/ensure-read-model-schema.js';
 
 /** The projector process's configuration, parsed once at start-up. */
@@ -11,7 +12,7 @@ export interface ProjectorProcessConfig extends InfraConfig {
   readonly sessionTimeoutMs: number;
   /**
    * Budget of the commerce projection's identity memory (HOLDFAST_PROJECTOR_MEMORY_CUSTOMERS, default
-   * 300,000; 0 turns it off, and HOLDFAST_PROJECTOR_MEMORY_ORDERS, default 2,000,000).
+   * 400,000; 0 turns it off, and HOLDFAST_PROJECTOR_MEMORY_ORDERS, default 3,000,000).
    */
   readonly memoryBudget: { readonly customers: number; readonly orders: number };
   /** Comma-separated HOLDFAST_PROJECTIONS; empty = all. */
@@ -36,8 +37,14 @@ export function loadProjectorConfig(
     chunkSize: r.int('HOLDFAST_PROJECTOR_CHUNK', 5000, { min: 1, max: 50_000 }),
     sessionTimeoutMs: r.int('HOLDFAST_SESSION_TIMEOUT_MS', 10_000, { min: 6000, max: 300_000 }),
     memoryBudget: {
-      customers: r.int('HOLDFAST_PROJECTOR_MEMORY_CUSTOMERS', 300_000, { min: 0, max: 50_000_000 }),
-      orders: r.int('HOLDFAST_PROJECTOR_MEMORY_ORDERS', 2_000_000, { min: 0, max: 500_000_000 }),
+      customers: r.int('HOLDFAST_PROJECTOR_MEMORY_CUSTOMERS', DEFAULT_MEMORY_BUDGET.customers, {
+        min: 0,
+        max: 50_000_000,
+      }),
+      orders: r.int('HOLDFAST_PROJECTOR_MEMORY_ORDERS', DEFAULT_MEMORY_BUDGET.orders, {
+        min: 0,
+        max: 500_000_000,
+      }),
     },
     projections: (r.optional('HOLDFAST_PROJECTIONS') ?? '')
       .split(',')

@@ -29,11 +29,14 @@ export interface IdentityResolver<I extends Identity = Identity> {
   reindex(identity: I, before: IdentityKeys): void;
 }
 
-/** One account's customers by key. */
+/**
+ * One account's customers by key. An email or phone usually names one customer: it maps to that
+ * customer, and to an array only when shared (a Set per key cost ~250 bytes per customer held).
+ */
 interface AccountKeys<I> {
   readonly byExternalId: Map<string, I>;
-  readonly byEmail: Map<string, Set<I>>;
-  readonly byPhone: Map<string, Set<I>>;
+  readonly byEmail: Map<string, I | I[]>;
+  readonly byPhone: Map<string, I | I[]>;
 }
 
 /**
@@ -65,8 +68,8 @@ export class IdentityIndex<I extends Identity = Identity> implements IdentityRes
   add(identity: I): void {
     const a = this.keysOf(identity.accountId);
     if (identity.externalId !== null) a.byExternalId.set(identity.externalId, identity);
-    if (identity.email !== null) setOf(a.byEmail, identity.email).add(identity);
-    if (identity.phone !== null) setOf(a.byPhone, identity.phone).add(identity);
+    if (identity.email !== null) include(a.byEmail, identity.email, identity);
+    if (identity.phone !== null) include(a.byPhone, identity.phone, identity);
   }
 
   resolve(
@@ -101,31 +104,48 @@ export class IdentityIndex<I extends Identity = Identity> implements IdentityRes
       if (identity.externalId !== null) a.byExternalId.set(identity.externalId, identity);
     }
     if (identity.email !== before.email) {
-      if (before.email !== null) a.byEmail.get(before.email)?.delete(identity);
-      if (identity.email !== null) setOf(a.byEmail, identity.email).add(identity);
+      if (before.email !== null) exclude(a.byEmail, before.email, identity);
+      if (identity.email !== null) include(a.byEmail, identity.email, identity);
     }
     if (identity.phone !== before.phone) {
-      if (before.phone !== null) a.byPhone.get(before.phone)?.delete(identity);
-      if (identity.phone !== null) setOf(a.byPhone, identity.phone).add(identity);
+      if (before.phone !== null) exclude(a.byPhone, before.phone, identity);
+      if (identity.phone !== null) include(a.byPhone, identity.phone, identity);
     }
   }
 }
 
-function setOf<T>(map: Map<string, Set<T>>, key: string): Set<T> {
-  let s = map.get(key);
-  if (!s) map.set(key, (s = new Set()));
-  return s;
+const compatible = (i: Identity, externalId: string | null) =>
+  i.externalId === null || externalId === null || i.externalId === externalId;
+
+function include<T>(map: Map<string, T | T[]>, key: string, item: T): void {
+  const held = map.get(key);
+  if (held === undefined) map.set(key, item);
+  else if (Array.isArray(held)) {
+    if (!held.includes(item)) held.push(item);
+  } else if (held !== item) map.set(key, [held, item]);
+}
+
+function exclude<T>(map: Map<string, T | T[]>, key: string, item: T): void {
+  const held = map.get(key);
+  if (held === item) map.delete(key);
+  else if (Array.isArray(held)) {
+    const rest = held.filter((h) => h !== item);
+    if (rest.length === 1) map.set(key, rest[0]!);
+    else if (rest.length === 0) map.delete(key);
+    else map.set(key, rest);
+  }
 }
 
 /**
  * The earliest created candidate whose external id does not contradict the record's (null on
  * either side is compatible).
  */
-function pick<I extends Identity>(candidates: Set<I> | undefined, externalId: string | null): I | undefined {
-  if (!candidates) return undefined;
+function pick<I extends Identity>(held: I | I[] | undefined, externalId: string | null): I | undefined {
+  if (held === undefined) return undefined;
+  if (!Array.isArray(held)) return compatible(held, externalId) ? held : undefined;
   let best: I | undefined;
-  for (const c of candidates) {
-    if (c.externalId !== null && externalId !== null && c.externalId !== externalId) continue;
+  for (const c of held) {
+    if (!compatible(c, externalId)) continue;
     if (
       !best ||
       c.createdUs < best.createdUs ||
