@@ -10,6 +10,7 @@ import type { ConsumedRecord } from '@holdfast/kafka';
 import { silentLogger } from '@holdfast/platform';
 import { ensureReadModelSchema, PROJECTIONS, ProjectionRunner } from '@holdfast/projector';
 import { generateOrders } from './generate-orders.js';
+import { profiled } from './in-process-profile.js';
 import { benchStack } from './stack.js';
 
 const n = Number(process.argv[2] ?? 50_000);
@@ -83,17 +84,23 @@ try {
   }
   if (rows.length) flush();
   // Applied as the consumer hands them over: each chunk with the next one as `upcoming`.
-  for (const [i, records] of chunks.entries()) {
-    const t0 = performance.now();
-    await runner.handle({ topic: 't', partition: 0, records, upcoming: chunks[i + 1] });
-    total += performance.now() - t0;
-    // `--analyze`: statistics refreshed after every chunk (timed too), as the proposed fix would.
-    if (process.argv.includes('--analyze')) {
-      const a0 = performance.now();
-      await stack.pool.query('analyze phases.customers, phases.orders');
-      total += performance.now() - a0;
+  // `--profile DIR`: a CPU profile of this loop alone.
+  const profileDir = process.argv.includes('--profile')
+    ? process.argv[process.argv.indexOf('--profile') + 1]
+    : undefined;
+  await profiled(profileDir, 'projector-phases', async () => {
+    for (const [i, records] of chunks.entries()) {
+      const t0 = performance.now();
+      await runner.handle({ topic: 't', partition: 0, records, upcoming: chunks[i + 1] });
+      total += performance.now() - t0;
+      // `--analyze`: statistics refreshed after every chunk (timed too), as the proposed fix would.
+      if (process.argv.includes('--analyze')) {
+        const a0 = performance.now();
+        await stack.pool.query('analyze phases.customers, phases.orders');
+        total += performance.now() - a0;
+      }
     }
-  }
+  });
   console.log(`${n} orders: ${Math.round(n / (total / 1000))} rows/s apply only; statements:`);
   for (const [label, s] of [...spent].sort((a, b) => b[1].ms - a[1].ms).slice(0, 14))
     console.log(`${s.ms.toFixed(0).padStart(7)} ms ${String(s.calls).padStart(3)}×  ${label}`);

@@ -8,14 +8,21 @@ const SPECIAL = /[\\\t\n\r]/;
 const SPECIALS = /[\\\t\n\r]/g;
 
 /** One value in COPY text format: \N for null, backslash escapes, arrays as literals, booleans t/f. */
-function field(v: unknown): string {
+export function copyField(v: unknown): string {
   if (v === null || v === undefined) return '\\N';
   if (typeof v === 'boolean') return v ? 't' : 'f';
   if (typeof v === 'number') return String(v);
-  if (Array.isArray(v)) return field(textArrayLiteral(v as string[]));
+  if (Array.isArray(v)) return copyField(textArrayLiteral(v as string[]));
   if (v instanceof Date) return v.toISOString();
   if (typeof v !== 'string') throw new TypeError(`cannot COPY a ${typeof v}`);
   return SPECIAL.test(v) ? v.replace(SPECIALS, (c) => ESCAPES[c]!) : v;
+}
+
+/** One row in COPY text format, with its newline. */
+export function copyLine(values: readonly unknown[]): string {
+  let line = '';
+  for (let i = 0; i < values.length; i++) line += (i ? '\t' : '') + copyField(values[i]);
+  return line + '\n';
 }
 
 /**
@@ -32,17 +39,30 @@ export async function copyRows(
   table: string,
   columns: readonly string[],
   rows: readonly (readonly unknown[])[],
-  options: { readonly whileCopying?: () => void } = {},
+  options: CopyOptions = {},
 ): Promise<void> {
   if (!rows.length) return;
   let body = '';
-  for (const r of rows) {
-    for (let i = 0; i < r.length; i++) body += (i ? '\t' : '') + field(r[i]);
-    body += '\n';
-  }
+  for (const r of rows) body += copyLine(r);
+  await copyText(client, table, columns, body, options);
+}
+
+export interface CopyOptions {
+  /** Runs once the rows are on the socket, while PostgreSQL parses and indexes them. */
+  readonly whileCopying?: () => void;
+}
+
+/** COPY of rows already in COPY text format (`copyLine`, or a writer specialised for one table). */
+export async function copyText(
+  client: PoolClient,
+  table: string,
+  columns: readonly string[],
+  body: string,
+  options: CopyOptions = {},
+): Promise<void> {
+  if (!body) return;
   const sink = client.query(copyFrom(`copy ${table} (${columns.join(', ')}) from stdin`));
   const done = finished(sink);
-  // Once the rows are on the socket PostgreSQL parses and indexes them: the time `whileCopying` gets.
   await Promise.race([new Promise<void>((resolve) => sink.write(body, () => resolve())), done]);
   try {
     options.whileCopying?.();

@@ -2,7 +2,11 @@ import { randomUUID } from 'node:crypto';
 import type { PoolClient } from '@holdfast/db';
 import { topicName } from '@holdfast/kafka';
 import { selectProjections } from '../projections/index.js';
-import { assertSchemaName, ensureReadModelSchema } from '../schema/ensure-read-model-schema.js';
+import {
+  assertSchemaName,
+  createDeferredIndexes,
+  ensureReadModelSchema,
+} from '../schema/ensure-read-model-schema.js';
 import { startProjector, type ProjectorDeps } from '../runtime/start-projector.js';
 import { RebuildTracker, type RebuildProgress } from './rebuild-tracker.js';
 import { lockLiveSchema, moveTables } from './switch-tables.js';
@@ -80,7 +84,8 @@ async function rebuild(
   await ensureReadModelSchema(deps.pool, live);
   // A previous rebuild that died half-way leaves its schema behind: start from nothing.
   await deps.pool.query(`drop schema if exists "${next}" cascade`);
-  await ensureReadModelSchema(deps.pool, next);
+  // Without the indexes only readers use: they are built once the bulk of the log is folded.
+  await ensureReadModelSchema(deps.pool, next, { deferIndexes: true });
 
   const topics = [...new Set(projections.map((p) => topicName(opts.topicPrefix, p.topic)))];
   const tracker = new RebuildTracker(deps.kafka, topics);
@@ -96,6 +101,7 @@ async function rebuild(
       onOutcome: tracker.onOutcome,
       // Nobody switches tables under a rebuild.
       checkpointWatchMs: 0,
+      deferIndexes: true,
     },
     deps,
   );
@@ -111,6 +117,7 @@ async function rebuild(
   };
   try {
     await wait('bulk', await tracker.highWatermarks());
+    await createDeferredIndexes(deps.pool, next);
     for (let round = 0; round < 10; round++) {
       const targets = await tracker.highWatermarks();
       if (tracker.remaining(targets) <= (opts.pauseBelow ?? 20_000)) break;

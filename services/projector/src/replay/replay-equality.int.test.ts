@@ -87,6 +87,20 @@ describe('replay', () => {
     );
     expect(await readModelDigest(t.pool, 'read_models')).toEqual(before);
     expect(await readModelDigest(t.pool, result.oldSchema!)).toEqual(before);
+    // The rebuild folded without the readers' indexes and built them afterwards: the tables switched
+    // in carry every index the live ones had.
+    const indexes = (schema: string) =>
+      t.pool
+        .query<{ i: string }>(
+          `select tablename || '.' || indexname as i from pg_indexes where schemaname = $1 order by 1`,
+          [schema],
+        )
+        .then((r) => r.rows.map((x) => x.i));
+    const replaced = await indexes(result.oldSchema!);
+    const moved = new Set(replaced.map((i) => i.split('.')[0]));
+    const live = (await indexes('read_models')).filter((i) => moved.has(i.split('.')[0]));
+    expect(live).toContain('orders.orders_by_date');
+    expect(live).toEqual(replaced);
     expect(progress.at(-1)).toMatchObject({ phase: 'final' });
     expect(
       progress.find((p) => p.phase === 'bulk' && p.partitionsDone === p.partitions)?.consumed,

@@ -35,6 +35,8 @@ export interface ProjectorConfig {
    * Default 2,000.
    */
   readonly checkpointWatchMs?: number;
+  /** Create missing tables without the readers' indexes (a rebuild builds them after its bulk phase). */
+  readonly deferIndexes?: boolean;
   /** Told the outcome of every partition batch (a rebuild tracks its progress with it). */
   readonly onOutcome?: (topic: string, partition: number, outcome: BatchOutcome) => void;
 }
@@ -74,7 +76,7 @@ export async function startProjector(
   deps: ProjectorDeps,
 ): Promise<RunningProjector> {
   const { kafka, codec, logger, metrics } = deps;
-  await ensureReadModelSchema(deps.pool, config.readSchema);
+  await ensureReadModelSchema(deps.pool, config.readSchema, { deferIndexes: config.deferIndexes ?? false });
   const projections = selectProjections(config.projections);
   let appender: TransactionalAppender | undefined;
   const publisher =

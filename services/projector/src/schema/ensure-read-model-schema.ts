@@ -51,18 +51,29 @@ export function assertSchemaName(schema: string): string {
  * at once: one advisory lock serialises the DDL (concurrent `create table if not exists` can still
  * collide on the catalog).
  *
+ * `deferIndexes` leaves out the indexes only readers use (see `deferrableIndexes`): a rebuild folds
+ * into tables without them and builds them once, sorted, with `createDeferredIndexes` (bulk-load
+ * practice: maintaining a B-tree row by row costs more than building it at the end).
+ *
  * @example
  * await ensureReadModelSchema(pool, 'read_models');
  * await pool.query('select count(*) from read_models.orders where account_id = $1', [accountId]);
  */
-export async function ensureReadModelSchema(pool: Pool, schema = 'read_models'): Promise<void> {
+export async function ensureReadModelSchema(
+  pool: Pool,
+  schema = 'read_models',
+  { deferIndexes = false } = {},
+): Promise<void> {
   assertSchemaName(schema);
   const client = await pool.connect();
   try {
     await client.query('begin');
     await client.query(`select pg_advisory_xact_lock(hashtext('holdfast.ensure_read_models'))`);
     await client.query(`create schema if not exists "${schema}"`);
-    for (const table of READ_MODEL_TABLES) await client.query(DDL[table](schema));
+    for (const table of READ_MODEL_TABLES) {
+      const ddl = DDL[table](schema);
+      await client.query(deferIndexes ? withoutDeferrable(ddl) : ddl);
+    }
     await client.query(checkpointTableDdl(schema));
     await client.query(viewsDdl(schema));
     await grantAnalystAccess(client, schema);
@@ -71,6 +82,51 @@ export async function ensureReadModelSchema(pool: Pool, schema = 'read_models'):
     await client.query('rollback').catch(() => {});
     throw err;
   } finally {
+    client.release();
+  }
+}
+
+// Non-unique indexes the projector itself needs while folding (identity lookups of accounts it does
+// not hold in memory). Every other non-unique index serves readers only and may be built last.
+const FOLD_INDEXES = new Set(['customers_by_email', 'customers_by_phone']);
+const PLAIN_INDEX = /^\s*create index if not exists (\w+) on /i;
+
+function statements(ddl: string): string[] {
+  return ddl
+    .split(';')
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+const deferrable = (statement: string): boolean => {
+  const m = PLAIN_INDEX.exec(statement);
+  return m !== null && !FOLD_INDEXES.has(m[1]!);
+};
+
+function withoutDeferrable(ddl: string): string {
+  return statements(ddl)
+    .filter((s) => !deferrable(s))
+    .join(';\n');
+}
+
+/** The statements `deferIndexes` leaves out, for `schema`. */
+export function deferrableIndexes(schema: string): string[] {
+  return READ_MODEL_TABLES.flatMap((t) => statements(DDL[t](schema)).filter(deferrable));
+}
+
+/**
+ * Builds the indexes a `deferIndexes` schema was created without, then refreshes the planner's
+ * statistics of every table (a rebuilt table is switched in analysed, not waiting for autovacuum).
+ */
+export async function createDeferredIndexes(pool: Pool, schema: string): Promise<void> {
+  assertSchemaName(schema);
+  const client = await pool.connect();
+  try {
+    await client.query(`set maintenance_work_mem = '256MB'`);
+    for (const statement of deferrableIndexes(schema)) await client.query(statement);
+    await client.query(`analyze ${READ_MODEL_TABLES.map((t) => `"${schema}"."${t}"`).join(', ')}`);
+  } finally {
+    await client.query('reset maintenance_work_mem').catch(() => {});
     client.release();
   }
 }

@@ -211,9 +211,21 @@ export class CommerceChunk {
   }
 }
 
-/** Account ids are UUIDs; PostgreSQL returns them lower-case, so memory keys use the same form. */
-function accountOf(m: EventMetadata): string {
-  return m.account_id.toLowerCase();
+let lastRaw = '';
+let lastLower = '';
+
+/**
+ * Account ids are UUIDs; PostgreSQL returns them lower-case, so memory keys use the same form. A
+ * chunk is mostly one account: the same lower-cased string is handed out again (one allocation, and
+ * map lookups reuse its cached hash).
+ */
+export function accountOf(m: EventMetadata): string {
+  const raw = m.account_id;
+  if (raw !== lastRaw) {
+    lastRaw = raw;
+    lastLower = raw.toLowerCase();
+  }
+  return lastLower;
 }
 
 function hasIdentity(k: IdentityKeys): boolean {

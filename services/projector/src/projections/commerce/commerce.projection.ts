@@ -1,5 +1,5 @@
 import type { Projection, ProjectedEvent, ProjectionTx } from '../../projection.js';
-import { CommerceChunk, type CommerceEventName } from './commerce-chunk.js';
+import { accountOf, CommerceChunk, type CommerceEventName } from './commerce-chunk.js';
 import { IdentityIndex, RoutedIdentities } from './identity-index.js';
 import { IdentityMemory, type MemoryBudget, type PartitionMemory } from './identity-memory.js';
 import { KeySet, loadCustomers, loadStoredDedupKeys, type IdentityLookup } from './load-customers.js';
@@ -15,7 +15,7 @@ function keysOf(events: readonly ProjectedEvent<CommerceEventName>[]) {
   const submissionKeys = new KeySet();
   const accounts = new Set<string>();
   for (const e of events) {
-    const accountId = e.value.metadata.account_id.toLowerCase();
+    const accountId = accountOf(e.value.metadata);
     accounts.add(accountId);
     switch (e.type) {
       case 'OrderUpserted': {
@@ -131,7 +131,7 @@ export function createCommerceProjection(memoryOf: () => IdentityMemory): Projec
       if (!mem || mem.prepared || !events.length) return;
       for (const e of events) {
         if (e.type !== 'OrderUpserted' && e.type !== 'CustomerUpserted') return;
-        if (!mem.isResident(e.value.metadata.account_id.toLowerCase())) return;
+        if (!mem.isResident(accountOf(e.value.metadata))) return;
       }
       const chunk = new CommerceChunk({
         identities: mem.index,

@@ -1,5 +1,5 @@
 import { qualified, type ProjectionTx } from '../../projection.js';
-import { copyRows } from '../copy-rows.js';
+import { copyField, copyText } from '../copy-rows.js';
 import { columnsOf, textArrayLiteral } from '../sql-arrays.js';
 
 /** One OrderUpserted, ready to merge into read_models.orders. */
@@ -144,9 +144,15 @@ export async function writeOrders(
     const known: OrderWrite[] = [];
     for (const o of round) (i === 0 && !isStored(o) ? fresh : known).push(o);
     if (fresh.length)
-      await copyRows(tx.client, qualified(tx.schema, 'orders'), COLUMN_LIST, fresh.map(newOrderValues), {
-        whileCopying,
-      });
+      await copyText(
+        tx.client,
+        qualified(tx.schema, 'orders'),
+        COLUMN_LIST,
+        fresh.map(newOrderLine).join(''),
+        {
+          whileCopying,
+        },
+      );
     if (resident) for (const o of fresh) resident.get(o.accountId)?.add(o.orderId);
     // The update joins on the primary key, which the planner picks even without statistics.
     if (known.length) await tx.client.query(updateSql(tx.schema), columnsOf(known, orderValues));
@@ -204,11 +210,23 @@ function orderValues(o: OrderWrite): unknown[] {
   ];
 }
 
-/** A first write: the row as stored (a refund not carried is 0; first_seen_at = updated_at = received_at). */
-function newOrderValues(o: OrderWrite): unknown[] {
-  const v = orderValues(o);
-  v[16] = o.refundedAmount ?? 0;
-  v[19] = o.discountCodes;
-  v.push(o.receivedAt);
-  return v;
+const NULL = '\\N';
+const text = copyField as (v: string) => string;
+const opt = (v: string | null) => (v === null ? NULL : text(v));
+const num = (v: number | null) => (v === null ? NULL : String(v));
+
+/**
+ * A first write as one COPY line, in COLUMN_LIST order: the row as stored (a refund not carried is 0;
+ * first_seen_at = updated_at = received_at). Written out field by field rather than through an array
+ * of values: this runs for every order of a backfill.
+ */
+export function newOrderLine(o: OrderWrite): string {
+  return (
+    `${text(o.accountId)}\t${text(o.orderId)}\t${o.customerId ?? NULL}\t${opt(o.externalCustomerId)}\t` +
+    `${text(o.orderDate)}\t${o.orderAmount}\t${text(o.productName)}\t${opt(o.email)}\t${opt(o.phone)}\t` +
+    `${opt(o.customerName)}\t${opt(o.source)}\t${opt(o.orderChannel)}\t${text(o.currency)}\t` +
+    `${opt(o.shippingCity)}\t${opt(o.shippingState)}\t${opt(o.shippingZip)}\t${o.refundedAmount ?? 0}\t` +
+    `${num(o.discountTotal)}\t${num(o.discountPct)}\t${copyField(o.discountCodes)}\t${opt(o.cancelledAt)}\t` +
+    `${text(o.receivedAt)}\t${text(o.receivedAt)}\n`
+  );
 }

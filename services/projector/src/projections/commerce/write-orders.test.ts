@@ -1,0 +1,97 @@
+import { describe, expect, it } from 'vitest';
+import { copyLine } from '../copy-rows.js';
+import { newOrderLine, type OrderWrite } from './write-orders.js';
+
+const base: OrderWrite = {
+  accountId: '6f1c2d1e-0000-4000-8000-000000000001',
+  orderId: 'o-1',
+  customerId: '7a1c2d1e-0000-4000-8000-000000000002',
+  externalCustomerId: 'c-1',
+  orderDate: '2024-06-01T10:00:00.000Z',
+  orderAmount: 12.5,
+  productName: 'Tea',
+  email: 'a@x.co',
+  phone: '+15125550100',
+  customerName: 'Ann',
+  source: 'organic',
+  orderChannel: 'web',
+  currency: 'EUR',
+  shippingCity: 'Austin',
+  shippingState: 'TX',
+  shippingZip: '78701',
+  refundedAmount: 1.25,
+  discountTotal: 2,
+  discountPct: 0.1,
+  discountCodes: ['SAVE10', 'VIP'],
+  cancelledAt: '2024-06-02T00:00:00.000Z',
+  receivedAt: '2025-01-01T00:00:00.000123Z',
+};
+
+/** The line as the generic writer makes it from the columns' values, in COLUMN_LIST order. */
+const generic = (o: OrderWrite) =>
+  copyLine([
+    o.accountId,
+    o.orderId,
+    o.customerId,
+    o.externalCustomerId,
+    o.orderDate,
+    o.orderAmount,
+    o.productName,
+    o.email,
+    o.phone,
+    o.customerName,
+    o.source,
+    o.orderChannel,
+    o.currency,
+    o.shippingCity,
+    o.shippingState,
+    o.shippingZip,
+    o.refundedAmount ?? 0,
+    o.discountTotal,
+    o.discountPct,
+    o.discountCodes,
+    o.cancelledAt,
+    o.receivedAt,
+    o.receivedAt,
+  ]);
+
+describe('newOrderLine', () => {
+  it('writes every column as the generic COPY writer does', () => {
+    expect(newOrderLine(base)).toBe(generic(base));
+    expect(newOrderLine(base).split('\t')).toHaveLength(23);
+  });
+
+  it('writes absent values as \\N and a refund not carried as 0', () => {
+    const bare: OrderWrite = {
+      ...base,
+      customerId: null,
+      externalCustomerId: null,
+      email: null,
+      phone: null,
+      customerName: null,
+      source: null,
+      orderChannel: null,
+      shippingCity: null,
+      shippingState: null,
+      shippingZip: null,
+      refundedAmount: null,
+      discountTotal: null,
+      discountPct: null,
+      discountCodes: null,
+      cancelledAt: null,
+    };
+    expect(newOrderLine(bare)).toBe(generic(bare));
+    expect(newOrderLine(bare).split('\t')[16]).toBe('0');
+  });
+
+  it('escapes tabs, newlines and backslashes in text and in array elements', () => {
+    const odd: OrderWrite = {
+      ...base,
+      productName: 'Tea\tfor\ntwo \\ more\r',
+      customerName: 'A "quoted" name',
+      discountCodes: ['A\tB', 'back\\slash', 'quo"te'],
+    };
+    expect(newOrderLine(odd)).toBe(generic(odd));
+    expect(newOrderLine(odd).split('\t')).toHaveLength(23);
+  });
+});
