@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { copyLine } from '../copy-rows.js';
-import { newOrderLine, type OrderWrite } from './write-orders.js';
+import { newOrderLine, orderValues, type OrderWrite } from './write-orders.js';
 
 const base: OrderWrite = {
   accountId: '6f1c2d1e-0000-4000-8000-000000000001',
@@ -27,33 +27,17 @@ const base: OrderWrite = {
   receivedAt: '2025-01-01T00:00:00.000123Z',
 };
 
-/** The line as the generic writer makes it from the columns' values, in COLUMN_LIST order. */
-const generic = (o: OrderWrite) =>
-  copyLine([
-    o.accountId,
-    o.orderId,
-    o.customerId,
-    o.externalCustomerId,
-    o.orderDate,
-    o.orderAmount,
-    o.productName,
-    o.email,
-    o.phone,
-    o.customerName,
-    o.source,
-    o.orderChannel,
-    o.currency,
-    o.shippingCity,
-    o.shippingState,
-    o.shippingZip,
-    o.refundedAmount ?? 0,
-    o.discountTotal,
-    o.discountPct,
-    o.discountCodes,
-    o.cancelledAt,
-    o.receivedAt,
-    o.receivedAt,
-  ]);
+/**
+ * The line as the generic writer makes it from the update's values, with what a first write stores
+ * instead: a refund not carried as 0, the codes as an array, updated_at = received_at.
+ */
+const generic = (o: OrderWrite) => {
+  const v = orderValues(o);
+  v[16] = o.refundedAmount ?? 0;
+  v[19] = o.discountCodes;
+  v.push(o.receivedAt);
+  return copyLine(v);
+};
 
 describe('newOrderLine', () => {
   it('writes every column as the generic COPY writer does', () => {

@@ -183,7 +183,8 @@ async function storedOrderKeys(tx: ProjectionTx, orders: readonly OrderWrite[]):
   return new Set(rows.map((r) => `${r.account_id}\u0000${r.order_id}`));
 }
 
-function orderValues(o: OrderWrite): unknown[] {
+/** An order's values in COLUMN_LIST order up to first_seen_at, as the update's parameters take them. */
+export function orderValues(o: OrderWrite): unknown[] {
   return [
     o.accountId,
     o.orderId,
