@@ -1,4 +1,5 @@
-import type { CustomerSummary } from './summary.js';
+import { summaryColumns } from './summary.js';
+import type { CustomerSummary, SummaryColumns } from './summary.js';
 import { median } from './special-functions.js';
 
 /**
@@ -25,13 +26,26 @@ export interface HeuristicCustomer {
  * typical observed time: the median T is used (at least `minimum`, e.g. one day in the model's unit).
  */
 export function accountMedianGap(summaries: readonly CustomerSummary[], minimum: number): number {
-  const gaps = summaries.filter((s) => s.frequency > 0).map((s) => s.recency / s.frequency);
-  const g = gaps.length > 0 ? median(gaps) : median(summaries.map((s) => s.T));
+  return accountMedianGapOfColumns(summaryColumns(summaries), minimum);
+}
+
+/** {@link accountMedianGap} of summaries held as columns. */
+export function accountMedianGapOfColumns(columns: SummaryColumns, minimum: number): number {
+  const { frequency, recency, T } = columns;
+  const gaps: number[] = [];
+  for (let i = 0; i < frequency.length; i++) {
+    const x = frequency[i] as number;
+    if (x > 0) gaps.push((recency[i] as number) / x);
+  }
+  const g = gaps.length > 0 ? median(gaps) : median(Array.from(T));
   return Number.isFinite(g) ? Math.max(g, minimum) : minimum;
 }
 
 /** Heuristic model of one customer (see {@link HeuristicCustomer}). */
-export function heuristicCustomer(summary: CustomerSummary, accountGap: number): HeuristicCustomer {
+export function heuristicCustomer(
+  summary: Pick<CustomerSummary, 'frequency' | 'recency'>,
+  accountGap: number,
+): HeuristicCustomer {
   const x = summary.frequency;
   const gap = x > 0 ? summary.recency / x : accountGap;
   return { gap, shape: Math.max(x, 1), dropout: 1 / (x + 3) };

@@ -5,8 +5,8 @@
  */
 export { addUnits, daysPerUnit, toEpochMs, toUtcDay, unitsPerYear, utcDayToDate } from './time.js';
 export type { Instant, TimeUnit } from './time.js';
-export { summarizeCustomer, summarizeOrders } from './summary.js';
-export type { CustomerSummary, OrderInput, SummaryOptions } from './summary.js';
+export { summarizeCustomer, summarizeOrders, summaryColumns } from './summary.js';
+export type { CustomerSummary, OrderInput, SummaryColumns, SummaryOptions } from './summary.js';
 export { groupRfm } from './rfm-groups.js';
 export type { RfmGroups, RfmRow } from './rfm-groups.js';
 export {
@@ -27,6 +27,7 @@ export {
 } from './bgnbd-predict.js';
 export {
   fitGammaGamma,
+  fitGammaGammaColumns,
   gammaGammaExpectedSpend,
   gammaGammaLogLikelihood,
   gammaGammaLogLikelihoodGradient,
@@ -36,16 +37,24 @@ export { bgnbdGammaGammaClv, discountedPurchases } from './clv.js';
 export type { ClvOptions } from './clv.js';
 export {
   accountMedianGap,
+  accountMedianGapOfColumns,
   heuristicCustomer,
   heuristicExpectedPurchases,
   heuristicMedianTimeToNextPurchase,
   heuristicProbabilityAlive,
 } from './heuristic.js';
 export type { HeuristicCustomer } from './heuristic.js';
-export { OVERDUE_GAPS, churnRisk, lifecycleState } from './lifecycle.js';
+export { LIFECYCLE_STATES, OVERDUE_GAPS, churnRisk, lifecycleState } from './lifecycle.js';
 export type { LifecycleInput, LifecycleState } from './lifecycle.js';
-export { DEFAULT_MIN_REPEAT_CUSTOMERS, scoreCustomers } from './score.js';
-export type { CustomerScore, ScoreOptions, ScoreParams, ScoreResult } from './score.js';
+export { DEFAULT_MIN_REPEAT_CUSTOMERS, scoreCustomers, scoreSummaryColumns } from './score.js';
+export type {
+  CustomerScore,
+  ScoreColumns,
+  ScoreColumnsResult,
+  ScoreOptions,
+  ScoreParams,
+  ScoreResult,
+} from './score.js';
 export { HOLDOUT_SHARE, fnv1a64, holdoutBucket, isHoldout } from './holdout.js';
 export { liftStatistics } from './lift.js';
 export type { LiftOptions, LiftResult } from './lift.js';

@@ -1,6 +1,14 @@
 /** Lifecycle state of a customer (see {@link lifecycleState}). */
 export type LifecycleState = 'Stable' | 'Slowing' | 'Overdue' | 'Lapsed';
 
+/** The states in a fixed order: column results store a state as its index here. */
+export const LIFECYCLE_STATES: readonly LifecycleState[] = Object.freeze([
+  'Stable',
+  'Slowing',
+  'Overdue',
+  'Lapsed',
+]);
+
 /**
  * Gaps of silence after which a customer is Overdue: with exponential waiting times of mean g, an
  * active customer stays silent longer than g·ln 20 with probability e^(−ln 20) = 5%, the same 5% level

@@ -7,19 +7,21 @@ import {
   bgnbdProbabilityAlive,
 } from './bgnbd-predict.js';
 import { discountedPurchases } from './clv.js';
-import { fitGammaGamma, gammaGammaExpectedSpend } from './gamma-gamma.js';
+import { fitGammaGammaColumns, gammaGammaExpectedSpend } from './gamma-gamma.js';
 import type { GammaGammaFit } from './gamma-gamma.js';
 import {
-  accountMedianGap,
+  accountMedianGapOfColumns,
   heuristicCustomer,
   heuristicExpectedPurchases,
   heuristicMedianTimeToNextPurchase,
   heuristicProbabilityAlive,
 } from './heuristic.js';
-import { churnRisk, lifecycleState } from './lifecycle.js';
+import { churnRisk, LIFECYCLE_STATES, lifecycleState } from './lifecycle.js';
 import type { LifecycleState } from './lifecycle.js';
 import { groupRfm } from './rfm-groups.js';
-import type { CustomerSummary } from './summary.js';
+import type { RfmRow } from './rfm-groups.js';
+import { summaryColumns } from './summary.js';
+import type { CustomerSummary, SummaryColumns } from './summary.js';
 import { addUnits, daysPerUnit, toEpochMs } from './time.js';
 import type { Instant, TimeUnit } from './time.js';
 
@@ -72,6 +74,30 @@ export interface CustomerScore {
 export type ScoreParams =
   { bgnbd: BgNbdFit; gammaGamma: GammaGammaFit | null } | { accountMedianGap: number };
 
+/**
+ * The scores of {@link scoreSummaryColumns}, as columns: row i scores row i of the summary columns, with
+ * exactly the numbers {@link scoreCustomers} puts in its objects. Churn risk is not stored: it is
+ * `churnRisk(pAlive[i])`.
+ */
+export interface ScoreColumns {
+  readonly pAlive: Float64Array;
+  /** The lifecycle state as its index in `LIFECYCLE_STATES`. */
+  readonly state: Uint8Array;
+  readonly elapsed: Float64Array;
+  readonly expectedGap: Float64Array;
+  /** predictedNextPurchaseAt in epoch milliseconds; NaN where it is null. */
+  readonly predictedNextPurchaseMs: Float64Array;
+  readonly expectedPurchases: Float64Array;
+  readonly expectedSpend: Float64Array;
+  readonly predictedValue: Float64Array;
+  readonly lifetimeValue: Float64Array;
+}
+
+/** Result of {@link scoreSummaryColumns}: a {@link ScoreResult} with its scores as columns. */
+export interface ScoreColumnsResult extends Omit<ScoreResult, 'scores'> {
+  scores: ScoreColumns;
+}
+
 /** Result of {@link scoreCustomers}. */
 export interface ScoreResult {
   model: 'bgnbd-gg' | 'heuristic';
@@ -81,6 +107,9 @@ export interface ScoreResult {
   fallbackReason: string | null;
   scores: CustomerScore[];
 }
+
+/** What scoring needs of one customer (a row of the summary columns). */
+type ScoredRow = RfmRow & Pick<CustomerSummary, 'monetaryValue' | 'totalRevenue' | 'transactions'>;
 
 interface CustomerModel {
   pAlive: number;
@@ -96,19 +125,36 @@ interface CustomerModel {
  * unavailable (no convergence, or q ≤ 1 so the population mean spend does not exist).
  */
 export function scoreCustomers(summaries: readonly CustomerSummary[], options: ScoreOptions): ScoreResult {
+  const result = scoreSummaryColumns(summaryColumns(summaries), options);
+  return { ...result, scores: customerScores(summaries, result.scores) };
+}
+
+/**
+ * {@link scoreCustomers} over summaries held as columns, with the scores as columns too: the same
+ * model, parameters and numbers, bit for bit, without an object per customer (a million-customer
+ * account would otherwise hold two million objects at once).
+ */
+export function scoreSummaryColumns(columns: SummaryColumns, options: ScoreOptions): ScoreColumnsResult {
   const unit = options.timeUnit ?? 'weeks';
-  const repeatCustomers = summaries.filter((s) => s.frequency > 0).length;
+  const { frequency, monetaryValue } = columns;
+  let repeatCustomers = 0;
+  let hasSpend = false;
+  for (let i = 0; i < frequency.length; i++) {
+    if ((frequency[i] as number) > 0) {
+      repeatCustomers++;
+      if ((monetaryValue[i] as number) > 0) hasSpend = true;
+    }
+  }
   const trained = repeatCustomers >= (options.minRepeatCustomers ?? DEFAULT_MIN_REPEAT_CUSTOMERS);
-  const bgnbd = trained ? fitBgNbd(groupRfm(summaries)) : null;
+  const bgnbd = trained ? fitBgNbd(groupRfm(rfmRows(columns))) : null;
   if (bgnbd?.converged === true) {
-    const hasSpend = summaries.some((s) => s.frequency > 0 && s.monetaryValue > 0);
-    const gg = hasSpend ? fitGammaGamma(summaries) : null;
+    const gg = hasSpend ? fitGammaGammaColumns(frequency, monetaryValue) : null;
     const gammaGamma = gg?.converged === true && gg.params.q > 1 ? gg : null;
-    const spend = (s: CustomerSummary): number => {
+    const spend = (s: ScoredRow): number => {
       const value = gammaGamma ? gammaGammaExpectedSpend(gammaGamma.params, s) : NaN;
       return Number.isFinite(value) ? value : ownMeanSpend(s);
     };
-    const scores = scoreAll(summaries, options, spend, (s) => trainedModel(bgnbd.params, s));
+    const scores = scoreAll(columns, options, spend, (s) => trainedModel(bgnbd.params, s));
     return {
       model: 'bgnbd-gg',
       params: { bgnbd, gammaGamma },
@@ -117,13 +163,24 @@ export function scoreCustomers(summaries: readonly CustomerSummary[], options: S
       scores,
     };
   }
-  const gap = accountMedianGap(summaries, 1 / daysPerUnit(unit));
-  const scores = scoreAll(summaries, options, ownMeanSpend, (s) => heuristicModel(s, gap));
+  const gap = accountMedianGapOfColumns(columns, 1 / daysPerUnit(unit));
+  const scores = scoreAll(columns, options, ownMeanSpend, (s) => heuristicModel(s, gap));
   const fallbackReason = bgnbd ? 'bgnbd_not_converged' : null;
   return { model: 'heuristic', params: { accountMedianGap: gap }, repeatCustomers, fallbackReason, scores };
 }
 
-function trainedModel(params: BgNbdParams, s: CustomerSummary): CustomerModel {
+/** The rows of the columns for `groupRfm`, which copies what it needs: one object is reused. */
+function* rfmRows(columns: SummaryColumns): Generator<RfmRow> {
+  const row = { frequency: 0, recency: 0, T: 0 };
+  for (let i = 0; i < columns.frequency.length; i++) {
+    row.frequency = columns.frequency[i] as number;
+    row.recency = columns.recency[i] as number;
+    row.T = columns.T[i] as number;
+    yield row;
+  }
+}
+
+function trainedModel(params: BgNbdParams, s: RfmRow): CustomerModel {
   return {
     pAlive: bgnbdProbabilityAlive(params, s),
     expectedGap: bgnbdExpectedGap(params, s),
@@ -132,7 +189,7 @@ function trainedModel(params: BgNbdParams, s: CustomerSummary): CustomerModel {
   };
 }
 
-function heuristicModel(s: CustomerSummary, accountGap: number): CustomerModel {
+function heuristicModel(s: RfmRow, accountGap: number): CustomerModel {
   const model = heuristicCustomer(s, accountGap);
   const elapsed = s.T - s.recency;
   return {
@@ -143,16 +200,16 @@ function heuristicModel(s: CustomerSummary, accountGap: number): CustomerModel {
   };
 }
 
-function ownMeanSpend(s: CustomerSummary): number {
+function ownMeanSpend(s: ScoredRow): number {
   return Math.max(0, s.totalRevenue / s.transactions);
 }
 
 function scoreAll(
-  summaries: readonly CustomerSummary[],
+  columns: SummaryColumns,
   options: ScoreOptions,
-  spendOf: (s: CustomerSummary) => number,
-  modelOf: (s: CustomerSummary) => CustomerModel,
-): CustomerScore[] {
+  spendOf: (s: ScoredRow) => number,
+  modelOf: (s: RfmRow) => CustomerModel,
+): ScoreColumns {
   const unit = options.timeUnit ?? 'weeks';
   const asOf = new Date(toEpochMs(options.asOf));
   const clv = {
@@ -161,37 +218,93 @@ function scoreAll(
     timeUnit: unit,
     step: options.clvStep,
   };
+  const n = columns.frequency.length;
+  const out: ScoreColumns = {
+    pAlive: new Float64Array(n),
+    state: new Uint8Array(n),
+    elapsed: new Float64Array(n),
+    expectedGap: new Float64Array(n),
+    predictedNextPurchaseMs: new Float64Array(n),
+    expectedPurchases: new Float64Array(n),
+    expectedSpend: new Float64Array(n),
+    predictedValue: new Float64Array(n),
+    lifetimeValue: new Float64Array(n),
+  };
   // Everything but spend depends on (x, t_x, T) and the account-level model only, so identical
-  // histories (common with day-bucketed dates) are computed once.
-  const cache = new Map<string, { model: CustomerModel; expected: number; discounted: number }>();
-  return summaries.map((s) => {
-    const key = `${s.frequency}|${s.recency}|${s.T}`;
-    let entry = cache.get(key);
-    if (entry === undefined) {
-      const model = modelOf(s);
-      const expected = model.cumulative(options.horizon);
-      entry = { model, expected, discounted: discountedPurchases(model.cumulative, clv) };
-      cache.set(key, entry);
+  // histories (common with day-bucketed dates) are computed once, into one slot of these arrays.
+  const cache = new Map<string, number>();
+  const pAlive: number[] = [];
+  const expectedGap: number[] = [];
+  const nextMs: number[] = [];
+  const expected: number[] = [];
+  const discounted: number[] = [];
+  const row: ScoredRow = {
+    frequency: 0,
+    recency: 0,
+    T: 0,
+    monetaryValue: 0,
+    totalRevenue: 0,
+    transactions: 0,
+  };
+  for (let i = 0; i < n; i++) {
+    row.frequency = columns.frequency[i] as number;
+    row.recency = columns.recency[i] as number;
+    row.T = columns.T[i] as number;
+    row.monetaryValue = columns.monetaryValue[i] as number;
+    row.totalRevenue = columns.totalRevenue[i] as number;
+    row.transactions = columns.transactions[i] as number;
+    const key = `${row.frequency}|${row.recency}|${row.T}`;
+    let k = cache.get(key);
+    if (k === undefined) {
+      // A row of its own: the model's closures keep it.
+      const model = modelOf({ frequency: row.frequency, recency: row.recency, T: row.T });
+      k = pAlive.length;
+      cache.set(key, k);
+      pAlive.push(model.pAlive);
+      expectedGap.push(model.expectedGap);
+      nextMs.push(
+        model.medianNext !== null && model.medianNext <= options.horizon
+          ? addUnits(asOf, model.medianNext, unit).getTime()
+          : NaN,
+      );
+      expected.push(model.cumulative(options.horizon));
+      discounted.push(discountedPurchases(model.cumulative, clv));
     }
-    const { model } = entry;
-    const elapsed = s.T - s.recency;
-    const expectedSpend = spendOf(s);
-    const predictedValue = expectedSpend * entry.discounted;
+    const p = pAlive[k] as number;
+    const gap = expectedGap[k] as number;
+    const elapsed = row.T - row.recency;
+    const expectedSpend = spendOf(row);
+    const predictedValue = expectedSpend * (discounted[k] as number);
+    out.pAlive[i] = p;
+    out.state[i] = LIFECYCLE_STATES.indexOf(lifecycleState({ pAlive: p, elapsed, expectedGap: gap }));
+    out.elapsed[i] = elapsed;
+    out.expectedGap[i] = gap;
+    out.predictedNextPurchaseMs[i] = nextMs[k] as number;
+    out.expectedPurchases[i] = expected[k] as number;
+    out.expectedSpend[i] = expectedSpend;
+    out.predictedValue[i] = predictedValue;
+    out.lifetimeValue[i] = row.totalRevenue + predictedValue;
+  }
+  return out;
+}
+
+/** The column scores as {@link CustomerScore} objects (row i is customer `summaries[i]`). */
+function customerScores(summaries: readonly CustomerSummary[], scores: ScoreColumns): CustomerScore[] {
+  return summaries.map((s, i) => {
+    const pAlive = scores.pAlive[i] as number;
+    const next = scores.predictedNextPurchaseMs[i] as number;
     return {
       customerId: s.customerId,
-      pAlive: model.pAlive,
-      churnRisk: churnRisk(model.pAlive),
-      state: lifecycleState({ pAlive: model.pAlive, elapsed, expectedGap: model.expectedGap }),
-      elapsed,
-      expectedGap: model.expectedGap,
-      predictedNextPurchaseAt:
-        model.medianNext !== null && model.medianNext <= options.horizon
-          ? addUnits(asOf, model.medianNext, unit)
-          : null,
-      expectedPurchases: entry.expected,
-      expectedSpend,
-      predictedValue,
-      lifetimeValue: s.totalRevenue + predictedValue,
+      pAlive,
+      churnRisk: churnRisk(pAlive),
+      state: LIFECYCLE_STATES[scores.state[i] as number] as LifecycleState,
+      elapsed: scores.elapsed[i] as number,
+      expectedGap: scores.expectedGap[i] as number,
+      predictedNextPurchaseAt: Number.isNaN(next) ? null : new Date(next),
+      expectedPurchases: scores.expectedPurchases[i] as number,
+      expectedSpend: scores.expectedSpend[i] as number,
+      predictedValue: scores.predictedValue[i] as number,
+      lifetimeValue: scores.lifetimeValue[i] as number,
     };
   });
 }

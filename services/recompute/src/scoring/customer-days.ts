@@ -1,4 +1,4 @@
-import { utcDayToDate, type CustomerSummary } from '@holdfast/analytics';
+import { utcDayToDate, type CustomerSummary, type SummaryColumns } from '@holdfast/analytics';
 
 const MIN_CAPACITY = 1024;
 
@@ -11,6 +11,8 @@ const MIN_CAPACITY = 1024;
  * Why not `summarizeOrders` itself: it keeps a Map of days per customer, which for a million customers
  * is millions of small Maps. This keeps three typed arrays (16 bytes per order) and sorts them with a
  * counting sort by customer, so the orders can stream straight from the database in table order.
+ * {@link columns} hands the summaries on as typed arrays too (a summary object per customer would be
+ * a few hundred megabytes at a million customers); {@link summaries} gives the objects.
  *
  * @example
  * const acc = new CustomerDays();
@@ -33,6 +35,16 @@ export class CustomerDays {
   /** Number of distinct customers seen. */
   get customers(): number {
     return this.ids.length;
+  }
+
+  /** The customer numbered `c` (customers are numbered 0, 1, … in order of first appearance). */
+  id(c: number): string {
+    return this.ids[c]!;
+  }
+
+  /** The number of a customer seen before, else undefined. */
+  numberOf(customerId: string): number | undefined {
+    return this.index.get(customerId);
   }
 
   /**
@@ -61,6 +73,72 @@ export class CustomerDays {
    * `unitDays` is the model's time unit in days (7 for weeks).
    */
   summaries(endDay: number, unitDays: number): CustomerSummary[] {
+    const out: CustomerSummary[] = [];
+    // Purchase days repeat across customers: one Date per day instead of two per customer.
+    const dates = new Map<number, Date>();
+    const dateOf = (day: number): Date => {
+      let d = dates.get(day);
+      if (d === undefined) dates.set(day, (d = utcDayToDate(day)));
+      return d;
+    };
+    this.eachCustomer(endDay, (c, days, amounts) => {
+      const n = summaryNumbers(days, amounts, endDay, unitDays);
+      out.push({
+        customerId: this.ids[c]!,
+        ...n,
+        firstPurchaseAt: dateOf(days[0]!),
+        lastPurchaseAt: dateOf(days[days.length - 1]!),
+        meanInterPurchaseTime: n.frequency > 0 ? n.recency / n.frequency : null,
+      });
+    });
+    return out;
+  }
+
+  /**
+   * The same summaries as {@link summaries}, as columns: row i summarises customer `customer[i]` (a
+   * customer number, see {@link id}).
+   */
+  columns(endDay: number, unitDays: number): { columns: SummaryColumns; customer: Int32Array } {
+    const capacity = this.ids.length;
+    const frequency = new Float64Array(capacity);
+    const recency = new Float64Array(capacity);
+    const T = new Float64Array(capacity);
+    const monetaryValue = new Float64Array(capacity);
+    const totalRevenue = new Float64Array(capacity);
+    const transactions = new Float64Array(capacity);
+    const customer = new Int32Array(capacity);
+    let rows = 0;
+    this.eachCustomer(endDay, (c, days, amounts) => {
+      const n = summaryNumbers(days, amounts, endDay, unitDays);
+      frequency[rows] = n.frequency;
+      recency[rows] = n.recency;
+      T[rows] = n.T;
+      monetaryValue[rows] = n.monetaryValue;
+      totalRevenue[rows] = n.totalRevenue;
+      transactions[rows] = n.transactions;
+      customer[rows++] = c;
+    });
+    return {
+      columns: {
+        frequency: frequency.subarray(0, rows),
+        recency: recency.subarray(0, rows),
+        T: T.subarray(0, rows),
+        monetaryValue: monetaryValue.subarray(0, rows),
+        totalRevenue: totalRevenue.subarray(0, rows),
+        transactions: transactions.subarray(0, rows),
+      },
+      customer: customer.subarray(0, rows),
+    };
+  }
+
+  /**
+   * Calls `visit` for every customer with an order on or before `endDay`, in order of first appearance,
+   * with its distinct purchase days ascending and each day's summed amount (arrays reused between calls).
+   */
+  private eachCustomer(
+    endDay: number,
+    visit: (customer: number, days: readonly number[], amounts: readonly number[]) => void,
+  ): void {
     const n = this.size;
     const customers = this.ids.length;
     // Counting sort of the orders by customer: start[c] .. start[c+1] holds customer c's orders.
@@ -71,17 +149,8 @@ export class CustomerDays {
     const order = new Int32Array(n);
     for (let i = 0; i < n; i++) order[next[this.customerOf[i]!]!++] = i;
 
-    const out: CustomerSummary[] = [];
     const days: number[] = [];
     const amounts: number[] = [];
-    // Purchase days repeat across customers: one Date per day instead of two per customer (a million
-    // customers' Dates are a measurable share of the garbage collector's work).
-    const dates = new Map<number, Date>();
-    const dateOf = (day: number): Date => {
-      let d = dates.get(day);
-      if (d === undefined) dates.set(day, (d = utcDayToDate(day)));
-      return d;
-    };
     for (let c = 0; c < customers; c++) {
       days.length = 0;
       amounts.length = 0;
@@ -91,9 +160,8 @@ export class CustomerDays {
         if (day > endDay) continue;
         insertDay(days, amounts, day, this.amountOf[i]!);
       }
-      if (days.length > 0) out.push(summaryOf(this.ids[c]!, days, amounts, endDay, unitDays, dateOf));
+      if (days.length > 0) visit(c, days, amounts);
     }
-    return out;
   }
 
   private grow(): void {
@@ -123,30 +191,24 @@ function insertDay(days: number[], amounts: number[], day: number, amount: numbe
   amounts.splice(j + 1, 0, amount);
 }
 
-function summaryOf(
-  customerId: string,
+/** The numbers of a summary (summarizeOrders' arithmetic, in the same order of operations). */
+function summaryNumbers(
   days: readonly number[],
   amounts: readonly number[],
   endDay: number,
   unitDays: number,
-  dateOf: (day: number) => Date,
-): CustomerSummary {
+): Pick<CustomerSummary, 'frequency' | 'recency' | 'T' | 'monetaryValue' | 'totalRevenue' | 'transactions'> {
   const first = days[0]!;
   const last = days[days.length - 1]!;
   const frequency = days.length - 1;
   let total = 0;
   for (const a of amounts) total += a;
-  const recency = (last - first) / unitDays;
   return {
-    customerId,
     frequency,
-    recency,
+    recency: (last - first) / unitDays,
     T: (endDay - first) / unitDays,
     monetaryValue: frequency > 0 ? (total - amounts[0]!) / frequency : 0,
     totalRevenue: total,
     transactions: days.length,
-    firstPurchaseAt: dateOf(first),
-    lastPurchaseAt: dateOf(last),
-    meanInterPurchaseTime: frequency > 0 ? recency / frequency : null,
   };
 }

@@ -11,19 +11,20 @@ export interface ModelFitRow {
 }
 
 /**
- * The fit diagnostics of a scoring result as analytics.model_fits keeps them, with `settings` (time
- * unit, horizon, discount rate) merged into params, and the trained fit that was `rejected` in favour
- * of the heuristic, if any.
+ * The fit diagnostics of a scoring result of `customers` customers as analytics.model_fits keeps them,
+ * with `settings` (time unit, horizon, discount rate) merged into params, and the trained fit that was
+ * `rejected` in favour of the heuristic, if any.
  */
 export function modelFitRow(
-  result: ScoreResult,
+  result: Omit<ScoreResult, 'scores'>,
+  customers: number,
   settings: Record<string, unknown>,
   rejected: ScoreResult['params'] | null = null,
 ): ModelFitRow {
   const p = result.params;
   const base = {
     model: result.model,
-    customers: result.scores.length,
+    customers,
     repeatCustomers: result.repeatCustomers,
   };
   if ('bgnbd' in p) {

@@ -1,4 +1,10 @@
-import { daysPerUnit, scoreCustomers, type CustomerSummary, type ScoreResult } from '@holdfast/analytics';
+import {
+  daysPerUnit,
+  scoreSummaryColumns,
+  type ScoreColumnsResult,
+  type ScoreResult,
+  type SummaryColumns,
+} from '@holdfast/analytics';
 import type { Pool } from '@holdfast/db';
 import { silentLogger, type Logger } from '@holdfast/platform';
 import { readAccount } from './load-account-orders.js';
@@ -41,7 +47,8 @@ export interface RecomputeOutcome {
 /**
  * Recomputes one account's customer scores as of `asOf`: reads its orders and customers from the read
  * models in one snapshot, summarises per customer (calibration end = the as-of UTC day), scores with
- * `scoreCustomers` (BG/NBD + Gamma-Gamma with ≥ 100 repeat customers, else the heuristic) and replaces
+ * `scoreSummaryColumns` (scoreCustomers over typed arrays: BG/NBD + Gamma-Gamma with ≥ 100 repeat
+ * customers, else the heuristic) and replaces
  * the account's rows of analytics.customer_scores atomically.
  *
  * @example
@@ -56,7 +63,7 @@ export async function recomputeAccount(
   const settings = deps.settings ?? DEFAULT_SCORING;
   const logger = deps.logger ?? silentLogger;
   const t0 = performance.now();
-  const { summaries, orders, externalIds, holdout } = await readAccount(
+  const { summaries, customerIds, orders, externalIds, holdout } = await readAccount(
     deps.pool,
     deps.readModelSchema,
     accountId,
@@ -71,10 +78,20 @@ export async function recomputeAccount(
     horizon_days: settings.horizonDays,
     discount_rate: settings.discountRate,
   };
-  const fit = summaries.length > 0 ? modelFitRow(result, fitSettings, rejected) : null;
+  const customers = customerIds.length;
+  const fit = customers > 0 ? modelFitRow(result, customers, fitSettings, rejected) : null;
   await replaceAccountScores(
     deps.pool,
-    { accountId, asOf, horizonDays: settings.horizonDays, result, summaries, externalIds, holdout },
+    {
+      accountId,
+      asOf,
+      horizonDays: settings.horizonDays,
+      result,
+      summaries,
+      customerIds,
+      externalIds,
+      holdout,
+    },
     fit,
   );
   const t3 = performance.now();
@@ -82,9 +99,9 @@ export async function recomputeAccount(
     accountId,
     asOf,
     orders,
-    customers: summaries.length,
+    customers,
     repeatCustomers: result.repeatCustomers,
-    model: summaries.length > 0 ? result.model : null,
+    model: customers > 0 ? result.model : null,
     fallbackReason: result.fallbackReason,
     ms: { load: Math.round(t1 - t0), score: Math.round(t2 - t1), write: Math.round(t3 - t2) },
   };
@@ -93,15 +110,19 @@ export async function recomputeAccount(
 }
 
 /** A score that could not be stored (NaN or infinite). */
-function notFinite(r: ScoreResult): boolean {
-  return r.scores.some(
-    (s) =>
-      !Number.isFinite(s.pAlive) ||
-      !Number.isFinite(s.expectedPurchases) ||
-      !Number.isFinite(s.expectedSpend) ||
-      !Number.isFinite(s.predictedValue) ||
-      !Number.isFinite(s.lifetimeValue),
-  );
+function notFinite(r: ScoreColumnsResult): boolean {
+  const s = r.scores;
+  for (let i = 0; i < s.pAlive.length; i++) {
+    if (
+      !Number.isFinite(s.pAlive[i]) ||
+      !Number.isFinite(s.expectedPurchases[i]) ||
+      !Number.isFinite(s.expectedSpend[i]) ||
+      !Number.isFinite(s.predictedValue[i]) ||
+      !Number.isFinite(s.lifetimeValue[i])
+    )
+      return true;
+  }
+  return false;
 }
 
 /**
@@ -111,10 +132,10 @@ function notFinite(r: ScoreResult): boolean {
  * says why (model_fits keeps the rejected fit). The heuristic failing as well is an error.
  */
 function score(
-  summaries: readonly CustomerSummary[],
+  summaries: SummaryColumns,
   asOf: Date,
   settings: ScoringSettings,
-): { result: ScoreResult; rejected: ScoreResult['params'] | null } {
+): { result: ScoreColumnsResult; rejected: ScoreResult['params'] | null } {
   const options = {
     asOf,
     horizon: settings.horizonDays / daysPerUnit(TIME_UNIT),
@@ -122,10 +143,13 @@ function score(
     timeUnit: TIME_UNIT,
     minRepeatCustomers: settings.minRepeatCustomers,
   } as const;
-  const result = scoreCustomers(summaries, options);
+  const result = scoreSummaryColumns(summaries, options);
   if (!notFinite(result)) return { result, rejected: null };
   if (result.model !== 'bgnbd-gg') throw new RangeError('heuristic scores are not finite');
-  const heuristic = scoreCustomers(summaries, { ...options, minRepeatCustomers: Number.POSITIVE_INFINITY });
+  const heuristic = scoreSummaryColumns(summaries, {
+    ...options,
+    minRepeatCustomers: Number.POSITIVE_INFINITY,
+  });
   if (notFinite(heuristic)) throw new RangeError('heuristic scores are not finite');
   return {
     result: {

@@ -1,4 +1,10 @@
-import type { CustomerSummary, ScoreResult } from '@holdfast/analytics';
+import {
+  churnRisk,
+  LIFECYCLE_STATES,
+  type ScoreColumnsResult,
+  type ScoreResult,
+  type SummaryColumns,
+} from '@holdfast/analytics';
 
 /**
  * The per-customer columns of analytics.customer_scores, in the order {@link scoreLines} writes them.
@@ -24,16 +30,17 @@ export const PER_CUSTOMER_COLUMNS = [
 /** The models' time unit (of t_x, T, α and the gap in model_params): weeks, as the CDNOW validation. */
 export const TIME_UNIT = 'weeks';
 
-/** Everything the rows of one recompute are made of. */
+/** Everything the rows of one recompute are made of: row i of every column is customer `customerIds[i]`. */
 export interface ScoreBatch {
   readonly accountId: string;
   readonly asOf: Date;
   readonly horizonDays: number;
-  readonly result: ScoreResult;
+  readonly result: ScoreColumnsResult;
   /** The summaries `result` was scored from, in the same order (realised revenue comes from them). */
-  readonly summaries: readonly CustomerSummary[];
-  /** External ids by customer id, already in COPY text escaping. */
-  readonly externalIds: ReadonlyMap<string, string>;
+  readonly summaries: Pick<SummaryColumns, 'totalRevenue'>;
+  readonly customerIds: readonly string[];
+  /** Each row's external id, already in COPY text escaping. */
+  readonly externalIds: readonly (string | undefined)[];
   /** Customer ids in the universal holdout (`isHoldout` of @holdfast/analytics). */
   readonly holdout: ReadonlySet<string>;
 }
@@ -42,7 +49,7 @@ export interface ScoreBatch {
  * The parameters stored on every row (model_params): enough to recompute any prediction. The fit's
  * diagnostics (log-likelihood, iterations, convergence) are in analytics.model_fits, once per recompute.
  */
-export function modelParams(result: ScoreResult): Record<string, unknown> {
+export function modelParams(result: Pick<ScoreResult, 'params'>): Record<string, unknown> {
   const p = result.params;
   if ('bgnbd' in p) {
     return {
@@ -68,20 +75,23 @@ const float = (v: number): string => String(finite(v));
  * `chunkRows` lines per string, so that a million rows stream into COPY as they are made.
  */
 export function* scoreLines(batch: ScoreBatch, chunkRows = 5000): Generator<string> {
-  const { result, externalIds, summaries, holdout } = batch;
-  if (summaries.length !== result.scores.length) throw new Error('scores and summaries differ in length');
+  const { externalIds, customerIds, holdout } = batch;
+  const scores = batch.result.scores;
+  const revenue = batch.summaries.totalRevenue;
+  const rowCount = customerIds.length;
+  if (revenue.length !== rowCount || scores.pAlive.length !== rowCount || externalIds.length !== rowCount)
+    throw new Error('scores and summaries differ in length');
   let chunk = '';
   let rows = 0;
-  for (let i = 0; i < summaries.length; i++) {
-    const s = result.scores[i]!;
-    const summary = summaries[i]!;
-    if (summary.customerId !== s.customerId) throw new Error('scores and summaries are not aligned');
-    const next = s.predictedNextPurchaseAt;
+  for (let i = 0; i < rowCount; i++) {
+    const customerId = customerIds[i]!;
+    const pAlive = scores.pAlive[i]!;
+    const next = scores.predictedNextPurchaseMs[i]!;
     chunk +=
-      `${s.customerId}\t${externalIds.get(s.customerId) ?? '\\N'}\t${float(s.churnRisk)}\t${s.state}\t` +
-      `${float(s.pAlive)}\t${next === null ? '\\N' : next.toISOString()}\t${float(s.expectedPurchases)}\t` +
-      `${money(s.expectedSpend)}\t${money(summary.totalRevenue)}\t${money(s.predictedValue)}\t` +
-      `${money(s.lifetimeValue)}\t${holdout.has(s.customerId) ? 't' : 'f'}\n`;
+      `${customerId}\t${externalIds[i] ?? '\\N'}\t${float(churnRisk(pAlive))}\t${LIFECYCLE_STATES[scores.state[i]!]}\t` +
+      `${float(pAlive)}\t${Number.isNaN(next) ? '\\N' : new Date(next).toISOString()}\t` +
+      `${float(scores.expectedPurchases[i]!)}\t${money(scores.expectedSpend[i]!)}\t${money(revenue[i]!)}\t` +
+      `${money(scores.predictedValue[i]!)}\t${money(scores.lifetimeValue[i]!)}\t${holdout.has(customerId) ? 't' : 'f'}\n`;
     if (++rows === chunkRows) {
       yield chunk;
       chunk = '';

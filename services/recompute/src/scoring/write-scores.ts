@@ -48,8 +48,8 @@ export async function replaceAccountScores(
     await client.query(`select pg_advisory_lock(hashtextextended($1, 0))`, [lockKey]);
     try {
       await dropDetached(client, prefix);
-      if (batch.result.scores.length > 0) await buildPartition(client, table, batch);
-      await swap(client, prefix, batch.result.scores.length > 0 ? table : null, batch, fit);
+      if (batch.customerIds.length > 0) await buildPartition(client, table, batch);
+      await swap(client, prefix, batch.customerIds.length > 0 ? table : null, batch, fit);
     } finally {
       await client.query(`select pg_advisory_unlock(hashtextextended($1, 0))`, [lockKey]);
     }
