@@ -93,6 +93,11 @@ export class IdentityIndex<I extends Identity = Identity> implements IdentityRes
     return undefined;
   }
 
+  /** Drops every customer of `accountId` from the index. */
+  forget(accountId: string): void {
+    this.accounts.delete(accountId);
+  }
+
   /**
    * Re-indexes `identity` after its keys may have changed from `before` (carried values win, omitted
    * keep: a key only ever changes to another non-null value).

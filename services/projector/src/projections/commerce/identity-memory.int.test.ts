@@ -160,6 +160,51 @@ describe('identity memory', () => {
     expect(await digestOf('mem_small')).toEqual(await digestOf('mem_plain'));
   });
 
+  it('makes room for a new account by forgetting the one unused for longest', async () => {
+    // Three accounts take turns, one per chunk, with room for two: each newcomer evicts the account
+    // that waited longest, the memory never exceeds its budget, and the rows match the query path.
+    const accounts = [randomUUID(), randomUUID(), randomUUID()];
+    const per = (a: string, from: number): Given[] =>
+      Array.from({ length: 10 }, (_, k) => {
+        const i = from + k;
+        return [
+          'OrderUpserted',
+          orderUpserted(
+            metadata(a, at(i)),
+            orderRow({ order_id: `o-${i}`, customer_id: `c-${i % 5}`, email: `c${i % 5}@z.co` }),
+          ),
+        ];
+      });
+    const events: Given[] = [];
+    for (let round = 0; round < 3; round++) for (const a of accounts) events.push(...per(a, round * 10));
+    await ensureReadModelSchema(t.pool, 'mem_lru');
+    await ensureReadModelSchema(t.pool, 'mem_lru_plain');
+    const budget = { customers: 12, orders: 70 };
+    const memory = new IdentityMemory(budget);
+    const runner = new ProjectionRunner(
+      createCommerceProjection(() => memory),
+      {
+        pool: t.pool,
+        codec: t.codec,
+        schema: 'mem_lru',
+        logger: silentLogger,
+        publisher: { publish: async () => {} },
+      },
+    );
+    for (let i = 0; i < events.length; i += 10) {
+      await runner.handle({ topic: 'test', partition: 0, records: records(events.slice(i, i + 10), i) });
+      const held = memory.held();
+      expect(held.customers).toBeLessThanOrEqual(budget.customers);
+      expect(held.orders).toBeLessThanOrEqual(budget.orders);
+      // The account of the chunk just applied is always resident, as the most recently used.
+      const owner = accounts[(i / 10) % 3]!;
+      expect(memory.residents('mem_lru', 0).at(-1)).toBe(owner);
+    }
+    expect(memory.residents('mem_lru', 0)).toHaveLength(2);
+    await applyInChunks([processOn('mem_lru_plain', { customers: 0, orders: 0 })], events, 10);
+    expect(await digestOf('mem_lru')).toEqual(await digestOf('mem_lru_plain'));
+  });
+
   it('forgets what a failed chunk folded', async () => {
     // The chunk's fold changes the memory before its transaction fails; the retry must start from
     // what the database holds, not from the half-applied memory.

@@ -1,8 +1,8 @@
 import { qualified, type ProjectedEvent, type ProjectionTx } from '../../projection.js';
-import type { CommerceChunk } from './commerce-chunk.js';
 import type { CustomerState } from './customer-state.js';
 import { IdentityIndex } from './identity-index.js';
 import { CUSTOMER_COLUMNS, toState, type CustomerRow } from './load-customers.js';
+import { accountOf, type CommerceChunk, type CommerceEventName } from './commerce-chunk.js';
 
 /** How much one process may hold in memory, over all partitions and schemas. */
 export interface MemoryBudget {
@@ -48,8 +48,24 @@ export class PartitionMemory {
     );
   }
 
+  /** Resident accounts: account → the memory's tick when a chunk last used it. */
+  readonly lastUsed = new Map<string, number>();
+
   isResident(accountId: string): boolean {
     return this.orders.has(accountId);
+  }
+
+  /** Makes `accountId` non-resident: its rows are looked up again, or loaded again, when next seen. */
+  forget(accountId: string): void {
+    this.index.forget(accountId);
+    this.orders.delete(accountId);
+    this.customers.delete(accountId);
+    this.lastUsed.delete(accountId);
+  }
+
+  /** Customers and order ids held for `accountId`. */
+  sizeOf(accountId: string): { customers: number; orders: number } {
+    return { customers: this.customers.get(accountId) ?? 0, orders: this.orders.get(accountId)?.size ?? 0 };
   }
 
   held(): { customers: number; orders: number } {
@@ -71,6 +87,8 @@ export class IdentityMemory {
   private readonly partitions = new Map<string, PartitionMemory>();
   /** `schema\0account` of accounts too large for the budget: never loaded again by this process. */
   private readonly oversize = new Set<string>();
+  /** Counts chunks: an account's `lastUsed` is the tick of the last chunk that carried it. */
+  private tick = 0;
 
   constructor(private readonly budget: MemoryBudget) {}
 
@@ -79,7 +97,7 @@ export class IdentityMemory {
    * emptied. Null (and the memory dropped) while the runner isolates poison records. The memory is
    * pending (not valid) until `committed` reports the chunk's commit.
    */
-  open(tx: ProjectionTx, events: readonly ProjectedEvent[]): PartitionMemory | null {
+  open(tx: ProjectionTx, events: readonly ProjectedEvent<CommerceEventName>[]): PartitionMemory | null {
     const key = `${tx.schema}\u0000${tx.partition}`;
     let m = this.partitions.get(key);
     if (tx.position === null || this.budget.customers <= 0) {
@@ -92,6 +110,11 @@ export class IdentityMemory {
       this.partitions.set(key, m);
     }
     m.validAt = null;
+    const tick = ++this.tick;
+    for (const e of events) {
+      const a = accountOf(e.value.metadata);
+      if (m.isResident(a)) m.lastUsed.set(a, tick);
+    }
     return m;
   }
 
@@ -124,13 +147,7 @@ export class IdentityMemory {
       else if (!this.oversize.has(`${tx.schema}\u0000${a}`)) candidates.push(a);
     }
     if (!candidates.length) return resident;
-    const held = this.held();
-    const room = {
-      customers: this.budget.customers - held.customers,
-      orders: this.budget.orders - held.orders,
-    };
-    if (room.customers <= 0 || room.orders <= 0) return resident;
-    // Counting stops at the room left, so a huge account costs a bounded scan of its index.
+    // Counting stops past the whole budget, so a huge account costs a bounded scan of its index.
     const { rows: sizes } = await tx.client.query<{ a: string; customers: number; orders: number }>(
       `select a,
          (select count(*) from (select 1 from ${qualified(tx.schema, 'customers')} c
@@ -138,13 +155,25 @@ export class IdentityMemory {
          (select count(*) from (select 1 from ${qualified(tx.schema, 'orders')} o
             where o.account_id = a limit $3) y)::int as orders
        from unnest($1::uuid[]) a`,
-      [candidates, room.customers + 1, room.orders + 1],
+      [candidates, this.budget.customers + 1, this.budget.orders + 1],
     );
+    const held = this.held();
+    const room = {
+      customers: this.budget.customers - held.customers,
+      orders: this.budget.orders - held.orders,
+    };
     const admitted: string[] = [];
     for (const s of sizes) {
-      if (s.customers > room.customers || s.orders > room.orders) {
+      if (s.customers > this.budget.customers || s.orders > this.budget.orders) {
         this.oversize.add(`${tx.schema}\u0000${s.a}`);
         continue;
+      }
+      // Room is made by forgetting the accounts no chunk has carried for the longest time.
+      if (s.customers > room.customers || s.orders > room.orders) {
+        const freed = this.evict(s.customers - room.customers, s.orders - room.orders);
+        room.customers += freed.customers;
+        room.orders += freed.orders;
+        if (s.customers > room.customers || s.orders > room.orders) continue;
       }
       room.customers -= s.customers;
       room.orders -= s.orders;
@@ -162,6 +191,7 @@ export class IdentityMemory {
     for (const a of admitted) {
       m.orders.set(a, new Set());
       m.customers.set(a, 0);
+      m.lastUsed.set(a, this.tick);
       resident.add(a);
     }
     for (const r of customers.rows) {
@@ -173,15 +203,22 @@ export class IdentityMemory {
   }
 
   /**
-   * Records the customers a chunk created in resident accounts; when the process now holds more than
-   * its budget, the partition's largest account is marked oversize and the partition's memory dropped
+   * Records the customers a chunk created in resident accounts. When the process now holds more than
+   * its budget, the accounts unused for longest are forgotten; if the chunk's own accounts are still
+   * too many, the partition's largest account is marked oversize and the partition's memory dropped
    * (its other accounts are loaded again on their next chunk).
    */
   noteCreated(tx: ProjectionTx, m: PartitionMemory, created: readonly CustomerState[]): void {
     for (const c of created)
       if (m.isResident(c.accountId)) m.customers.set(c.accountId, m.customers.get(c.accountId)! + 1);
     const held = this.held();
-    if (held.customers <= this.budget.customers && held.orders <= this.budget.orders) return;
+    const over = {
+      customers: held.customers - this.budget.customers,
+      orders: held.orders - this.budget.orders,
+    };
+    if (over.customers <= 0 && over.orders <= 0) return;
+    const freed = this.evict(over.customers, over.orders);
+    if (freed.customers >= over.customers && freed.orders >= over.orders) return;
     let largest: string | undefined;
     let size = -1;
     for (const [a, ids] of m.orders) {
@@ -192,7 +229,38 @@ export class IdentityMemory {
     this.partitions.delete(`${tx.schema}\u0000${tx.partition}`);
   }
 
-  private held(): { customers: number; orders: number } {
+  /**
+   * Forgets resident accounts, least recently used first, until `customers` and `orders` are freed
+   * or nothing more may go. Never the accounts of the chunk being applied (used at this tick), and
+   * never in a partition holding a fold prepared ahead (that fold already changed the memory).
+   * Forgetting keeps a memory exact: what stays is still what the database holds.
+   */
+  private evict(customers: number, orders: number): { customers: number; orders: number } {
+    const freed = { customers: 0, orders: 0 };
+    const victims: { m: PartitionMemory; a: string; used: number }[] = [];
+    for (const m of this.partitions.values()) {
+      if (m.prepared) continue;
+      for (const [a, used] of m.lastUsed) if (used < this.tick) victims.push({ m, a, used });
+    }
+    victims.sort((x, y) => x.used - y.used);
+    for (const { m, a } of victims) {
+      if (freed.customers >= customers && freed.orders >= orders) break;
+      const size = m.sizeOf(a);
+      m.forget(a);
+      freed.customers += size.customers;
+      freed.orders += size.orders;
+    }
+    return freed;
+  }
+
+  /** The accounts resident for (schema, partition), least recently used first. */
+  residents(schema: string, partition: number): string[] {
+    const m = this.partitions.get(`${schema}\u0000${partition}`);
+    return m ? [...m.lastUsed].sort((x, y) => x[1] - y[1]).map(([a]) => a) : [];
+  }
+
+  /** What the process holds, over all partitions. */
+  held(): { customers: number; orders: number } {
     let customers = 0;
     let orders = 0;
     for (const m of this.partitions.values()) {
