@@ -1,5 +1,5 @@
 import { qualified, type ProjectionTx } from '../../projection.js';
-import { copyField, copyText } from '../copy-rows.js';
+import { CopyBuffer, copyField, copyText } from '../copy-rows.js';
 import { columnsOf, textArrayLiteral } from '../sql-arrays.js';
 
 /** One OrderUpserted, ready to merge into read_models.orders. */
@@ -143,16 +143,11 @@ export async function writeOrders(
     const fresh: OrderWrite[] = [];
     const known: OrderWrite[] = [];
     for (const o of round) (i === 0 && !isStored(o) ? fresh : known).push(o);
-    if (fresh.length)
-      await copyText(
-        tx.client,
-        qualified(tx.schema, 'orders'),
-        COLUMN_LIST,
-        fresh.map(newOrderLine).join(''),
-        {
-          whileCopying,
-        },
-      );
+    if (fresh.length) {
+      const body = new CopyBuffer();
+      for (const o of fresh) body.append(newOrderLine(o));
+      await copyText(tx.client, qualified(tx.schema, 'orders'), COLUMN_LIST, body.bytes(), { whileCopying });
+    }
     if (resident) for (const o of fresh) resident.get(o.accountId)?.add(o.orderId);
     // The update joins on the primary key, which the planner picks even without statistics.
     if (known.length) await tx.client.query(updateSql(tx.schema), columnsOf(known, orderValues));
