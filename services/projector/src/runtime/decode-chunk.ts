@@ -37,7 +37,8 @@ export async function decodeChunk(
   const chunk = new ChunkDecoder(projection);
   for (const r of records) {
     if (!r.value) chunk.empty(r);
-    else chunk.add(r, await decodeOrError(r.value, (v) => codec.decodeKnown(v) ?? codec.decode(v)));
+    // Waits only for a schema id this process has not seen yet (rare), never per record.
+    else chunk.add(r, decodeKnown(codec, r.value) ?? (await decodeFetching(codec, r.value)));
   }
   return chunk.result();
 }
@@ -57,25 +58,26 @@ export function decodeKnownChunk(
       chunk.empty(r);
       continue;
     }
-    let decoded: AnyEvent | undefined | UndecodableRecordError;
-    try {
-      decoded = codec.decodeKnown(r.value);
-    } catch (err) {
-      if (!(err instanceof UndecodableRecordError)) throw err;
-      decoded = err;
-    }
+    const decoded = decodeKnown(codec, r.value);
     if (decoded === undefined) return undefined;
     chunk.add(r, decoded);
   }
   return chunk.result();
 }
 
-async function decodeOrError(
-  value: Buffer,
-  decode: (v: Buffer) => AnyEvent | Promise<AnyEvent>,
-): Promise<AnyEvent | UndecodableRecordError> {
+/** The record decoded with a schema already known, its decode error, or undefined (unknown id). */
+function decodeKnown(codec: EventCodec, value: Buffer): AnyEvent | UndecodableRecordError | undefined {
   try {
-    return await decode(value);
+    return codec.decodeKnown(value);
+  } catch (err) {
+    if (!(err instanceof UndecodableRecordError)) throw err;
+    return err;
+  }
+}
+
+async function decodeFetching(codec: EventCodec, value: Buffer): Promise<AnyEvent | UndecodableRecordError> {
+  try {
+    return await codec.decode(value);
   } catch (err) {
     if (!(err instanceof UndecodableRecordError)) throw err;
     return err;
