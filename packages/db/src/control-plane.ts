@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import { displayPrefix, hashToken, mintToken } from './credentials.js';
 import type { ApiKeyKind, Database, TileName } from './schema.js';
 
@@ -51,17 +51,37 @@ async function requireAccount(db: Kysely<Database>, accountId: string) {
   return acc;
 }
 
+type Trx = Transaction<Database>;
+
+/** Locks the account row: every change to an account's key set is serialised on it. */
+async function lockAccount(trx: Trx, accountId: string) {
+  const acc = await trx
+    .selectFrom('control.accounts')
+    .selectAll()
+    .where('id', '=', accountId)
+    .forUpdate()
+    .executeTakeFirst();
+  if (!acc) throw new ControlPlaneError('not_found', `no account ${accountId}`);
+  return acc;
+}
+
 /**
- * Mints a key and returns it in clear, once; only its hash is stored. Ingest keys are limited to 10
- * live ones per account, and `ingest_test` keys are for sandbox accounts only.
+ * Ingest keys that authenticate at `now`: not revoked and not past a rotation deadline. A rotated key
+ * inside its grace window still authenticates, so it counts (spec, Authentication rule 1).
  */
-export async function mintApiKey(
-  db: Kysely<Database>,
-  accountId: string,
-  kind: ApiKeyKind,
-  now = new Date(),
-): Promise<{ id: string; key: string; prefix: string }> {
-  const acc = await requireAccount(db, accountId);
+async function countLiveIngestKeys(trx: Trx, accountId: string, now: Date): Promise<number> {
+  const { n } = await trx
+    .selectFrom('control.api_keys')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('account_id', '=', accountId)
+    .where('kind', 'in', ['ingest_live', 'ingest_test'])
+    .where('revoked_at', 'is', null)
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
+    .executeTakeFirstOrThrow();
+  return Number(n);
+}
+
+function checkKindForAccount(kind: ApiKeyKind, acc: { is_sandbox: boolean }): void {
   if (kind === 'ingest_test' && !acc.is_sandbox) {
     throw new ControlPlaneError(
       'invalid',
@@ -71,40 +91,46 @@ export async function mintApiKey(
   if (kind === 'ingest_live' && acc.is_sandbox) {
     throw new ControlPlaneError('invalid', 'a sandbox account takes tk_test_ keys, not tk_live_');
   }
+}
+
+async function insertKey(trx: Trx, accountId: string, kind: ApiKeyKind) {
+  const key = mintToken(kind);
+  const id = randomUUID();
+  await trx
+    .insertInto('control.api_keys')
+    .values({ id, account_id: accountId, kind, prefix: displayPrefix(key), key_hash: hashToken(key) })
+    .execute();
+  return { id, key, prefix: displayPrefix(key) };
+}
+
+const isoSeconds = (d: Date): string => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+/**
+ * Mints a key and returns it in clear, once; only its hash is stored. Ingest keys are limited to 10
+ * live ones per account, and `ingest_test` keys are for sandbox accounts only. One transaction: the
+ * account row is locked, the limit checked, then the key inserted, so concurrent mints cannot pass the
+ * limit together.
+ */
+export async function mintApiKey(
+  db: Kysely<Database>,
+  accountId: string,
+  kind: ApiKeyKind,
+  now = new Date(),
+): Promise<{ id: string; key: string; prefix: string }> {
   return db.transaction().execute(async (trx) => {
-    if (kind !== 'outbound') {
-      // Serialise concurrent mints of one account so the limit cannot be raced past.
-      await trx.selectFrom('control.accounts').select('id').where('id', '=', accountId).forUpdate().execute();
-      const { n } = await trx
-        .selectFrom('control.api_keys')
-        .select((eb) => eb.fn.countAll<number>().as('n'))
-        .where('account_id', '=', accountId)
-        .where('kind', 'in', ['ingest_live', 'ingest_test'])
-        .where((eb) =>
-          eb.and([
-            eb('revoked_at', 'is', null),
-            eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]),
-          ]),
-        )
-        .executeTakeFirstOrThrow();
-      if (Number(n) >= MAX_LIVE_INGEST_KEYS) {
-        throw new ControlPlaneError(
-          'limit',
-          `account already has ${MAX_LIVE_INGEST_KEYS} live ingest keys; revoke one first`,
-        );
-      }
+    const acc = await lockAccount(trx, accountId);
+    checkKindForAccount(kind, acc);
+    if (kind !== 'outbound' && (await countLiveIngestKeys(trx, accountId, now)) >= MAX_LIVE_INGEST_KEYS) {
+      throw new ControlPlaneError(
+        'limit',
+        `account already has ${MAX_LIVE_INGEST_KEYS} live ingest keys; revoke one first`,
+      );
     }
-    const key = mintToken(kind);
-    const id = randomUUID();
-    await trx
-      .insertInto('control.api_keys')
-      .values({ id, account_id: accountId, kind, prefix: displayPrefix(key), key_hash: hashToken(key) })
-      .execute();
-    return { id, key, prefix: displayPrefix(key) };
+    return insertKey(trx, accountId, kind);
   });
 }
 
-/** Revokes a key at once. */
+/** Revokes a key at once (one statement: it either was live and is now revoked, or `not_found`). */
 export async function revokeApiKey(db: Kysely<Database>, keyId: string, now = new Date()): Promise<void> {
   const r = await db
     .updateTable('control.api_keys')
@@ -115,22 +141,61 @@ export async function revokeApiKey(db: Kysely<Database>, keyId: string, now = ne
   if (!r.numUpdatedRows) throw new ControlPlaneError('not_found', `no live key ${keyId}`);
 }
 
-/** Rotates a key: a new key now, the old one valid for `graceSeconds` more. */
+/**
+ * Rotates a key: a successor now, the old key valid for `graceSeconds` more. One transaction that
+ * locks the account (the same lock as minting) and then the key, checks everything before it writes:
+ *
+ * - a revoked or expired key is `not_found`; a key already rotated is `conflict` (rotating it again
+ *   would revive or extend it, and two concurrent rotations must yield one successor: the second
+ *   waits for the lock, then sees the first one's deadline);
+ * - ingest keys: during the grace window both keys authenticate, so both count towards the 10 live
+ *   keys. At the limit the rotation is refused (`limit`) and nothing changes; with a grace of 0 the
+ *   old key stops at once and the rotation fits.
+ */
 export async function rotateApiKey(
   db: Kysely<Database>,
   keyId: string,
   graceSeconds: number,
   now = new Date(),
 ): Promise<{ id: string; key: string; prefix: string; oldKeyExpiresAt: Date }> {
-  const old = await db.selectFrom('control.api_keys').selectAll().where('id', '=', keyId).executeTakeFirst();
-  if (!old || old.revoked_at) throw new ControlPlaneError('not_found', `no live key ${keyId}`);
-  // A key already rotated (or expired) keeps its deadline: rotating it again would revive or extend it.
-  if (old.expires_at)
-    throw new ControlPlaneError('conflict', `key ${keyId} was already rotated; rotate its successor`);
-  const expires = new Date(now.getTime() + graceSeconds * 1000);
-  await db.updateTable('control.api_keys').set({ expires_at: expires }).where('id', '=', keyId).execute();
-  const fresh = await mintApiKey(db, old.account_id, old.kind, now);
-  return { ...fresh, oldKeyExpiresAt: expires };
+  return db.transaction().execute(async (trx) => {
+    const found = await trx
+      .selectFrom('control.api_keys')
+      .select('account_id')
+      .where('id', '=', keyId)
+      .executeTakeFirst();
+    if (!found) throw new ControlPlaneError('not_found', `no live key ${keyId}`);
+    const acc = await lockAccount(trx, found.account_id);
+    const old = await trx
+      .selectFrom('control.api_keys')
+      .selectAll()
+      .where('id', '=', keyId)
+      .forUpdate()
+      .executeTakeFirstOrThrow();
+    if (old.revoked_at) throw new ControlPlaneError('not_found', `no live key ${keyId} (it is revoked)`);
+    if (old.expires_at && old.expires_at.getTime() <= now.getTime())
+      throw new ControlPlaneError('not_found', `no live key ${keyId} (it is expired)`);
+    if (old.expires_at)
+      throw new ControlPlaneError(
+        'conflict',
+        `key ${keyId} was already rotated and expires at ${isoSeconds(old.expires_at)}; rotate its replacement instead`,
+      );
+    checkKindForAccount(old.kind, acc);
+    if (old.kind !== 'outbound') {
+      const live = await countLiveIngestKeys(trx, old.account_id, now);
+      const after = live + 1 - (graceSeconds > 0 ? 0 : 1);
+      if (after > MAX_LIVE_INGEST_KEYS)
+        throw new ControlPlaneError(
+          'limit',
+          `account has ${live} live ingest keys; a rotation keeps the old key working during its grace ` +
+            `window, so both count: revoke another key first, or rotate with --grace 0s`,
+        );
+    }
+    const expires = new Date(now.getTime() + graceSeconds * 1000);
+    await trx.updateTable('control.api_keys').set({ expires_at: expires }).where('id', '=', keyId).execute();
+    const fresh = await insertKey(trx, old.account_id, old.kind);
+    return { ...fresh, oldKeyExpiresAt: expires };
+  });
 }
 
 /** Connects a tile (or re-issues its token) and returns the token in clear, once. */

@@ -1,5 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount, hashToken } from '@holdfast/db';
+import {
+  ControlPlaneError,
+  createAccount,
+  hashToken,
+  listApiKeys,
+  mintApiKey,
+  rotateApiKey,
+} from '@holdfast/db';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
 import { runCaptured } from '../testing/capture.js';
 
@@ -168,5 +175,75 @@ describe('holdfast keys', () => {
       t.env,
     );
     expect(list.code).toBe(3);
+  });
+
+  it('refuses a rotation at 10 live keys without touching anything (a key in its grace window counts)', async () => {
+    const { id: account } = await createAccount(t.db, { name: 'k7' });
+    const keys = [];
+    for (let i = 0; i < 10; i++) keys.push(await mint(account));
+    const before = await listApiKeys(t.db, account);
+    const r = await runCaptured(['keys', 'rotate', keys[3]!.id, '--grace', '1h'], t.env);
+    expect([r.code, r.stdout, r.stderr]).toEqual([
+      2,
+      '',
+      'holdfast: account has 10 live ingest keys; a rotation keeps the old key working during its grace ' +
+        'window, so both count: revoke another key first, or rotate with --grace 0s\n',
+    ]);
+    // Nothing changed: the old key has no deadline, no successor exists, and a retry is still possible.
+    expect(await listApiKeys(t.db, account)).toEqual(before);
+    // A grace of 0 stops the old key at once, so the successor fits.
+    const now = await runCaptured(['keys', 'rotate', keys[3]!.id, '--grace', '0s', '--json'], t.env);
+    expect(now.code, now.stderr).toBe(0);
+    const statuses = (await listApiKeys(t.db, account)).map((k) => k.status);
+    expect(statuses.filter((s) => s === 'live')).toHaveLength(10);
+    expect(statuses.filter((s) => s === 'expired')).toHaveLength(1);
+  });
+
+  it('at 9 live keys a rotation fits; then the grace window holds the 10th place until it ends', async () => {
+    const { id: account } = await createAccount(t.db, { name: 'k8' });
+    const keys = [];
+    for (let i = 0; i < 9; i++) keys.push(await mintApiKey(t.db, account, 'ingest_live'));
+    const t0 = new Date();
+    const rot = await rotateApiKey(t.db, keys[0]!.id, 60, t0);
+    expect(rot.oldKeyExpiresAt).toEqual(new Date(t0.getTime() + 60_000));
+    // During the grace window: 10 keys authenticate, an 11th is refused.
+    await expect(mintApiKey(t.db, account, 'ingest_live', new Date(t0.getTime() + 59_000))).rejects.toThrow(
+      'account already has 10 live ingest keys; revoke one first',
+    );
+    // After it: the old key no longer authenticates and no longer counts.
+    const after = new Date(t0.getTime() + 60_000);
+    const byId = new Map((await listApiKeys(t.db, account, after)).map((k) => [k.id, k.status]));
+    expect([byId.get(keys[0]!.id), byId.get(rot.id)]).toEqual(['expired', 'live']);
+    await mintApiKey(t.db, account, 'ingest_live', after);
+    // And an expired key cannot be rotated again (it would come back to life).
+    await expect(rotateApiKey(t.db, keys[0]!.id, 60, after)).rejects.toThrow(
+      `no live key ${keys[0]!.id} (it is expired)`,
+    );
+  });
+
+  it('two concurrent rotations of one key yield one successor; the other is a conflict', async () => {
+    const { id: account } = await createAccount(t.db, { name: 'k9' });
+    const k = await mintApiKey(t.db, account, 'ingest_live');
+    const results = await Promise.allSettled(Array.from({ length: 4 }, () => rotateApiKey(t.db, k.id, 3600)));
+    const ok = results.filter((r) => r.status === 'fulfilled');
+    const failed = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+    expect(ok).toHaveLength(1);
+    expect(failed).toHaveLength(3);
+    for (const f of failed) {
+      expect(f.reason).toBeInstanceOf(ControlPlaneError);
+      expect((f.reason as ControlPlaneError).code).toBe('conflict');
+    }
+    const keys = await listApiKeys(t.db, account);
+    expect(keys.map((x) => x.status).sort()).toEqual(['expiring', 'live']);
+  });
+
+  it('concurrent mints at 9 live keys: exactly one gets the last place', async () => {
+    const { id: account } = await createAccount(t.db, { name: 'k10' });
+    for (let i = 0; i < 9; i++) await mintApiKey(t.db, account, 'ingest_live');
+    const results = await Promise.allSettled(
+      Array.from({ length: 3 }, () => mintApiKey(t.db, account, 'ingest_live')),
+    );
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    expect(await listApiKeys(t.db, account)).toHaveLength(10);
   });
 });

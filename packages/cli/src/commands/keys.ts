@@ -1,6 +1,5 @@
 import { Option } from 'commander';
 import {
-  ControlPlaneError,
   describeAccount,
   describeApiKey,
   listApiKeys,
@@ -104,15 +103,10 @@ export const registerKeys: RegisterCommand = (program, context) => {
       const ctx = context();
       const graceSeconds = o.grace;
       const db = await ctx.db();
-      const old = await describeApiKey(db, keyId);
-      if (old.status === 'revoked' || old.status === 'expired')
-        throw new ControlPlaneError('not_found', `no live key ${keyId} (it is ${old.status})`);
-      if (old.status === 'expiring')
-        throw new ControlPlaneError(
-          'conflict',
-          `key ${keyId} was already rotated and expires at ${when(old.expires_at)}; rotate its replacement instead`,
-        );
+      // Every check (working key, not rotated yet, room under the live-key limit) is made in the
+      // rotation's own transaction: a check here would race another operator.
       const r = await rotateApiKey(db, keyId, graceSeconds);
+      const old = await describeApiKey(db, r.id);
       ctx.out(
         {
           old_key_id: keyId,
