@@ -3,3 +3,5 @@ export * from './config.js';
 export * from './logger.js';
 export * from './errors.js';
 export * from './metrics.js';
+export * from './address-class.js';
+export * from './outbound-http.js';
