@@ -318,27 +318,6 @@ export async function revokePixelKey(
   await db.updateTable('control.pixel_keys').set({ revoked_at: now }).where('id', '=', pixelKeyId).execute();
 }
 
-/** An outbound webhook subscription; the whsec_ secret is returned once for the receiver. */
-export async function createWebhookSubscription(
-  db: Kysely<Database>,
-  accountId: string,
-  url: string,
-): Promise<{ id: string; secret: string }> {
-  await requireAccount(db, accountId);
-  try {
-    new URL(url);
-  } catch {
-    throw new ControlPlaneError('invalid', `"${url}" is not a URL`);
-  }
-  const secret = mintToken('webhook_secret');
-  const id = randomUUID();
-  await db
-    .insertInto('control.webhook_subscriptions')
-    .values({ id, account_id: accountId, url, secret })
-    .execute();
-  return { id, secret };
-}
-
 /** Connects an email or SMS provider: sends for that channel go to `endpointUrl`. */
 export async function connectProvider(
   db: Kysely<Database>,

@@ -7,3 +7,5 @@ export { sql } from 'kysely';
 export * from './credentials.js';
 export * from './control-plane.js';
 export * from './control-plane-queries.js';
+export * from './secrets-keyring.js';
+export * from './webhook-secrets.js';

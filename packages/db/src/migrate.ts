@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { Migrator, type Migration, type MigrationProvider } from 'kysely/migration';
 import * as controlPlane from './migrations/2026-11-22T00-00-control-plane.js';
+import * as secrets from './migrations/2026-11-24T01-00-secrets.js';
 
 /**
  * Every migration, in order. Add new ones here with an ISO-date name; never edit one that has run.
@@ -9,6 +10,7 @@ import * as controlPlane from './migrations/2026-11-22T00-00-control-plane.js';
  */
 const MIGRATIONS: Record<string, Migration> = {
   '2026-11-22T00-00-control-plane': controlPlane,
+  '2026-11-24T01-00-secrets': secrets,
 };
 
 class StaticProvider implements MigrationProvider {

@@ -70,9 +70,23 @@ export interface WebhookSubscriptionsTable {
   id: string;
   account_id: string;
   url: string;
-  secret: string;
+  /** Legacy plain text; null once sealed into control.webhook_secrets. */
+  secret: string | null;
   created_at: Generated<Timestamp>;
   disabled_at: Timestamp | null;
+}
+
+/** control.webhook_secrets: sealed whsec_ signing secrets, several during a rotation's grace window */
+export interface WebhookSecretsTable {
+  id: string;
+  subscription_id: string;
+  key_id: string;
+  wrapped_key: Buffer;
+  ciphertext: Buffer;
+  prefix: string;
+  /** Defaults to now(); written explicitly where the order of a subscription's secrets matters. */
+  created_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  expires_at: Timestamp | null;
 }
 
 /** control.rate_counters */
@@ -111,6 +125,7 @@ export interface Database {
   'control.pixel_keys': PixelKeysTable;
   'control.pixel_origins': PixelOriginsTable;
   'control.webhook_subscriptions': WebhookSubscriptionsTable;
+  'control.webhook_secrets': WebhookSecretsTable;
   'control.rate_counters': RateCountersTable;
   'control.sync_tasks': SyncTasksTable;
 }

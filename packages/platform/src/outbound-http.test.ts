@@ -114,11 +114,13 @@ describe('the guarded client against real local servers', () => {
       hits.push(req.url ?? '');
       if (req.url === '/redirect') {
         res.writeHead(302, { location: 'http://169.254.169.254/' });
-        return res.end();
+        res.end();
+        return;
       }
       if (req.url === '/big') {
         res.writeHead(200);
-        return res.end(Buffer.alloc(200_000, 'x'));
+        res.end(Buffer.alloc(200_000, 'x'));
+        return;
       }
       if (req.url === '/hang') return;
       const chunks: Buffer[] = [];

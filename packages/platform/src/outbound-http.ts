@@ -3,7 +3,7 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { canonicalAddress, classifyAddress, type AddressClass } from './address-class.js';
-import { ConfigError, type EnvReader } from './config.js';
+import { ConfigError, EnvReader } from './config.js';
 
 /** One `host:port` entry of the outbound allow-list: an IP address (v4, or v6 in brackets), port or `*`. */
 export interface OutboundAllowRule {
@@ -56,6 +56,8 @@ export class OutboundError extends Error {
   constructor(
     readonly failure: OutboundFailure,
     message: string,
+    /** The status of a refused redirect; null otherwise. */
+    readonly status: number | null = null,
   ) {
     super(message);
     this.isRetriable = failure !== 'destination_refused';
@@ -260,7 +262,7 @@ export function createOutboundClient(
           const status = res.statusCode ?? 0;
           if (status >= 300 && status < 400) {
             return fail(
-              new OutboundError('redirect_refused', `answered ${status}; redirects are not followed`),
+              new OutboundError('redirect_refused', `answered ${status}; redirects are not followed`, status),
             );
           }
           const chunks: Buffer[] = [];
@@ -284,4 +286,16 @@ export function createOutboundClient(
         r.end(req.body);
       }),
   };
+}
+
+let ambient: OutboundPolicy | undefined;
+
+/**
+ * The outbound policy of this process's environment (HOLDFAST_OUTBOUND_*), read once on first use:
+ * the default for code embedded in-process (tests). Service entry points read theirs with their
+ * configuration and pass the client explicitly.
+ */
+export function defaultOutboundPolicy(): OutboundPolicy {
+  ambient ??= readOutboundPolicy(new EnvReader(process.env));
+  return ambient;
 }

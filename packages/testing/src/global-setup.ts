@@ -47,6 +47,11 @@ export default async function setup(): Promise<() => Promise<void>> {
   }
   const runId = `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
   Object.assign(process.env, env, { HOLDFAST_TEST_RUN: runId, LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent' });
+  // Test receivers and providers are local http servers: open exactly those to the guarded outbound
+  // client (tests of the guard build their own strict policies), and seal secrets with a key of this run.
+  process.env.HOLDFAST_OUTBOUND_ALLOW_HTTP ??= 'true';
+  process.env.HOLDFAST_OUTBOUND_ALLOW ??= '127.0.0.1:*,[::1]:*';
+  process.env.HOLDFAST_SECRETS_KEYS ??= `test-${runId}:${randomBytes(32).toString('base64')}`;
   return async () => {
     if (process.env.HOLDFAST_KEEP_TEST_DATA) return;
     await dropRunResources(env, runId);

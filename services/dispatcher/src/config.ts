@@ -1,4 +1,11 @@
-import { EnvReader, readInfraConfig, type InfraConfig } from '@holdfast/platform';
+import { loadSecretsKeyring, type SecretsKeyring } from '@holdfast/db';
+import {
+  EnvReader,
+  readInfraConfig,
+  readOutboundPolicy,
+  type InfraConfig,
+  type OutboundPolicy,
+} from '@holdfast/platform';
 
 /** The dispatcher process's configuration, parsed once at start-up. */
 export interface DispatcherProcessConfig {
@@ -8,12 +15,16 @@ export interface DispatcherProcessConfig {
   readonly pollIntervalMs: number;
   readonly batchSize: number;
   readonly timeoutMs: number;
+  /** Where deliveries may go (HOLDFAST_OUTBOUND_*; strict by default). */
+  readonly outbound: OutboundPolicy;
+  /** HOLDFAST_SECRETS_KEYS (required when NODE_ENV=production; else the local development key). */
+  readonly keyring: SecretsKeyring;
 }
 
 /**
  * Reads DATABASE_URL, KAFKA_BROKERS, SCHEMA_REGISTRY_URL, HOLDFAST_TOPIC_PREFIX, HOLDFAST_PARTITIONS,
- * PORT, DISPATCHER_POLL_MS (1000), DISPATCHER_BATCH (50) and DISPATCHER_TIMEOUT_MS (10000). Throws one
- * ConfigError naming every problem.
+ * PORT, DISPATCHER_POLL_MS (1000), DISPATCHER_BATCH (50), DISPATCHER_TIMEOUT_MS (10000), the outbound
+ * policy (HOLDFAST_OUTBOUND_*) and HOLDFAST_SECRETS_KEYS. Throws a ConfigError naming the problems.
  */
 export function loadDispatcherConfig(
   env: Readonly<Record<string, string | undefined>>,
@@ -25,5 +36,7 @@ export function loadDispatcherConfig(
     pollIntervalMs: r.int('DISPATCHER_POLL_MS', 1000, { min: 10, max: 600_000 }),
     batchSize: r.int('DISPATCHER_BATCH', 50, { min: 1, max: 1000 }),
     timeoutMs: r.int('DISPATCHER_TIMEOUT_MS', 10_000, { min: 100, max: 120_000 }),
+    outbound: readOutboundPolicy(r),
+    keyring: loadSecretsKeyring(env),
   });
 }

@@ -1,7 +1,7 @@
-import type { Pool } from '@holdfast/db';
-import type { Logger } from '@holdfast/platform';
+import type { Pool, SecretsKeyring } from '@holdfast/db';
+import type { Logger, OutboundClient } from '@holdfast/platform';
 import { cancelDelivery, claimDue, recordAttempt, type ClaimedDelivery } from './delivery-store.js';
-import { postSigned, type FetchLike } from './http-delivery.js';
+import { postSigned } from './http-delivery.js';
 import type { DispatcherMetrics } from './metrics.js';
 
 /** What one poll did. */
@@ -16,7 +16,10 @@ export interface PollResult {
 export interface PollerOptions {
   readonly pool: Pool;
   readonly now: () => Date;
-  readonly fetch: FetchLike;
+  /** The guarded outbound client every delivery goes through. */
+  readonly outbound: OutboundClient;
+  /** Opens the subscriptions' sealed signing secrets. */
+  readonly keyring: SecretsKeyring;
   readonly logger: Logger;
   readonly metrics?: DispatcherMetrics;
   readonly batchSize: number;
@@ -33,7 +36,7 @@ export interface PollerOptions {
 export async function pollOnce(o: PollerOptions): Promise<PollResult> {
   const r = { attempted: 0, delivered: 0, retryScheduled: 0, failed: 0, cancelled: 0 };
   for (;;) {
-    const claimed = await claimDue(o.pool, o.now(), o.leaseMs, o.batchSize);
+    const claimed = await claimDue(o.pool, o.now(), o.leaseMs, o.batchSize, o.keyring);
     if (!claimed.length) return r;
     await Promise.all(claimed.map((d) => deliverOne(o, d, r)));
     if (claimed.length < o.batchSize) return r;
@@ -45,16 +48,16 @@ async function deliverOne(
   d: ClaimedDelivery,
   r: { -readonly [K in keyof PollResult]: number },
 ): Promise<void> {
-  if (!d.url || !d.secret) {
+  if (!d.url || !d.secrets.length) {
     await cancelDelivery(o.pool, d.deliveryId);
     o.metrics?.onAttempt('cancelled');
     r.cancelled++;
     return;
   }
   const attemptedAt = o.now();
-  const res = await postSigned(o.fetch, {
+  const res = await postSigned(o.outbound, {
     url: d.url,
-    secret: d.secret,
+    secrets: d.secrets,
     event: d.event,
     deliveryId: d.deliveryId,
     body: d.body,

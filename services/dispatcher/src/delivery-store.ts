@@ -1,4 +1,4 @@
-import type { Pool, PoolClient } from '@holdfast/db';
+import { openSigningSecrets, type Pool, type PoolClient, type SecretsKeyring } from '@holdfast/db';
 import { nextAttemptAt } from './retry-schedule.js';
 
 /** A delivery to create: one event for one subscription. */
@@ -19,9 +19,11 @@ export interface ClaimedDelivery {
   readonly body: string;
   /** Attempts made before this one. */
   readonly attempts: number;
+  readonly subscriptionId: string;
   /** null when the subscription was deleted or disabled since: the delivery is cancelled. */
   readonly url: string | null;
-  readonly secret: string | null;
+  /** The secrets that sign now, newest first (several during a rotation's grace window). */
+  readonly secrets: readonly string[];
 }
 
 /** What one attempt observed. */
@@ -77,22 +79,24 @@ export async function insertDeliveries(
 
 /**
  * Claims up to `limit` deliveries due at `now` for `leaseMs` (skip locked: several dispatcher
- * processes share the work without taking the same row).
+ * processes share the work without taking the same row), with their URL and their signing secrets
+ * (opened with `keyring`).
  */
 export async function claimDue(
   pool: Pool,
   now: Date,
   leaseMs: number,
   limit: number,
+  keyring: SecretsKeyring,
 ): Promise<ClaimedDelivery[]> {
   const { rows } = await pool.query<{
     delivery_id: string;
     account_id: string;
+    subscription_id: string;
     event: string;
     body: string;
     attempts: number;
     url: string | null;
-    secret: string | null;
   }>(
     `with due as (
        select delivery_id from dispatcher.deliveries
@@ -104,21 +108,56 @@ export async function claimDue(
        update dispatcher.deliveries d set lease_until = $2 from due
         where d.delivery_id = due.delivery_id
        returning d.delivery_id, d.account_id, d.subscription_id, d.event, d.body, d.attempts)
-     select c.delivery_id, c.account_id, c.event, c.body, c.attempts,
-            case when s.disabled_at is null then s.url end as url,
-            case when s.disabled_at is null then s.secret end as secret
+     select c.delivery_id, c.account_id, c.subscription_id, c.event, c.body, c.attempts,
+            case when s.disabled_at is null then s.url end as url
        from claimed c left join control.webhook_subscriptions s on s.id = c.subscription_id`,
     [now, new Date(now.getTime() + leaseMs), limit],
   );
+  const secrets = await signingSecrets(pool, [...new Set(rows.map((r) => r.subscription_id))], now, keyring);
   return rows.map((r) => ({
     deliveryId: r.delivery_id,
     accountId: r.account_id,
+    subscriptionId: r.subscription_id,
     event: r.event,
     body: r.body,
     attempts: r.attempts,
     url: r.url,
-    secret: r.secret,
+    secrets: secrets.get(r.subscription_id) ?? [],
   }));
+}
+
+/** The opened signing secrets of each subscription at `now`, newest first. */
+async function signingSecrets(
+  pool: Pool,
+  subscriptionIds: readonly string[],
+  now: Date,
+  keyring: SecretsKeyring,
+): Promise<Map<string, string[]>> {
+  if (!subscriptionIds.length) return new Map();
+  const { rows } = await pool.query<{
+    id: string;
+    subscription_id: string;
+    key_id: string;
+    wrapped_key: Buffer;
+    ciphertext: Buffer;
+  }>(
+    `select id, subscription_id, key_id, wrapped_key, ciphertext from control.webhook_secrets
+      where subscription_id = any($1::uuid[]) and (expires_at is null or expires_at > $2)
+      order by subscription_id, created_at desc, id`,
+    [subscriptionIds, now],
+  );
+  const out = new Map<string, string[]>();
+  for (const id of subscriptionIds) {
+    const mine = rows.filter((r) => r.subscription_id === id);
+    out.set(
+      id,
+      openSigningSecrets(
+        mine.map((r) => ({ id: r.id, keyId: r.key_id, wrappedKey: r.wrapped_key, ciphertext: r.ciphertext })),
+        keyring,
+      ),
+    );
+  }
+  return out;
 }
 
 /** Marks a claimed delivery whose subscription is gone: nothing is sent, nothing retried. */

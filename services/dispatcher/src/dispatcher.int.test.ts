@@ -212,8 +212,9 @@ describe('dispatcher: signed campaign.sent deliveries with durable retries', () 
         T0 + 90 * MIN,
       ]);
       expect(attempts.every((a) => !a.succeeded && a.status_code === null)).toBe(true);
-      expect(attempts[0]!.error).toMatch(
-        url === hanging.url ? /^timeout after 300 ms/ : /^network_error: ECONNREFUSED/,
+      // Generic failure classes only: the attempt log must not tell a refused port from a filtered one.
+      expect(attempts.map((a) => a.error)).toEqual(
+        Array(4).fill(url === hanging.url ? 'timeout' : 'connection_failed'),
       );
     }
     expect(hanging.requests).toHaveLength(4);

@@ -15,9 +15,14 @@ export {
 export type { PollResult } from './delivery-poller.js';
 export { loadDispatcherConfig, type DispatcherProcessConfig } from './config.js';
 export { DispatcherMetrics } from './metrics.js';
-export { signBody, verifySignature } from './signature.js';
+export {
+  signBody,
+  verifySignature,
+  standardSignature,
+  standardSigningKey,
+  signatureHeaders,
+} from './signature.js';
 export { RETRY_DELAYS_MS, nextAttemptAt } from './retry-schedule.js';
 export { deliveryId } from './delivery-id.js';
 export { CAMPAIGN_SENT, campaignSentBody } from './campaign-consumer.js';
 export { DISPATCHER_MIGRATIONS, migrateDispatcher } from './migrations/migrate-dispatcher.js';
-export type { FetchLike } from './http-delivery.js';

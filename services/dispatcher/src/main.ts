@@ -7,7 +7,7 @@
 import { EventCodec } from '@holdfast/contracts';
 import { createPool } from '@holdfast/db';
 import { createKafka, ensureTopics } from '@holdfast/kafka';
-import { createLogger, createMetricsRegistry } from '@holdfast/platform';
+import { createLogger, createMetricsRegistry, createOutboundClient } from '@holdfast/platform';
 import { loadDispatcherConfig } from './config.js';
 import { DispatcherMetrics } from './metrics.js';
 import { startMetricsServer } from './metrics-server.js';
@@ -30,7 +30,15 @@ const dispatcher = await startDispatcher(
     batchSize: config.batchSize,
     timeoutMs: config.timeoutMs,
   },
-  { pool, kafka, codec, logger, metrics: new DispatcherMetrics(registry) },
+  {
+    pool,
+    kafka,
+    codec,
+    logger,
+    metrics: new DispatcherMetrics(registry),
+    outbound: createOutboundClient(config.outbound),
+    keyring: config.keyring,
+  },
 );
 const http = await startMetricsServer(registry, config.port);
 logger.info('dispatcher_ready', { metricsPort: http.port });

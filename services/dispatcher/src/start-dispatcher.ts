@@ -1,12 +1,24 @@
 import type { Kysely } from 'kysely';
 import type { Kafka } from 'kafkajs';
 import type { EventCodec } from '@holdfast/contracts';
-import { createDb, type Pool, migrateToLatest } from '@holdfast/db';
+import {
+  createDb,
+  defaultSecretsKeyring,
+  migrateToLatest,
+  sealPlaintextWebhookSecrets,
+  type Pool,
+  type SecretsKeyring,
+} from '@holdfast/db';
 import { runExactlyOnce, topicName } from '@holdfast/kafka';
-import { silentLogger, type Logger } from '@holdfast/platform';
+import {
+  createOutboundClient,
+  defaultOutboundPolicy,
+  silentLogger,
+  type Logger,
+  type OutboundClient,
+} from '@holdfast/platform';
 import { campaignBatchHandler } from './campaign-consumer.js';
 import { pollOnce, type PollResult } from './delivery-poller.js';
-import type { FetchLike } from './http-delivery.js';
 import type { DispatcherMetrics } from './metrics.js';
 import { migrateDispatcher } from './migrations/migrate-dispatcher.js';
 import { RETRY_DELAYS_MS } from './retry-schedule.js';
@@ -36,7 +48,10 @@ export interface DispatcherDeps {
   readonly logger?: Logger;
   /** The clock due times are judged by (tests move it forward). Default: the system clock. */
   readonly now?: () => Date;
-  readonly fetch?: FetchLike;
+  /** Every delivery goes through it. Default: the guarded client under `defaultOutboundPolicy()`. */
+  readonly outbound?: OutboundClient;
+  /** Opens sealed signing secrets. Default: `defaultSecretsKeyring()` (HOLDFAST_SECRETS_KEYS). */
+  readonly keyring?: SecretsKeyring;
   readonly metrics?: DispatcherMetrics;
 }
 
@@ -67,11 +82,17 @@ export async function startDispatcher(
   // before any other service has migrated it.
   await migrateToLatest(createDb(deps.pool) as unknown as Kysely<unknown>);
   await migrateDispatcher(createDb(deps.pool) as unknown as Kysely<unknown>);
+  const keyring = deps.keyring ?? defaultSecretsKeyring();
+  // Secrets stored before they were sealed are sealed now: the dispatcher is the one service that
+  // holds the master key and must read them.
+  const sealed = await sealPlaintextWebhookSecrets(createDb(deps.pool), keyring);
+  if (sealed) logger.info('webhook_secrets_sealed', { count: sealed });
   const timeoutMs = config.timeoutMs ?? 10_000;
   const pollOptions = {
     pool: deps.pool,
     now,
-    fetch: deps.fetch ?? fetch,
+    outbound: deps.outbound ?? createOutboundClient(defaultOutboundPolicy()),
+    keyring,
     logger,
     metrics: deps.metrics,
     batchSize: config.batchSize ?? 50,

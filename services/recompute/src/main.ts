@@ -4,7 +4,13 @@ import type { Kysely } from 'kysely';
 import { EventCodec } from '@holdfast/contracts';
 import { createDb, createPool, migrateToLatest } from '@holdfast/db';
 import { createKafka, ensureTopics, TransactionalAppender } from '@holdfast/kafka';
-import { createLogger, EnvReader, readInfraConfig } from '@holdfast/platform';
+import {
+  createLogger,
+  createOutboundClient,
+  EnvReader,
+  readInfraConfig,
+  readOutboundPolicy,
+} from '@holdfast/platform';
 import { createCampaignStep, migrateCampaigns } from './campaigns/index.js';
 import { migrateAnalytics } from './migrations/migrate-analytics.js';
 import { enqueueNightly } from './nightly/enqueue-nightly.js';
@@ -17,6 +23,8 @@ const r = new EnvReader(process.env);
 const config = r.done({
   infra: readInfraConfig(r),
   readModelSchema: r.string('HOLDFAST_READ_SCHEMA', 'read_models'),
+  // Provider sends leave through the guarded client: https, public destinations only by default.
+  outbound: readOutboundPolicy(r),
 });
 const logger = createLogger('recompute');
 const pool = createPool(config.infra.databaseUrl, 'recompute', 4);
@@ -38,7 +46,7 @@ const campaignAppender = await TransactionalAppender.create(kafka, {
 });
 const campaigns = createCampaignStep(
   { topicPrefix: config.infra.topicPrefix, readModelSchema: config.readModelSchema },
-  { pool, appender: campaignAppender, codec, logger },
+  { pool, appender: campaignAppender, codec, logger, outbound: createOutboundClient(config.outbound) },
 );
 const recompute = async (task: SyncTaskRef): Promise<void> => {
   await score(task);

@@ -2,13 +2,19 @@ import { randomUUID } from 'node:crypto';
 import type { EventCodec } from '@holdfast/contracts';
 import { normalizeStorefrontDomain, type Pool } from '@holdfast/db';
 import type { Appender } from '@holdfast/kafka';
-import { silentLogger, type Logger } from '@holdfast/platform';
+import {
+  createOutboundClient,
+  defaultOutboundPolicy,
+  silentLogger,
+  type Logger,
+  type OutboundClient,
+} from '@holdfast/platform';
 import { computeLiftReports } from '../attribution/lift-reports.js';
 import { recomputeAttributions } from '../attribution/attribute-orders.js';
 import { planAudiences } from './audience.js';
 import { DEFAULT_AUDIENCE_RULES, type AudienceRules } from './campaign-types.js';
 import { finishRun, startRun, tryLockAccount, zeroCounts, type RunCounts } from './campaign-runs.js';
-import { adapterFor, type ConnectedProvider, type FetchLike } from './providers/index.js';
+import { adapterFor, type ConnectedProvider } from './providers/index.js';
 import { flushCampaignEvents, sendPlanned } from './send-planned.js';
 
 export interface CampaignStepConfig {
@@ -32,7 +38,8 @@ export interface CampaignStepDeps {
   readonly codec: Pick<EventCodec, 'encode'>;
   readonly logger?: Logger;
   readonly now?: () => Date;
-  readonly fetch?: FetchLike;
+  /** Provider sends go through it. Default: the guarded client under `defaultOutboundPolicy()`. */
+  readonly outbound?: OutboundClient;
 }
 
 /** What the step of one account did. `reason` explains failed and skipped. */
@@ -179,9 +186,9 @@ async function sendCampaigns(
   } finally {
     client.release();
   }
-  const fetchFn = deps.fetch ?? fetch;
+  const outbound = deps.outbound ?? createOutboundClient(defaultOutboundPolicy());
   const timeoutMs = config.providerTimeoutMs ?? 10_000;
-  const adapters = new Map(providers.map((p) => [p.provider, adapterFor(p, fetchFn, timeoutMs)]));
+  const adapters = new Map(providers.map((p) => [p.provider, adapterFor(p, outbound, timeoutMs)]));
   const sent = await sendPlanned({
     pool,
     readModelSchema: config.readModelSchema,

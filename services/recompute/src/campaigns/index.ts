@@ -29,7 +29,6 @@ export {
   adapterFor,
   type CampaignMessage,
   type ConnectedProvider,
-  type FetchLike,
   type ProviderAdapter,
   type ProviderResult,
 } from './providers/index.js';

@@ -1,8 +1,8 @@
+import type { OutboundClient } from '@holdfast/platform';
 import { COPY } from '../campaign-types.js';
 import {
   postJson,
   type CampaignMessage,
-  type FetchLike,
   type ProviderAdapter,
   type ProviderResult,
 } from './provider-adapter.js';
@@ -18,7 +18,7 @@ export class EmailAdapter implements ProviderAdapter {
   constructor(
     readonly provider: string,
     private readonly endpointUrl: string,
-    private readonly fetchFn: FetchLike,
+    private readonly client: OutboundClient,
     private readonly timeoutMs: number,
   ) {}
 
@@ -26,7 +26,7 @@ export class EmailAdapter implements ProviderAdapter {
     const copy = COPY[m.campaignType];
     const link = escapeHtml(m.ctaUrl);
     return postJson(
-      this.fetchFn,
+      this.client,
       this.endpointUrl,
       {
         channel: 'email',

@@ -1,3 +1,4 @@
+import { OutboundError, type OutboundClient } from '@holdfast/platform';
 import type { CampaignType, Channel } from '../campaign-types.js';
 
 /** One message to one customer. `to` is an email address or an E.164 phone (never logged). */
@@ -27,21 +28,21 @@ export interface ProviderAdapter {
   send(message: CampaignMessage): Promise<ProviderResult>;
 }
 
-/** The fetch adapters post with (injectable for tests). */
-export type FetchLike = typeof fetch;
-
-/** POSTs JSON; a 2xx is success, anything else (status, network error, timeout) a failure. */
+/**
+ * POSTs JSON through the guarded outbound client; a 2xx is success, anything else (status, refused
+ * destination, redirect, network error, timeout) a failure, recorded as `provider_http_<status>` or
+ * `provider_<failure class>` (never the socket error: see OutboundFailure).
+ */
 export async function postJson(
-  fetchFn: FetchLike,
+  client: OutboundClient,
   url: string,
   body: unknown,
   { idempotencyKey, timeoutMs }: { idempotencyKey: string; timeoutMs: number },
 ): Promise<ProviderResult> {
   try {
-    const res = await fetchFn(url, {
+    const res = await client.request(url, {
       method: 'POST',
-      redirect: 'manual',
-      signal: AbortSignal.timeout(timeoutMs),
+      timeoutMs,
       headers: {
         'content-type': 'application/json',
         'idempotency-key': idempotencyKey,
@@ -49,18 +50,10 @@ export async function postJson(
       },
       body: JSON.stringify(body),
     });
-    await res.arrayBuffer().catch(() => undefined);
     const ok = res.status >= 200 && res.status < 300;
     return { ok, statusCode: res.status, error: ok ? null : `provider_http_${res.status}` };
   } catch (err) {
-    const e = err as Error & { cause?: { code?: string } };
-    const timeout = e.name === 'TimeoutError' || e.name === 'AbortError';
-    return {
-      ok: false,
-      statusCode: null,
-      error: timeout
-        ? `provider_timeout_${timeoutMs}ms`
-        : `provider_network_error: ${e.cause?.code ?? e.message}`,
-    };
+    if (!(err instanceof OutboundError)) throw err;
+    return { ok: false, statusCode: err.status, error: `provider_${err.failure}` };
   }
 }

@@ -1,8 +1,8 @@
+import type { OutboundClient } from '@holdfast/platform';
 import { COPY } from '../campaign-types.js';
 import {
   postJson,
   type CampaignMessage,
-  type FetchLike,
   type ProviderAdapter,
   type ProviderResult,
 } from './provider-adapter.js';
@@ -17,14 +17,14 @@ export class SmsAdapter implements ProviderAdapter {
   constructor(
     readonly provider: string,
     private readonly endpointUrl: string,
-    private readonly fetchFn: FetchLike,
+    private readonly client: OutboundClient,
     private readonly timeoutMs: number,
   ) {}
 
   send(m: CampaignMessage): Promise<ProviderResult> {
     const copy = COPY[m.campaignType];
     return postJson(
-      this.fetchFn,
+      this.client,
       this.endpointUrl,
       {
         channel: 'sms',

@@ -1,0 +1,195 @@
+import { randomUUID } from 'node:crypto';
+import type { Kysely, Transaction } from 'kysely';
+import { ControlPlaneError } from './control-plane.js';
+import { displayPrefix, mintToken } from './credentials.js';
+import type { Database } from './schema.js';
+import { defaultSecretsKeyring, type SealedSecret, type SecretsKeyring } from './secrets-keyring.js';
+
+/**
+ * An outbound webhook subscription; the whsec_ secret is returned once for the receiver and stored
+ * only sealed (`keyring`, default: this process's HOLDFAST_SECRETS_KEYS). Its URL is checked against
+ * the outbound policy where it is entered (the CLI) and again before every delivery.
+ */
+export async function createWebhookSubscription(
+  db: Kysely<Database>,
+  accountId: string,
+  url: string,
+  keyring: SecretsKeyring = defaultSecretsKeyring(),
+): Promise<{ id: string; secret: string }> {
+  try {
+    new URL(url);
+  } catch {
+    throw new ControlPlaneError('invalid', `"${url}" is not a URL`);
+  }
+  return db.transaction().execute(async (trx) => {
+    const acc = await trx
+      .selectFrom('control.accounts')
+      .select('id')
+      .where('id', '=', accountId)
+      .executeTakeFirst();
+    if (!acc) throw new ControlPlaneError('not_found', `no account ${accountId}`);
+    const secret = mintToken('webhook_secret');
+    const id = randomUUID();
+    await trx
+      .insertInto('control.webhook_subscriptions')
+      .values({ id, account_id: accountId, url, secret: null })
+      .execute();
+    await insertSealedWebhookSecret(trx, id, secret, keyring);
+    return { id, secret };
+  });
+}
+
+/** Seals `secret` into a new control.webhook_secrets row of the subscription (inside `trx`). */
+export async function insertSealedWebhookSecret(
+  trx: Transaction<Database> | Kysely<Database>,
+  subscriptionId: string,
+  secret: string,
+  keyring: SecretsKeyring,
+  createdAt = new Date(),
+): Promise<string> {
+  const id = randomUUID();
+  const s = keyring.seal(secret, id);
+  await trx
+    .insertInto('control.webhook_secrets')
+    .values({
+      id,
+      subscription_id: subscriptionId,
+      key_id: s.keyId,
+      wrapped_key: s.wrappedKey,
+      ciphertext: s.ciphertext,
+      prefix: displayPrefix(secret),
+      created_at: createdAt,
+    })
+    .execute();
+  return id;
+}
+
+/**
+ * Rotates a subscription's signing secret: a new whsec_ secret now (returned in clear, once); every
+ * secret still signing keeps signing for `graceSeconds` more, so receivers can switch without losing
+ * a delivery (webhook-signature carries one signature per secret). One transaction, on the locked
+ * subscription row, so two concurrent rotations do not interleave.
+ */
+export async function rotateWebhookSecret(
+  db: Kysely<Database>,
+  subscriptionId: string,
+  graceSeconds: number,
+  keyring: SecretsKeyring,
+  now = new Date(),
+): Promise<{ secret: string; previousExpiresAt: Date }> {
+  return db.transaction().execute(async (trx) => {
+    const sub = await trx
+      .selectFrom('control.webhook_subscriptions')
+      .select(['id', 'disabled_at', 'secret'])
+      .where('id', '=', subscriptionId)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!sub || sub.disabled_at)
+      throw new ControlPlaneError('not_found', `no active subscription ${subscriptionId}`);
+    if (sub.secret) await sealOne(trx, subscriptionId, sub.secret, keyring);
+    const previousExpiresAt = new Date(now.getTime() + graceSeconds * 1000);
+    await trx
+      .updateTable('control.webhook_secrets')
+      .set({ expires_at: previousExpiresAt })
+      .where('subscription_id', '=', subscriptionId)
+      .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', previousExpiresAt)]))
+      .execute();
+    const secret = mintToken('webhook_secret');
+    await insertSealedWebhookSecret(trx, subscriptionId, secret, keyring, now);
+    return { secret, previousExpiresAt };
+  });
+}
+
+async function sealOne(
+  trx: Transaction<Database>,
+  subscriptionId: string,
+  plaintext: string,
+  keyring: SecretsKeyring,
+): Promise<void> {
+  // A legacy secret was the subscription's first: it sorts before anything rotated in later.
+  await insertSealedWebhookSecret(trx, subscriptionId, plaintext, keyring, new Date(0));
+  await trx
+    .updateTable('control.webhook_subscriptions')
+    .set({ secret: null })
+    .where('id', '=', subscriptionId)
+    .execute();
+}
+
+/**
+ * Moves every plain-text secret left in control.webhook_subscriptions.secret (from before secrets were
+ * sealed) into a sealed row and clears the column, one subscription per transaction. Idempotent.
+ *
+ * @returns how many secrets were sealed.
+ */
+export async function sealPlaintextWebhookSecrets(
+  db: Kysely<Database>,
+  keyring: SecretsKeyring,
+): Promise<number> {
+  const legacy = await db
+    .selectFrom('control.webhook_subscriptions')
+    .select('id')
+    .where('secret', 'is not', null)
+    .execute();
+  let sealed = 0;
+  for (const { id } of legacy) {
+    sealed += await db.transaction().execute(async (trx) => {
+      const row = await trx
+        .selectFrom('control.webhook_subscriptions')
+        .select('secret')
+        .where('id', '=', id)
+        .forUpdate()
+        .executeTakeFirst();
+      if (!row?.secret) return 0;
+      await sealOne(trx, id, row.secret, keyring);
+      return 1;
+    });
+  }
+  return sealed;
+}
+
+/**
+ * Re-wraps every data key not wrapped by the current master key (after a new key was put first in
+ * HOLDFAST_SECRETS_KEYS). The secrets themselves are not re-encrypted: only their data keys change.
+ * Afterwards the old master key can be removed from the configuration.
+ *
+ * @returns how many data keys were re-wrapped.
+ */
+export async function rewrapWebhookSecrets(db: Kysely<Database>, keyring: SecretsKeyring): Promise<number> {
+  const rows = await db
+    .selectFrom('control.webhook_secrets')
+    .select(['id', 'key_id', 'wrapped_key', 'ciphertext'])
+    .where('key_id', '<>', keyring.currentKeyId)
+    .execute();
+  for (const r of rows) {
+    const next = keyring.rewrap({ keyId: r.key_id, wrappedKey: r.wrapped_key, ciphertext: r.ciphertext });
+    // Guarded on the old key id: a concurrent rewrap of the same row does no harm.
+    await db
+      .updateTable('control.webhook_secrets')
+      .set({ key_id: next.keyId, wrapped_key: next.wrappedKey })
+      .where('id', '=', r.id)
+      .where('key_id', '=', r.key_id)
+      .execute();
+  }
+  return rows.length;
+}
+
+/** The master key ids in use and how many data keys each wraps. */
+export async function secretKeyUsage(db: Kysely<Database>): Promise<{ key_id: string; secrets: number }[]> {
+  const rows = await db
+    .selectFrom('control.webhook_secrets')
+    .select((eb) => ['key_id', eb.fn.countAll<number>().as('n')])
+    .groupBy('key_id')
+    .orderBy('key_id')
+    .execute();
+  return rows.map((r) => ({ key_id: r.key_id, secrets: Number(r.n) }));
+}
+
+/** A sealed secret row as read for signing. */
+export interface SealedSecretRow extends SealedSecret {
+  readonly id: string;
+}
+
+/** Opens the secrets that sign at `now`, newest first (the first is the current one). */
+export function openSigningSecrets(rows: readonly SealedSecretRow[], keyring: SecretsKeyring): string[] {
+  return rows.map((r) => keyring.open(r, r.id));
+}
