@@ -9,3 +9,4 @@ export * from './control-plane.js';
 export * from './control-plane-queries.js';
 export * from './secrets-keyring.js';
 export * from './webhook-secrets.js';
+export * from './webhook-deliveries.js';

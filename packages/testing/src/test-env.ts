@@ -82,6 +82,13 @@ export async function createTestEnv(label: string, { partitions = 2 } = {}): Pro
       HOLDFAST_TOPIC_PREFIX: topicPrefix,
       HOLDFAST_PARTITIONS: String(partitions),
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
+      // The run's secrets key and outbound allow-list (global setup), so a CLI or service started with
+      // this env seals and opens secrets like the test itself and may call its local receivers.
+      ...Object.fromEntries(
+        ['HOLDFAST_SECRETS_KEYS', 'HOLDFAST_OUTBOUND_ALLOW', 'HOLDFAST_OUTBOUND_ALLOW_HTTP'].flatMap((k) =>
+          process.env[k] ? [[k, process.env[k]]] : [],
+        ),
+      ),
     },
     close: async () => {
       await db.destroy();

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount } from '@holdfast/db';
+import { createHmac } from 'node:crypto';
+import { createAccount, defaultSecretsKeyring, loadSecretsKeyring } from '@holdfast/db';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
 import { runCaptured } from '../testing/capture.js';
 
@@ -24,7 +25,23 @@ describe('holdfast webhooks', () => {
       .selectAll()
       .where('id', '=', id!)
       .executeTakeFirstOrThrow();
-    expect(row).toMatchObject({ account_id: account, url: 'https://hooks.example.com/hf', secret });
+    // Stored sealed, never in clear: the plain-text column is empty, the ciphertext opens to the secret.
+    expect(row).toMatchObject({ account_id: account, url: 'https://hooks.example.com/hf', secret: null });
+    const sealed = await t.db
+      .selectFrom('control.webhook_secrets')
+      .selectAll()
+      .where('subscription_id', '=', id!)
+      .execute();
+    expect(sealed).toHaveLength(1);
+    const s0 = sealed[0]!;
+    expect(s0).toMatchObject({ key_id: defaultSecretsKeyring().currentKeyId, expires_at: null });
+    expect(s0.ciphertext.includes(Buffer.from(secret!.slice(6)))).toBe(false);
+    expect(
+      defaultSecretsKeyring().open(
+        { keyId: s0.key_id, wrappedKey: s0.wrapped_key, ciphertext: s0.ciphertext },
+        s0.id,
+      ),
+    ).toBe(secret);
 
     const list = await runCaptured(['webhooks', 'list', '--account', account, '--json'], t.env);
     expect(list.json()).toEqual([
@@ -70,6 +87,101 @@ describe('holdfast webhooks', () => {
       t.env,
     );
     expect(missing.code).toBe(3);
+  });
+});
+
+describe('holdfast webhooks: destinations and secret rotation', () => {
+  const strict = (): Record<string, string> => ({
+    ...t.env,
+    HOLDFAST_OUTBOUND_ALLOW: '',
+    HOLDFAST_OUTBOUND_ALLOW_HTTP: 'false',
+  });
+  const tail =
+    '. Outbound calls go to public https URLs only (HOLDFAST_OUTBOUND_ALLOW and HOLDFAST_OUTBOUND_ALLOW_HTTP open local receivers in development)\n';
+
+  it.each([
+    ['http://hooks.example.com/x', 'only https:// URLs are allowed'],
+    ['https://169.254.169.254/latest/meta-data', '169.254.169.254 is not a public address (link-local)'],
+    ['https://127.0.0.1:8443/x', '127.0.0.1 is not a public address (loopback)'],
+    ['https://10.1.2.3/x', '10.1.2.3 is not a public address (private)'],
+    ['https://[fd12::1]/x', 'fd12::1 is not a public address (unique-local)'],
+    ['https://localhost/x', 'localhost is not a public address (loopback)'],
+  ])('refuses %s when subscribing and when connecting a provider', async (url, why) => {
+    const { id: account } = await createAccount(t.db, { name: 'w-refuse' });
+    const sub = await runCaptured(['webhooks', 'subscribe', '--account', account, '--url', url], strict());
+    expect([sub.code, sub.stdout, sub.stderr]).toEqual([2, '', `holdfast: refusing ${url}: ${why}${tail}`]);
+    const prov = await runCaptured(
+      [
+        'providers',
+        'connect',
+        '--account',
+        account,
+        '--provider',
+        'p',
+        '--channel',
+        'sms',
+        '--endpoint',
+        url,
+      ],
+      strict(),
+    );
+    expect([prov.code, prov.stderr]).toEqual([2, `holdfast: refusing ${url}: ${why}${tail}`]);
+    const rows = await t.db
+      .selectFrom('control.webhook_subscriptions')
+      .select('id')
+      .where('account_id', '=', account)
+      .execute();
+    expect(rows).toEqual([]);
+  });
+
+  it('rotates a secret: shown once, sealed, the old one signing until the grace ends', async () => {
+    const { id: account } = await createAccount(t.db, { name: 'w-rot' });
+    const sub = await runCaptured(
+      ['webhooks', 'subscribe', '--account', account, '--url', 'https://hooks.example.com/r', '--json'],
+      t.env,
+    );
+    const { id, secret } = sub.json<{ id: string; secret: string }>();
+    const r = await runCaptured(['webhooks', 'rotate-secret', id, '--grace', '1h', '--json'], t.env);
+    expect(r.code, r.stderr).toBe(0);
+    const rotated = r.json<{ id: string; secret: string; previous_secret_expires_at: string }>();
+    expect(rotated.secret).toMatch(/^whsec_\w{32}$/);
+    expect(rotated.secret).not.toBe(secret);
+    expect(Date.parse(rotated.previous_secret_expires_at) - Date.now()).toBeGreaterThan(3500_000);
+    const rows = await t.db
+      .selectFrom('control.webhook_secrets')
+      .selectAll()
+      .where('subscription_id', '=', id)
+      .orderBy('created_at')
+      .execute();
+    const keyring = loadSecretsKeyring(t.env);
+    expect(
+      rows.map((x) => [
+        keyring.open({ keyId: x.key_id, wrappedKey: x.wrapped_key, ciphertext: x.ciphertext }, x.id),
+        x.expires_at?.toISOString() ?? null,
+      ]),
+    ).toEqual([
+      [secret, rotated.previous_secret_expires_at],
+      [rotated.secret, null],
+    ]);
+    const gone = await runCaptured(
+      ['webhooks', 'rotate-secret', '00000000-0000-4000-8000-000000000000'],
+      t.env,
+    );
+    expect([gone.code, gone.stderr]).toEqual([
+      3,
+      'holdfast: no active subscription 00000000-0000-4000-8000-000000000000\n',
+    ]);
+    // The printed secret is a Standard Webhooks secret too: whsec_ + base64 of 24 bytes.
+    expect(Buffer.from(rotated.secret.slice(6), 'base64')).toHaveLength(24);
+    expect(createHmac('sha256', rotated.secret).update('x').digest('hex')).toHaveLength(64);
+  });
+
+  it('redeliver needs exactly one of --delivery and --all-failed', async () => {
+    const r = await runCaptured(['webhooks', 'redeliver', '00000000-0000-4000-8000-000000000000'], t.env);
+    expect([r.code, r.stderr]).toEqual([
+      2,
+      'holdfast: give either --delivery <delivery-id> or --all-failed\n',
+    ]);
   });
 });
 

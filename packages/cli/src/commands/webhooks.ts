@@ -1,14 +1,41 @@
 import { Option } from 'commander';
 import {
   connectProvider,
+  ControlPlaneError,
   createWebhookSubscription,
   describeAccount,
   disableWebhookSubscription,
+  listDeliveries,
   listProviders,
   listWebhookSubscriptions,
+  loadSecretsKeyring,
+  redeliver,
+  rotateWebhookSecret,
+  type DeliveryListing,
 } from '@holdfast/db';
-import { accountOption, httpUrl, iso, table, uuid, when } from '../format.js';
+import { checkOutboundUrl, EnvReader, readOutboundPolicy } from '@holdfast/platform';
+import type { CliContext } from '../context.js';
+import { accountOption, httpUrl, iso, parseDuration, table, uuid, when } from '../format.js';
 import type { RegisterCommand } from './index.js';
+
+/**
+ * Refuses a receiver or provider URL the dispatcher would refuse anyway (http, a literal private or
+ * loopback address, credentials), at once and with the reason, rather than as failed deliveries later.
+ * The same policy as the services: HOLDFAST_OUTBOUND_ALLOW(_HTTP) open local receivers in development.
+ */
+function checkDestination(ctx: CliContext, url: string): void {
+  const problem = checkOutboundUrl(url, readOutboundPolicy(new EnvReader(ctx.env)));
+  if (problem)
+    throw new ControlPlaneError(
+      'invalid',
+      `refusing ${url}: ${problem}. Outbound calls go to public https URLs only ` +
+        `(HOLDFAST_OUTBOUND_ALLOW and HOLDFAST_OUTBOUND_ALLOW_HTTP open local receivers in development)`,
+    );
+}
+
+const attemptLine = (a: DeliveryListing['attempt_log'][number]): string =>
+  `    #${a.attempt} ${when(iso(a.attempted_at))} ${a.succeeded ? 'ok' : 'failed'} ` +
+  `${a.status_code ?? '-'} ${a.error ?? ''}`.trimEnd();
 
 /** `holdfast webhooks ...`: outbound webhook subscriptions (campaign.sent, signed with a whsec_ secret). */
 export const registerWebhooks: RegisterCommand = (program, context) => {
@@ -20,14 +47,103 @@ export const registerWebhooks: RegisterCommand = (program, context) => {
     .command('subscribe')
     .description('subscribe a URL and print its whsec_ signing secret, once')
     .addOption(accountOption())
-    .requiredOption('--url <url>', 'receiver URL (http or https)', httpUrl)
+    .requiredOption('--url <url>', 'receiver URL (public https)', httpUrl)
     .action(async (o: { account: string; url: string }) => {
       const ctx = context();
-      const { id, secret } = await createWebhookSubscription(await ctx.db(), o.account, o.url);
+      checkDestination(ctx, o.url);
+      const { id, secret } = await createWebhookSubscription(
+        await ctx.db(),
+        o.account,
+        o.url,
+        loadSecretsKeyring(ctx.env),
+      );
       ctx.out(
         { id, account_id: o.account, url: o.url, secret },
         `Subscribed ${o.url} (subscription ${id})\n` +
           `Signing secret (shown once; verify X-Service-Signature = hex HMAC-SHA256 of the body):\n${secret}`,
+      );
+    });
+
+  hooks
+    .command('rotate-secret')
+    .description('issue a new whsec_ secret, shown once; the old one keeps signing for the grace window')
+    .argument('<subscription-id>', 'subscription id', uuid)
+    .addOption(
+      new Option('--grace <duration>', 'how long the old secret keeps signing (90s, 15m, 24h, 7d)')
+        .argParser(parseDuration)
+        .default(86_400, '24h'),
+    )
+    .action(async (id: string, o: { grace: number }) => {
+      const ctx = context();
+      const r = await rotateWebhookSecret(await ctx.db(), id, o.grace, loadSecretsKeyring(ctx.env));
+      ctx.out(
+        { id, secret: r.secret, previous_secret_expires_at: iso(r.previousExpiresAt) },
+        `Rotated the secret of ${id}: until ${when(iso(r.previousExpiresAt))} deliveries carry both ` +
+          `signatures in webhook-signature (X-Service-Signature uses the new one)\n` +
+          `New signing secret (shown once):\n${r.secret}`,
+      );
+    });
+
+  hooks
+    .command('deliveries')
+    .description('list the deliveries of a subscription with their attempts, newest first')
+    .argument('<subscription-id>', 'subscription id', uuid)
+    .addOption(
+      new Option('--status <status>', 'only this status').choices([
+        'pending',
+        'delivered',
+        'failed',
+        'cancelled',
+      ]),
+    )
+    .option(
+      '--limit <n>',
+      'at most this many (1-500)',
+      (v) => Math.min(500, Math.max(1, Number(v) || 50)),
+      50,
+    )
+    .action(async (id: string, o: { status?: DeliveryListing['status']; limit: number }) => {
+      const ctx = context();
+      const rows = await listDeliveries(await ctx.db(), id, { status: o.status, limit: o.limit });
+      const json = rows.map((d) => ({
+        ...d,
+        created_at: iso(d.created_at),
+        delivered_at: iso(d.delivered_at),
+        next_attempt_at: iso(d.next_attempt_at),
+        attempt_log: d.attempt_log.map((a) => ({ ...a, attempted_at: iso(a.attempted_at) })),
+      }));
+      ctx.out(json, () =>
+        rows.length
+          ? rows
+              .map(
+                (d) =>
+                  `${d.delivery_id}  ${d.status}  ${d.event}  ${d.tracking_id}  attempts ${d.attempts}` +
+                  (d.next_attempt_at ? `  next ${when(iso(d.next_attempt_at))}` : '') +
+                  d.attempt_log.map((a) => `\n${attemptLine(a)}`).join(''),
+              )
+              .join('\n')
+          : `No deliveries${o.status ? ` with status ${o.status}` : ''} for subscription ${id}`,
+      );
+    });
+
+  hooks
+    .command('redeliver')
+    .description(
+      'attempt failed deliveries once more, now: one (--delivery) or all failed ones (--all-failed)',
+    )
+    .argument('<subscription-id>', 'subscription id', uuid)
+    .option('--delivery <delivery-id>', 'the failed delivery to send again', uuid)
+    .option('--all-failed', 'every failed delivery of the subscription')
+    .action(async (id: string, o: { delivery?: string; allFailed?: boolean }) => {
+      const ctx = context();
+      if (!o.delivery === !o.allFailed)
+        throw new ControlPlaneError('invalid', 'give either --delivery <delivery-id> or --all-failed');
+      const ids = await redeliver(await ctx.db(), { subscriptionId: id, deliveryId: o.delivery });
+      ctx.out(
+        { subscription_id: id, scheduled: ids },
+        ids.length
+          ? `Scheduled ${ids.length} deliver${ids.length === 1 ? 'y' : 'ies'} for one more attempt now:\n${ids.join('\n')}`
+          : `No failed deliveries for subscription ${id}`,
       );
     });
 
@@ -79,9 +195,10 @@ export const registerProviders: RegisterCommand = (program, context) => {
     .addOption(
       new Option('--channel <channel>', 'email or sms').choices(['email', 'sms']).makeOptionMandatory(),
     )
-    .requiredOption('--endpoint <url>', 'send endpoint URL (http or https)', httpUrl)
+    .requiredOption('--endpoint <url>', 'send endpoint URL (public https)', httpUrl)
     .action(async (o: { account: string; provider: string; channel: 'email' | 'sms'; endpoint: string }) => {
       const ctx = context();
+      checkDestination(ctx, o.endpoint);
       await connectProvider(await ctx.db(), o.account, o.provider, o.channel, o.endpoint);
       ctx.out(
         { account_id: o.account, provider: o.provider, channel: o.channel, endpoint_url: o.endpoint },
