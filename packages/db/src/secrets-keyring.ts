@@ -61,6 +61,11 @@ export class SecretsKeyring {
     this.currentKeyId = keys[0]!.id;
   }
 
+  /** Whether the keyring holds master key `keyId`. */
+  has(keyId: string): boolean {
+    return this.byId.has(keyId);
+  }
+
   /** Seals `plaintext`; `context` (the row id) is authenticated, so a ciphertext moved to another row fails. */
   seal(plaintext: string, context: string): SealedSecret {
     const dataKey = randomBytes(32);

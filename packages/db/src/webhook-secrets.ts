@@ -3,7 +3,12 @@ import type { Kysely, Transaction } from 'kysely';
 import { ControlPlaneError } from './control-plane.js';
 import { displayPrefix, mintToken } from './credentials.js';
 import type { Database } from './schema.js';
-import { defaultSecretsKeyring, type SealedSecret, type SecretsKeyring } from './secrets-keyring.js';
+import {
+  defaultSecretsKeyring,
+  SecretUnreadableError,
+  type SealedSecret,
+  type SecretsKeyring,
+} from './secrets-keyring.js';
 
 /**
  * An outbound webhook subscription; the whsec_ secret is returned once for the receiver and stored
@@ -155,6 +160,12 @@ export async function sealPlaintextWebhookSecrets(
  * @returns how many data keys were re-wrapped.
  */
 export async function rewrapWebhookSecrets(db: Kysely<Database>, keyring: SecretsKeyring): Promise<number> {
+  // Every master key in use must be configured before anything is rewritten: all or nothing.
+  const missing = (await secretKeyUsage(db)).map((u) => u.key_id).filter((id) => !keyring.has(id));
+  if (missing.length)
+    throw new SecretUnreadableError(
+      `no master key ${missing.map((id) => `"${id}"`).join(', ')} in HOLDFAST_SECRETS_KEYS`,
+    );
   const rows = await db
     .selectFrom('control.webhook_secrets')
     .select(['id', 'key_id', 'wrapped_key', 'ciphertext'])

@@ -9,6 +9,7 @@ import { registerKeys } from './keys.js';
 import { registerMigrate } from './migrate.js';
 import { registerPixel } from './pixel.js';
 import { registerReplay } from './replay.js';
+import { registerSecrets } from './secrets.js';
 import { registerSync } from './sync.js';
 import { registerTiles } from './tiles.js';
 import { registerProviders, registerWebhooks } from './webhooks.js';
@@ -24,6 +25,7 @@ export const COMMANDS: RegisterCommand[] = [
   registerPixel,
   registerWebhooks,
   registerProviders,
+  registerSecrets,
   registerMigrate,
   registerSync,
   registerBackfill,

@@ -8,7 +8,6 @@ import {
   listDeliveries,
   listProviders,
   listWebhookSubscriptions,
-  loadSecretsKeyring,
   redeliver,
   rotateWebhookSecret,
   type DeliveryListing,
@@ -17,6 +16,7 @@ import { checkOutboundUrl, EnvReader, readOutboundPolicy } from '@holdfast/platf
 import type { CliContext } from '../context.js';
 import { accountOption, httpUrl, iso, parseDuration, table, uuid, when } from '../format.js';
 import type { RegisterCommand } from './index.js';
+import { keyringFor } from './secrets.js';
 
 /**
  * Refuses a receiver or provider URL the dispatcher would refuse anyway (http, a literal private or
@@ -55,7 +55,7 @@ export const registerWebhooks: RegisterCommand = (program, context) => {
         await ctx.db(),
         o.account,
         o.url,
-        loadSecretsKeyring(ctx.env),
+        keyringFor(ctx),
       );
       ctx.out(
         { id, account_id: o.account, url: o.url, secret },
@@ -75,7 +75,7 @@ export const registerWebhooks: RegisterCommand = (program, context) => {
     )
     .action(async (id: string, o: { grace: number }) => {
       const ctx = context();
-      const r = await rotateWebhookSecret(await ctx.db(), id, o.grace, loadSecretsKeyring(ctx.env));
+      const r = await rotateWebhookSecret(await ctx.db(), id, o.grace, keyringFor(ctx));
       ctx.out(
         { id, secret: r.secret, previous_secret_expires_at: iso(r.previousExpiresAt) },
         `Rotated the secret of ${id}: until ${when(iso(r.previousExpiresAt))} deliveries carry both ` +
