@@ -79,13 +79,13 @@ export interface WebhookSubscriptionsTable {
 /** control.webhook_secrets: sealed whsec_ signing secrets, several during a rotation's grace window */
 export interface WebhookSecretsTable {
   id: string;
+  seq: Generated<string>;
   subscription_id: string;
   key_id: string;
   wrapped_key: Buffer;
   ciphertext: Buffer;
   prefix: string;
-  /** Defaults to now(); written explicitly where the order of a subscription's secrets matters. */
-  created_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  created_at: Generated<Timestamp>;
   expires_at: Timestamp | null;
 }
 

@@ -50,7 +50,6 @@ export async function insertSealedWebhookSecret(
   subscriptionId: string,
   secret: string,
   keyring: SecretsKeyring,
-  createdAt = new Date(),
 ): Promise<string> {
   const id = randomUUID();
   const s = keyring.seal(secret, id);
@@ -63,7 +62,6 @@ export async function insertSealedWebhookSecret(
       wrapped_key: s.wrappedKey,
       ciphertext: s.ciphertext,
       prefix: displayPrefix(secret),
-      created_at: createdAt,
     })
     .execute();
   return id;
@@ -100,7 +98,7 @@ export async function rotateWebhookSecret(
       .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', previousExpiresAt)]))
       .execute();
     const secret = mintToken('webhook_secret');
-    await insertSealedWebhookSecret(trx, subscriptionId, secret, keyring, now);
+    await insertSealedWebhookSecret(trx, subscriptionId, secret, keyring);
     return { secret, previousExpiresAt };
   });
 }
@@ -111,8 +109,8 @@ async function sealOne(
   plaintext: string,
   keyring: SecretsKeyring,
 ): Promise<void> {
-  // A legacy secret was the subscription's first: it sorts before anything rotated in later.
-  await insertSealedWebhookSecret(trx, subscriptionId, plaintext, keyring, new Date(0));
+  // Inserted before anything rotated in later, so it sorts as older (seq).
+  await insertSealedWebhookSecret(trx, subscriptionId, plaintext, keyring);
   await trx
     .updateTable('control.webhook_subscriptions')
     .set({ secret: null })

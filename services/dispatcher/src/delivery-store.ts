@@ -143,7 +143,7 @@ async function signingSecrets(
   }>(
     `select id, subscription_id, key_id, wrapped_key, ciphertext from control.webhook_secrets
       where subscription_id = any($1::uuid[]) and (expires_at is null or expires_at > $2)
-      order by subscription_id, created_at desc, id`,
+      order by subscription_id, seq desc`,
     [subscriptionIds, now],
   );
   const out = new Map<string, string[]>();

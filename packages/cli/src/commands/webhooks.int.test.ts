@@ -151,7 +151,7 @@ describe('holdfast webhooks: destinations and secret rotation', () => {
       .selectFrom('control.webhook_secrets')
       .selectAll()
       .where('subscription_id', '=', id)
-      .orderBy('created_at')
+      .orderBy('seq')
       .execute();
     const keyring = loadSecretsKeyring(t.env);
     expect(

@@ -15,6 +15,8 @@ export async function up(db: Kysely<any>): Promise<void> {
   await sql`
     create table control.webhook_secrets (
       id uuid primary key,
+      -- insertion order: the newest secret of a subscription (highest seq) is the current one
+      seq bigint generated always as identity,
       subscription_id uuid not null references control.webhook_subscriptions(id),
       -- id of the master key that wrapped the data key (HOLDFAST_SECRETS_KEYS)
       key_id text not null,
@@ -27,7 +29,7 @@ export async function up(db: Kysely<any>): Promise<void> {
       -- set when rotated: it keeps signing until then (the grace window)
       expires_at timestamptz
     );
-    create index webhook_secrets_subscription on control.webhook_secrets (subscription_id, created_at desc);
+    create index webhook_secrets_subscription on control.webhook_secrets (subscription_id, seq desc);
     create index webhook_secrets_key on control.webhook_secrets (key_id);
     alter table control.webhook_subscriptions alter column secret drop not null;
   `.execute(db);
