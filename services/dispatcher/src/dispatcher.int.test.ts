@@ -108,6 +108,7 @@ describe('dispatcher: signed campaign.sent deliveries with durable retries', () 
     expect(line).toMatchObject({
       event: 'campaign.sent',
       verified: true,
+      standard_verified: true,
       duplicate: false,
       data: { campaign_type: 'win_back', provider: 'local-mail', tracking_id: sent.tracking_id },
     });
