@@ -176,6 +176,25 @@ describe('holdfast webhooks: destinations and secret rotation', () => {
     expect(createHmac('sha256', rotated.secret).update('x').digest('hex')).toHaveLength(64);
   });
 
+  it('says so when no dispatcher has created the delivery log yet', async () => {
+    const { id: account } = await createAccount(t.db, { name: 'w-nolog' });
+    const sub = await runCaptured(
+      ['webhooks', 'subscribe', '--account', account, '--url', 'https://hooks.example.com/n', '--json'],
+      t.env,
+    );
+    const { id } = sub.json<{ id: string }>();
+    for (const argv of [
+      ['webhooks', 'deliveries', id],
+      ['webhooks', 'redeliver', id, '--all-failed'],
+    ]) {
+      const r = await runCaptured(argv, t.env);
+      expect([r.code, r.stderr]).toEqual([
+        3,
+        'holdfast: no delivery log yet: no dispatcher has started against this database\n',
+      ]);
+    }
+  });
+
   it('redeliver needs exactly one of --delivery and --all-failed', async () => {
     const r = await runCaptured(['webhooks', 'redeliver', '00000000-0000-4000-8000-000000000000'], t.env);
     expect([r.code, r.stderr]).toEqual([

@@ -13,7 +13,7 @@ import {
   type DeliveryListing,
 } from '@holdfast/db';
 import { checkOutboundUrl, EnvReader, readOutboundPolicy } from '@holdfast/platform';
-import type { CliContext } from '../context.js';
+import { CliError, type CliContext } from '../context.js';
 import { accountOption, httpUrl, iso, parseDuration, table, uuid, when } from '../format.js';
 import type { RegisterCommand } from './index.js';
 import { keyringFor } from './secrets.js';
@@ -31,6 +31,17 @@ function checkDestination(ctx: CliContext, url: string): void {
       `refusing ${url}: ${problem}. Outbound calls go to public https URLs only ` +
         `(HOLDFAST_OUTBOUND_ALLOW and HOLDFAST_OUTBOUND_ALLOW_HTTP open local receivers in development)`,
     );
+}
+
+/** The delivery log lives in the dispatcher's schema, which exists once a dispatcher has started. */
+async function withDeliveryLog<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if ((err as { code?: string }).code === '42P01')
+      throw new CliError('no delivery log yet: no dispatcher has started against this database', 3);
+    throw err;
+  }
 }
 
 const attemptLine = (a: DeliveryListing['attempt_log'][number]): string =>
@@ -104,7 +115,8 @@ export const registerWebhooks: RegisterCommand = (program, context) => {
     )
     .action(async (id: string, o: { status?: DeliveryListing['status']; limit: number }) => {
       const ctx = context();
-      const rows = await listDeliveries(await ctx.db(), id, { status: o.status, limit: o.limit });
+      const db = await ctx.db();
+      const rows = await withDeliveryLog(() => listDeliveries(db, id, { status: o.status, limit: o.limit }));
       const json = rows.map((d) => ({
         ...d,
         created_at: iso(d.created_at),
@@ -138,7 +150,8 @@ export const registerWebhooks: RegisterCommand = (program, context) => {
       const ctx = context();
       if (!o.delivery === !o.allFailed)
         throw new ControlPlaneError('invalid', 'give either --delivery <delivery-id> or --all-failed');
-      const ids = await redeliver(await ctx.db(), { subscriptionId: id, deliveryId: o.delivery });
+      const db = await ctx.db();
+      const ids = await withDeliveryLog(() => redeliver(db, { subscriptionId: id, deliveryId: o.delivery }));
       ctx.out(
         { subscription_id: id, scheduled: ids },
         ids.length
