@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { nextAttemptAt, RETRY_DELAYS_MS } from './retry-schedule.js';
-import { signBody, verifySignature } from './signature.js';
+import { Webhook } from 'standardwebhooks';
+import {
+  signatureHeaders,
+  signBody,
+  standardSignature,
+  standardSigningKey,
+  verifySignature,
+} from './signature.js';
 import { deliveryId } from './delivery-id.js';
 import { campaignSentBody } from './campaign-consumer.js';
 
@@ -46,5 +53,36 @@ describe('delivery id', () => {
     expect(deliveryId('3f1c9a52-0000-4000-8000-000000000001', 'hft_1')).toBe(a);
     expect(deliveryId('3f1c9a52-0000-4000-8000-000000000002', 'hft_1')).not.toBe(a);
     expect(deliveryId('3f1c9a52-0000-4000-8000-000000000001', 'hft_2')).not.toBe(a);
+  });
+});
+
+describe('Standard Webhooks signatures', () => {
+  const secret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+
+  it('matches the published test vector and the standardwebhooks package', () => {
+    const sig = standardSignature(secret, 'msg_p5jXN8AQM9LWM0D4loKWxJek', 1614265330, '{"test": 2432232314}');
+    expect(sig).toBe('v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=');
+    expect(sig).toBe(
+      new Webhook(secret).sign(
+        'msg_p5jXN8AQM9LWM0D4loKWxJek',
+        new Date(1614265330_000),
+        '{"test": 2432232314}',
+      ),
+    );
+  });
+
+  it('keys the spec header with the whole secret and webhook-signature with the decoded key, one entry per secret', () => {
+    const other = 'whsec_' + 'A'.repeat(32);
+    const h = signatureHeaders([secret, other], 'd-1', '{"a":1}', new Date(1_700_000_000_123));
+    expect(h).toEqual({
+      'x-service-signature': signBody(secret, '{"a":1}'),
+      'webhook-id': 'd-1',
+      'webhook-timestamp': '1700000000',
+      'webhook-signature': `${standardSignature(secret, 'd-1', 1700000000, '{"a":1}')} ${standardSignature(other, 'd-1', 1700000000, '{"a":1}')}`,
+    });
+    expect(standardSigningKey(secret)).toHaveLength(24);
+    expect(() => signatureHeaders([], 'd', 'b', new Date())).toThrow(
+      'a delivery needs at least one signing secret',
+    );
   });
 });
