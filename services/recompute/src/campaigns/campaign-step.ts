@@ -7,6 +7,7 @@ import { computeLiftReports } from '../attribution/lift-reports.js';
 import { recomputeAttributions } from '../attribution/attribute-orders.js';
 import { planAudiences } from './audience.js';
 import { DEFAULT_AUDIENCE_RULES, type AudienceRules } from './campaign-types.js';
+import { loadCampaignSettings } from './campaign-settings.js';
 import { finishRun, startRun, tryLockAccount, zeroCounts, type RunCounts } from './campaign-runs.js';
 import { adapterFor, type ConnectedProvider, type FetchLike } from './providers/index.js';
 import { flushCampaignEvents, sendPlanned } from './send-planned.js';
@@ -48,6 +49,16 @@ export interface CampaignTask {
   readonly taskId: string | null;
 }
 
+/** How the step runs for this task. */
+export interface CampaignStepOptions {
+  /**
+   * Whether the step decides and sends messages at all: `sendsOnTrigger(task.trigger)` from
+   * @holdfast/domain (nightly and operator commands send; POST /ingest/sync does not). Without it only
+   * attribution and lift are recomputed, and the run is `skipped` / `trigger_does_not_send`.
+   */
+  readonly send: boolean;
+}
+
 /**
  * The campaign step of a recompute, run after an account's scores were written:
  *
@@ -71,14 +82,16 @@ export interface CampaignTask {
 export function createCampaignStep(
   config: CampaignStepConfig,
   deps: CampaignStepDeps,
-): (task: CampaignTask) => Promise<CampaignStepResult> {
-  return (task) => runCampaignStep(config, deps, task);
+): (task: CampaignTask, options: CampaignStepOptions) => Promise<CampaignStepResult> {
+  return (task, options) => runCampaignStep(config, deps, task, options);
 }
 
+/** One campaign step (see {@link createCampaignStep}). */
 export async function runCampaignStep(
   config: CampaignStepConfig,
   deps: CampaignStepDeps,
   task: CampaignTask,
+  options: CampaignStepOptions,
 ): Promise<CampaignStepResult> {
   const { pool } = deps;
   const now = deps.now ?? (() => new Date());
@@ -86,13 +99,21 @@ export async function runCampaignStep(
   const runId = randomUUID();
   const counts = zeroCounts();
   const lock = await tryLockAccount(pool, task.accountId);
-  await startRun(pool, { runId, accountId: task.accountId, taskId: task.taskId, at: now() });
+  await startRun(pool, {
+    runId,
+    accountId: task.accountId,
+    taskId: task.taskId,
+    sendsEnabled: options.send,
+    at: now(),
+  });
   if (!lock) {
     await finishRun(pool, runId, { status: 'skipped', reason: 'already_running', counts, at: now() });
     return { runId, status: 'skipped', reason: 'already_running', ...counts };
   }
   try {
-    const outcome = await sendCampaigns(config, deps, task, runId, counts, now, logger);
+    const outcome: Outcome = options.send
+      ? await sendCampaigns(config, deps, task, runId, counts, now, logger)
+      : { status: 'skipped', reason: 'trigger_does_not_send' };
     counts.eventsAppended = await flushCampaignEvents({
       pool,
       appender: deps.appender,
@@ -138,11 +159,14 @@ async function sendCampaigns(
   logger: Logger,
 ): Promise<Outcome> {
   const { pool } = deps;
+  const settings = await loadCampaignSettings(pool, task.accountId);
+  if (!settings.enabledTypes.size) return { status: 'skipped', reason: 'no_campaign_type_enabled' };
   const { rows: providers } = await pool.query<ConnectedProvider>(
     `select provider, channel, endpoint_url from control.providers where account_id = $1 order by provider`,
     [task.accountId],
   );
-  if (!providers.length) return { status: 'skipped', reason: 'no_provider_connected' };
+  // A sandbox account simulates its sends: it needs no provider (and never calls one).
+  if (!providers.length && !settings.sandbox) return { status: 'skipped', reason: 'no_provider_connected' };
   const { rows: acc } = await pool.query<{ storefront_domain: string | null }>(
     `select storefront_domain from control.accounts where id = $1`,
     [task.accountId],
@@ -169,16 +193,25 @@ async function sendCampaigns(
       emailProvider: first('email'),
       smsProvider: first('sms'),
       rules: { ...DEFAULT_AUDIENCE_RULES, ...config.rules },
+      settings,
+      storefrontDomain,
     });
     await client.query('commit');
-    counts.planned = plan.planned;
-    counts.heldOut = plan.heldOut;
+    counts.planned = plan.send;
+    counts.heldOut = plan.held_out;
+    counts.sandboxSimulated = plan.sandbox_simulated;
+    counts.capped = plan.capped;
+    counts.noConsent = plan.no_consent;
+    counts.suppressed = plan.suppressed;
+    counts.disabled = plan.disabled;
   } catch (err) {
     await client.query('rollback').catch(() => undefined);
     throw err;
   } finally {
     client.release();
   }
+  // Sandbox: nothing is ever sent (plans a crashed live run left behind stay planned, unsent).
+  if (settings.sandbox) return { status: 'done', reason: null };
   const fetchFn = deps.fetch ?? fetch;
   const timeoutMs = config.providerTimeoutMs ?? 10_000;
   const adapters = new Map(providers.map((p) => [p.provider, adapterFor(p, fetchFn, timeoutMs)]));
