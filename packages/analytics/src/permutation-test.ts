@@ -17,7 +17,11 @@ export interface PermutationOptions {
    * Default 25 (with 999 re-splits, billing needs at most 24).
    */
   readonly stopAfter?: number;
-  /** Seed of the re-splits (default fixed: the same data always give the same p-value). */
+  /**
+   * Seed of the re-splits. Default: derived from the data, so the same data always give the same
+   * p-value while different data get independent re-splits (one fixed set of re-splits reused for every
+   * report would make all billing decisions share its luck).
+   */
   readonly seed?: number;
 }
 
@@ -85,7 +89,7 @@ export function permutationPValueGreater(
   const threshold = observed - 1e-9 * Math.max(1, Math.abs(observed));
   const b = options.permutations ?? 999;
   const stopAfter = options.stopAfter ?? 25;
-  const u = mulberry32(options.seed ?? 0x5eed);
+  const u = mulberry32(options.seed ?? dataSeed(observedH, total2, n));
   const index = new Int32Array(n);
   for (let i = 0; i < n; i++) index[i] = i;
   let reached = 0;
@@ -107,4 +111,12 @@ export function permutationPValueGreater(
     }
   }
   return { pValue: (reached + 1) / (b + 1), resplits: b };
+}
+
+/** A 32-bit seed from the bits of two sums and the size (FNV-1a over their bytes). */
+function dataSeed(a: number, b: number, n: number): number {
+  const bytes = new Uint8Array(new Float64Array([a, b, n]).buffer);
+  let h = 0x811c9dc5;
+  for (const byte of bytes) h = Math.imul(h ^ byte, 0x01000193);
+  return h >>> 0;
 }
