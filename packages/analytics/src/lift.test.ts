@@ -117,7 +117,7 @@ describe('lift billing by simulation (holdout 1,000, treated 19,000)', () => {
       expect(r.permutation.billedRate).toBeGreaterThanOrEqual(0.005);
       expect(r.permutation.billedRate).toBeLessThanOrEqual(0.045);
     },
-    120_000,
+    600_000,
   );
 
   it('given lognormal revenue and a 10% lift, then the 95% interval covers 95% ± 3 pp and power is reported', () => {
