@@ -43,10 +43,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       add constraint campaign_assignments_held_out check (status <> 'held_out' or arm = 'holdout'),
       add constraint campaign_assignments_treated check (
         status not in ('planned', 'sent', 'failed', 'sandbox_simulated') or arm = 'treated');
-    -- The frequency cap reads a customer's counted decisions of every type.
-    create index campaign_assignments_cap
-      on analytics.campaign_assignments (account_id, customer_id, assigned_at desc)
-      where status in ('planned', 'sent', 'held_out', 'sandbox_simulated');
+    -- The frequency cap reads a customer's recent decisions of every type through the existing
+    -- campaign_assignments_cooldown index (account_id, customer_id, ...).
 
     alter table analytics.campaign_runs
       add column sends_enabled boolean,
