@@ -62,13 +62,16 @@ export interface CampaignStepOptions {
 /**
  * The campaign step of a recompute, run after an account's scores were written:
  *
- * 1. sends: plan audiences (docs/analytics.md, "Campaign audiences"), send the planned messages
- *    through each connected provider's adapter, append a CampaignSent record per message sent. No
- *    storefront domain: nothing is planned or sent and the run records `failed` /
- *    `storefront_domain_missing` (rule 11: every call-to-action is built on it). No provider
- *    connected: `skipped` / `no_provider_connected`.
+ * 1. sends, only when `options.send` (else `skipped` / `trigger_does_not_send`; docs/campaigns.md):
+ *    plan audiences and record every decision (`decideSend`: enabled types, cool-down, reach,
+ *    frequency cap, holdout, sandbox), send the planned messages through each connected provider's
+ *    adapter, append a CampaignSent record per message sent. No type enabled: `skipped` /
+ *    `no_campaign_type_enabled`. No storefront domain: nothing is planned or sent and the run records
+ *    `failed` / `storefront_domain_missing` (rule 11: every call-to-action is built on it). No provider
+ *    connected (live account): `skipped` / `no_provider_connected`. A sandbox account needs no provider:
+ *    its sends are recorded as `sandbox_simulated` and never sent nor appended.
  * 2. attribution and lift, always (also when sending could not run): recompute analytics.attributions
- *    and the lift reports of the current and previous month.
+ *    and the lift reports of every month not yet settled.
  *
  * Each run is a row in analytics.campaign_runs. It never throws for a configuration problem of the
  * account (the scores are fine; the run row says what is missing); it does throw on infrastructure
@@ -77,7 +80,7 @@ export interface CampaignStepOptions {
  *
  * @example
  * const step = createCampaignStep({ topicPrefix: '', readModelSchema: 'read_models' }, { pool, appender, codec });
- * await step({ accountId, taskId });
+ * await step({ accountId, taskId }, { send: sendsOnTrigger(trigger) });
  */
 export function createCampaignStep(
   config: CampaignStepConfig,
