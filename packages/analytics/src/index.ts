@@ -56,8 +56,20 @@ export type {
   ScoreResult,
 } from './score.js';
 export { HOLDOUT_SHARE, fnv1a64, holdoutBucket, isHoldout } from './holdout.js';
-export { liftStatistics } from './lift.js';
-export type { LiftOptions, LiftResult } from './lift.js';
+export { liftFromMoments, liftStatistics } from './lift.js';
+export type { LiftOptions, LiftResult, LiftTest } from './lift.js';
+export { permutationPValueGreater } from './permutation-test.js';
+export type { PermutationOptions, PermutationResult } from './permutation-test.js';
+export {
+  differenceSkewness,
+  hallTransform,
+  inverseHallTransform,
+  sampleMoments,
+} from './skew-corrected-t.js';
+export type { SampleMoments } from './skew-corrected-t.js';
+export { mulberry32 } from './prng.js';
+export { REVENUE_MODELS, expectedRevenue, runLiftSimulation } from './lift-simulation.js';
+export type { LiftScenario, LiftSimulationResult, RevenueModel } from './lift-simulation.js';
 export { studentTCdf, studentTPdf, studentTQuantile } from './student-t.js';
 export {
   digamma,

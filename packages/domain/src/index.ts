@@ -14,3 +14,15 @@
 export * from './ingest/index.js';
 export { keyKind } from './keys/key-kind.js';
 export type { KeyKind } from './keys/key-kind.js';
+export { DEFAULT_FREQUENCY_CAP, decideSend } from './campaigns/decide-send.js';
+export type {
+  RecentSend,
+  SendCampaign,
+  SendChannel,
+  SendCustomer,
+  SendDecision,
+  SendDecisionKind,
+  SendSettings,
+} from './campaigns/decide-send.js';
+export { sendsOnTrigger } from './campaigns/send-trigger.js';
+export type { RecomputeTrigger, TriggerSettings } from './campaigns/send-trigger.js';

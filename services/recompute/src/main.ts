@@ -2,6 +2,7 @@
 // 02:00 UTC schedule on the real stack. SIGTERM/SIGINT stop it cleanly.
 import type { Kysely } from 'kysely';
 import { EventCodec } from '@holdfast/contracts';
+import { sendsOnTrigger } from '@holdfast/domain';
 import { createDb, createPool, migrateToLatest } from '@holdfast/db';
 import { createKafka, ensureTopics, TransactionalAppender } from '@holdfast/kafka';
 import {
@@ -50,7 +51,7 @@ const campaigns = createCampaignStep(
 );
 const recompute = async (task: SyncTaskRef): Promise<void> => {
   await score(task);
-  await campaigns({ accountId: task.accountId, taskId: task.taskId });
+  await campaigns({ accountId: task.accountId, taskId: task.taskId }, { send: sendsOnTrigger(task.trigger) });
 };
 const consumer = await startSyncConsumer(config, { pool, kafka, codec, logger, recompute });
 const appender = await TransactionalAppender.create(kafka, {

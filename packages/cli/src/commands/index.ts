@@ -3,6 +3,7 @@ import type { CliContext } from '../context.js';
 import { registerAccounts } from './accounts.js';
 import { registerAnalytics } from './analytics.js';
 import { registerBackfill } from './backfill.js';
+import { registerCampaigns } from './campaigns.js';
 import { registerDev } from './dev.js';
 import { registerDlq } from './dlq.js';
 import { registerKeys } from './keys.js';
@@ -26,6 +27,7 @@ export const COMMANDS: RegisterCommand[] = [
   registerWebhooks,
   registerProviders,
   registerSecrets,
+  registerCampaigns,
   registerMigrate,
   registerSync,
   registerBackfill,

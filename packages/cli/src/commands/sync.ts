@@ -6,8 +6,8 @@ import { CliError, type CliContext } from '../context.js';
 import { accountOption, iso } from '../format.js';
 import type { RegisterCommand } from './index.js';
 
-/** Appends one SyncRequested record (keyed by account, so it queues behind that account's ingest). */
-async function appendSyncRequested(ctx: CliContext, accountId: string, taskId: string, now: Date) {
+/** Appends one SyncRequested record, trigger `cli` (keyed by account, so it queues behind that account's ingest). */
+export async function appendSyncRequested(ctx: CliContext, accountId: string, taskId: string, now: Date) {
   const cfg = ctx.config();
   const codec = await EventCodec.connect(cfg.schemaRegistryUrl);
   const kafka = createKafka(cfg.kafkaBrokers, 'holdfast-cli', ctx.logger());

@@ -4,4 +4,12 @@
  */
 export { recomputeAttributions, type AttributionInput } from './attribute-orders.js';
 export { computeLiftReports, type LiftReportInput } from './lift-reports.js';
-export { liftFigures, monthPeriods, type LiftFigures, type Period } from './lift-report.js';
+export {
+  DEFAULT_SETTLEMENT_DAYS,
+  liftFigures,
+  monthPeriods,
+  settlement,
+  settlingPeriods,
+  type LiftFigures,
+  type Period,
+} from './lift-report.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { HOLDOUT_SHARE, isHoldout } from '@holdfast/analytics';
-import { liftFigures, monthPeriods } from './lift-report.js';
+import { liftFigures, monthPeriods, settlement, settlingPeriods } from './lift-report.js';
 import { mulberry32 } from '../campaigns/test-support/random.js';
 
 // Revenue per customer over a period: 70% buy nothing, buyers spend exp(N(3.5, 1)) — skewed like real
@@ -16,61 +16,64 @@ function revenue(rand: () => number, effect: number): number {
 }
 
 // The holdout is the service's own: isHoldout over 40,000 customer ids of each of 5 accounts, so about
-// 2,000 holdout customers per report. At ~1,000 the Welch interval covers only ~93–94% for revenue this
-// skewed (docs/analytics.md, "Lift statistics" and "Lift reports and billing").
+// 2,000 holdout customers per report. The lift test itself is checked over holdouts of 500–10,000 and
+// heavier tails by `npm run bench -- lift` (docs/analytics.md, "Lift statistics").
 const SPLITS = Array.from({ length: 5 }, (_, a) =>
   Array.from({ length: 40_000 }, (_, i) => isHoldout(`sim-account-${a}`, `customer-${i}`)),
 );
 
-/** 1,000 simulated lift reports; every experiment draws fresh revenue for a fixed hash holdout. */
-function simulate(effect: number, seed: number) {
+/** Simulated lift reports; every experiment draws fresh revenue for a fixed hash holdout. */
+function simulate(effect: number, seed: number, experiments: number, permutations?: number) {
   const rand = mulberry32(seed);
   const reports = [];
-  for (let e = 0; e < 1000; e++) {
+  for (let e = 0; e < experiments; e++) {
     const treated: number[] = [];
     const holdout: number[] = [];
     for (const held of SPLITS[e % SPLITS.length]!) {
       if (held) holdout.push(revenue(rand, 0));
       else treated.push(revenue(rand, effect));
     }
-    reports.push(liftFigures(treated, holdout));
+    reports.push(liftFigures(treated, holdout, { permutations }));
   }
   return { reports, holdoutShare: SPLITS.flat().filter(Boolean).length / 200_000 };
 }
 
-describe('lift report by simulation (1,000 experiments, the service’s hash holdout)', () => {
-  it('the 95% interval covers a known true lift 93–97% of the time; billing follows significance', () => {
+// 400 experiments per test, fixed seeds (cannot flake); tolerances ≈ 2.5 binomial SE at n = 400.
+describe('lift report by simulation (400 experiments, the service’s hash holdout)', () => {
+  it('the 95% interval covers a known true lift 92–98% of the time; billing follows the one-sided test', () => {
     const trueLift = 0.1 * MEAN;
-    const { reports, holdoutShare } = simulate(0.1, 20251123);
+    const { reports, holdoutShare } = simulate(0.1, 20251123, 400, 199); // coverage does not depend on the re-splits
     expect(Math.abs(holdoutShare - HOLDOUT_SHARE)).toBeLessThan(0.005);
     const covered =
       reports.filter((r) => r.ciLow! <= trueLift && trueLift <= r.ciHigh!).length / reports.length;
-    expect(covered).toBeGreaterThanOrEqual(0.93);
-    expect(covered).toBeLessThanOrEqual(0.97);
+    expect(covered).toBeGreaterThanOrEqual(0.92);
+    expect(covered).toBeLessThanOrEqual(0.98);
     for (const r of reports) {
-      expect(r.billableRevenue).toBeCloseTo(r.significant && r.lift! > 0 ? r.incrementalRevenue! : 0, 3);
+      const billable = r.pValueGreater! < 0.025 && r.lift! > 0;
+      expect(r.billableRevenue).toBeCloseTo(billable ? r.incrementalRevenue! : 0, 3);
       expect(r.mde).toBeGreaterThan(0);
     }
-  }, 120_000);
+  }, 600_000); // seconds on an idle machine; generous for a loaded one
 
-  it('under no lift, 3–7% of reports are significant and at most 5% bill anything', () => {
-    const { reports } = simulate(0, 424242);
-    const significant = reports.filter((r) => r.significant).length / reports.length;
+  it('under no lift, 2.5% ± 2 pp of reports bill anything (the nominal one-sided level)', () => {
+    const { reports } = simulate(0, 424242, 400);
     const billed = reports.filter((r) => r.billableRevenue > 0).length / reports.length;
-    expect(significant).toBeGreaterThanOrEqual(0.03);
-    expect(significant).toBeLessThanOrEqual(0.07);
-    expect(billed).toBeLessThanOrEqual(0.05);
-  }, 120_000);
+    expect(billed).toBeGreaterThanOrEqual(0.005);
+    expect(billed).toBeLessThanOrEqual(0.045);
+    expect(reports.every((r) => r.test === 'permutation')).toBe(true);
+  }, 600_000); // seconds on an idle machine; generous for a loaded one
 });
 
 describe('liftFigures', () => {
-  it('bills only significant positive incremental revenue', () => {
+  it('bills only incremental revenue the one-sided test finds positive', () => {
     const up = liftFigures([10, 12, 11, 13, 12, 11], [1, 2, 1, 2, 1, 2]);
     expect(up.significant).toBe(true);
     expect(up.billableRevenue).toBeCloseTo(up.incrementalRevenue!, 4);
     expect(up.incrementalRevenue).toBeCloseTo(up.lift! * 6, 6);
+    expect(up.pValueGreater).toBeLessThan(0.025);
     const down = liftFigures([1, 2, 1, 2, 1, 2], [10, 12, 11, 13, 12, 11]);
     expect(down.significant).toBe(true);
+    expect(down.pValueGreater).toBeGreaterThan(0.5);
     expect(down.billableRevenue).toBe(0);
     const noise = liftFigures([1, 5, 2, 8, 0, 3], [2, 4, 3, 6, 1, 2]);
     expect(noise.significant).toBe(false);
@@ -110,5 +113,26 @@ describe('monthPeriods', () => {
       ['2024-12-01T00:00:00.000Z', '2025-01-01T00:00:00.000Z'],
       ['2025-01-01T00:00:00.000Z', '2025-02-01T00:00:00.000Z'],
     ]);
+  });
+});
+
+describe('settlement', () => {
+  const march = { start: new Date('2025-03-01T00:00:00Z'), end: new Date('2025-04-01T00:00:00Z') };
+  it.each([
+    ['2025-04-15T00:00:00Z', 'provisional'],
+    ['2025-05-30T23:59:59Z', 'provisional'],
+    ['2025-05-31T00:00:00Z', 'final'],
+    ['2025-09-01T00:00:00Z', 'final'],
+  ])('given now = %s, then March (settling 60 days after its end) is %s', (now, status) => {
+    expect(settlement(march, new Date(now))).toEqual({ status, settlesAt: new Date('2025-05-31T00:00:00Z') });
+  });
+
+  it('refreshes every month until the first run after it settles', () => {
+    const months = (now: string, days?: number) =>
+      settlingPeriods(new Date(now), days).map((p) => p.start.toISOString().slice(0, 7));
+    expect(months('2025-06-10T00:00:00Z')).toEqual(['2025-02', '2025-03', '2025-04', '2025-05', '2025-06']);
+    // May settles on 2025-07-30; on 2025-07-30 it is still among the months refreshed.
+    expect(months('2025-07-30T00:00:00Z')).toContain('2025-05');
+    expect(months('2025-06-10T00:00:00Z', 14)).toEqual(['2025-04', '2025-05', '2025-06']);
   });
 });

@@ -10,11 +10,15 @@ export interface LiftFigures {
   readonly ciLow: number | null;
   readonly ciHigh: number | null;
   readonly pValue: number | null;
+  /** One-sided p-value of the billing test (lift > 0). */
+  readonly pValueGreater: number | null;
+  /** The billing test (`permutation`). */
+  readonly test: string;
   readonly significant: boolean;
   readonly incrementalRevenue: number | null;
-  /** What the performance fee may be computed from: incremental revenue when significantly positive, else 0. */
+  /** What the performance fee may be computed from: incremental revenue when the one-sided test says lift > 0, else 0. */
   readonly billableRevenue: number;
-  /** Minimum detectable effect (revenue per customer) at α = 0.05 and 80% power for these groups. */
+  /** Minimum detectable effect (revenue per customer): one-sided 2.5% test, 80% power, these groups. */
   readonly mde: number | null;
 }
 
@@ -22,11 +26,12 @@ const finite = (x: number): number | null => (Number.isFinite(x) ? x : null);
 
 /**
  * Lift of one campaign type in one period from per-customer net revenue of the treated customers
- * (eligible and sent) and the holdout customers (eligible, held out). Welch's t (`liftStatistics`:
- * unequal variances, very unequal group sizes). Billing rule (spec, general rule 6): only statistically
- * significant incremental revenue is billable, and only when the lift is positive — a significant
- * loss bills nothing. Statistics that cannot be computed (fewer than two customers in a group) are
- * null, and then nothing is billable.
+ * (intent to treat: every eligible non-holdout customer selected, whatever happened to the send) and
+ * the holdout customers (eligible, held out). `liftStatistics`: a studentised permutation test bills,
+ * a Hall skew-corrected Welch interval is reported (docs/analytics.md §8). Billing rule (spec, general
+ * rule 6): incremental revenue is billable only when the one-sided test at 2.5% says lift > 0.
+ * Statistics that cannot be computed (fewer than two customers in a group) are null, and then nothing is
+ * billable.
  */
 export function liftFigures(
   treated: readonly number[],
@@ -34,7 +39,7 @@ export function liftFigures(
   options?: LiftOptions,
 ): LiftFigures {
   const s = liftStatistics(treated, holdout, options);
-  const billable = s.significant && s.lift > 0 ? s.incrementalRevenue : 0;
+  const billable = s.significantlyPositive && s.lift > 0 ? s.incrementalRevenue : 0;
   return {
     treatedCustomers: s.treatedCount,
     holdoutCustomers: s.holdoutCount,
@@ -44,6 +49,8 @@ export function liftFigures(
     ciLow: finite(s.confidenceInterval[0]),
     ciHigh: finite(s.confidenceInterval[1]),
     pValue: finite(s.pValue),
+    pValueGreater: finite(s.pValueGreater),
+    test: s.test,
     significant: s.significant,
     incrementalRevenue: finite(s.incrementalRevenue),
     billableRevenue: Math.round(billable * 10_000) / 10_000,
@@ -73,4 +80,29 @@ export function monthPeriods(now: Date, previous = 1): Period[] {
     periods.push({ start: new Date(Date.UTC(y, m - k, 1)), end: new Date(Date.UTC(y, m - k + 1, 1)) });
   }
   return periods;
+}
+
+/** Days after a period's end during which refunds still change its billable figure (default). */
+export const DEFAULT_SETTLEMENT_DAYS = 60;
+
+/** A period's settlement: provisional until `settlesAt` (period end + settlement days), final after. */
+export function settlement(
+  period: Period,
+  now: Date,
+  settlementDays: number = DEFAULT_SETTLEMENT_DAYS,
+): { status: 'provisional' | 'final'; settlesAt: Date } {
+  const settlesAt = new Date(period.end.getTime() + settlementDays * 86_400_000);
+  return { status: now.getTime() >= settlesAt.getTime() ? 'final' : 'provisional', settlesAt };
+}
+
+/**
+ * The periods a recompute refreshes with a settlement period: every month whose end is at most
+ * `settlementDays` + one month before now, so a month is recomputed until the first run after it settles.
+ *
+ * @example
+ * settlingPeriods(new Date('2025-06-10T00:00:00Z'), 60).map((p) => p.start.toISOString().slice(0, 7));
+ * // ['2025-02', '2025-03', '2025-04', '2025-05', '2025-06']
+ */
+export function settlingPeriods(now: Date, settlementDays: number = DEFAULT_SETTLEMENT_DAYS): Period[] {
+  return monthPeriods(now, Math.ceil(settlementDays / 28) + 1);
 }

@@ -74,7 +74,8 @@ describe('lift reports: treated vs holdout revenue per customer, net of refunds,
     await assign(h1, 'win_back', 'holdout', on(2));
     await assign(h2, 'win_back', 'holdout', on(2));
     await assign(h3, 'win_back', 'holdout', on(10));
-    await assign(failed, 'win_back', 'treated', on(2), 'failed'); // never sent: not in the treated group
+    // Intent to treat: selected but the send failed, still counts as treated (with its 400).
+    await assign(failed, 'win_back', 'treated', on(2), 'failed');
     await assign(t2, 'vip', 'treated', on(5));
 
     await insertOrder(t, account, { customerId: t1, orderDate: on(1), amount: 999 }); // before assignment
@@ -97,16 +98,16 @@ describe('lift reports: treated vs holdout revenue per customer, net of refunds,
         periods: [MARCH],
       }),
     ).toBe(2);
-    const expected = liftFigures([150, 80, 0, 0], [30, 0, 0]);
+    const expected = liftFigures([150, 80, 0, 0, 400], [30, 0, 0]);
     const [row] = await report('win_back');
     expect(row).toMatchObject({
       period_start: MARCH.start,
       period_end: MARCH.end,
-      treated_customers: 4,
+      treated_customers: 5,
       holdout_customers: 3,
-      treated_revenue_per_customer: 57.5,
+      treated_revenue_per_customer: 126,
       holdout_revenue_per_customer: 10,
-      lift: 47.5,
+      lift: 116,
       significant: expected.significant,
       billable_revenue: expected.billableRevenue,
       computed_at: now,
@@ -115,7 +116,15 @@ describe('lift reports: treated vs holdout revenue per customer, net of refunds,
     expect(row!.ci_high).toBeCloseTo(expected.ciHigh!, 9);
     expect(row!.p_value).toBeCloseTo(expected.pValue!, 12);
     expect(row!.mde).toBeCloseTo(expected.mde!, 9);
-    expect(row!.incremental_revenue).toBeCloseTo(190, 9);
+    expect(row!.incremental_revenue).toBeCloseTo(580, 9);
+    // Computed 45 days after the end of the month: provisional until 60 days after it.
+    expect(row).toMatchObject({
+      test: 'permutation',
+      settlement_status: 'provisional',
+      settles_at: new Date('2025-05-31T00:00:00.000Z'),
+      settled_at: null,
+      final_billable_revenue: null,
+    });
     expect(row!.significant).toBe(false);
     expect(row!.billable_revenue).toBe(0);
     // One treated customer (whose only order came before the vip send), no holdout: reported, nothing
@@ -146,7 +155,60 @@ describe('lift reports: treated vs holdout revenue per customer, net of refunds,
     });
     const rows = await report('win_back');
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ treated_revenue_per_customer: 37.5, computed_at: on(46) });
+    expect(rows[0]).toMatchObject({ treated_revenue_per_customer: 110, computed_at: on(46) });
+  });
+
+  it('settles a period once: final after the settlement days, never moved by later refunds', async () => {
+    const shop = (await createAccount(t.db, { name: 'Settling' })).id;
+    account = shop;
+    const treated: string[] = [];
+    for (let i = 0; i < 30; i++) treated.push(await insertCustomer(t, shop));
+    const holdout: string[] = [];
+    for (let i = 0; i < 10; i++) holdout.push(await insertCustomer(t, shop));
+    for (const [i, id] of treated.entries()) {
+      await assign(id, 'vip', 'treated', on(2), i === 0 ? 'failed' : 'sent');
+      await insertOrder(t, shop, { customerId: id, orderDate: on(3), amount: 100 + (i % 5) * 10 });
+    }
+    for (const id of holdout) await assign(id, 'vip', 'holdout', on(2));
+    const run = (now: Date) =>
+      computeLiftReports(t.pool, {
+        accountId: shop,
+        readModelSchema: 'read_models',
+        now,
+        settlementDays: 60,
+      });
+    // 50 days after March: March is refreshed by default (settlingPeriods) and still provisional.
+    await run(new Date('2025-05-20T00:00:00Z'));
+    let [row] = await report('vip');
+    expect(row).toMatchObject({
+      settlement_status: 'provisional',
+      treated_customers: 30,
+      final_billable_revenue: null,
+    });
+    expect(row!.billable_revenue).toBeCloseTo(3600, 4);
+    // A refund 55 days after the period: the provisional figure drops.
+    await t.pool.query(
+      `update read_models.orders set refunded_amount = order_amount where account_id = $1 and customer_id = any($2::uuid[])`,
+      [shop, treated.slice(0, 6)],
+    );
+    await run(new Date('2025-05-26T00:00:00Z'));
+    [row] = await report('vip');
+    expect(row!.treated_revenue_per_customer).toBeCloseTo(2900 / 30, 9); // 3,600 − 700 refunded
+    expect(row!.billable_revenue).toBeCloseTo(2900, 4);
+    // The first run after 2025-05-31 settles it with the refunds known then, and stores both figures.
+    const settledAt = new Date('2025-06-01T02:00:00Z');
+    await run(settledAt);
+    [row] = await report('vip');
+    expect(row).toMatchObject({ settlement_status: 'final', settled_at: settledAt, computed_at: settledAt });
+    expect(row!.final_billable_revenue).toBeCloseTo(2900, 4);
+    // A refund after settlement changes nothing any more.
+    await t.pool.query(`update read_models.orders set refunded_amount = order_amount where account_id = $1`, [
+      shop,
+    ]);
+    await run(new Date('2025-06-02T02:00:00Z'));
+    [row] = await report('vip');
+    expect(row).toMatchObject({ settlement_status: 'final', computed_at: settledAt });
+    expect(row!.billable_revenue).toBeCloseTo(2900, 4);
   });
 
   it('bills significant positive lift only', async () => {

@@ -1,7 +1,11 @@
+import { randomBytes } from 'node:crypto';
+import { decideSend, type SendChannel, type SendDecisionKind, type SendSettings } from '@holdfast/domain';
 import type { PoolClient } from '@holdfast/db';
-import type { AudienceRules } from './campaign-types.js';
+import type { AudienceRules, CampaignType } from './campaign-types.js';
+import type { AccountCampaignSettings } from './campaign-settings.js';
+import { buildCtaUrl } from './cta-url.js';
 
-/** Where an audience is planned: the account, the run and the providers chosen per channel. */
+/** Where an audience is planned: the account, the run, its settings and the providers per channel. */
 export interface PlanInput {
   readonly accountId: string;
   readonly runId: string;
@@ -12,36 +16,56 @@ export interface PlanInput {
   readonly emailProvider: string | null;
   readonly smsProvider: string | null;
   readonly rules: AudienceRules;
+  readonly settings: AccountCampaignSettings;
+  /** Normalised storefront domain: the link of a simulated (sandbox) send is built at plan time. */
+  readonly storefrontDomain: string;
 }
 
-/** How many assignments a plan wrote, per arm. */
-export interface PlanResult {
-  readonly planned: number;
-  readonly heldOut: number;
+/** How many ledger rows a plan wrote, per decision (cooling_down is not recorded). */
+export type PlanResult = Readonly<Record<Exclude<SendDecisionKind, 'cooling_down'>, number>>;
+
+/** The provider name recorded on simulated sends of sandbox accounts. */
+export const SANDBOX_PROVIDER = 'sandbox';
+
+interface Candidate {
+  customer_id: string;
+  campaign_type: CampaignType;
+  is_holdout: boolean;
+  has_email: boolean;
+  email_consent: boolean;
+  email_suppressed: boolean;
+  has_phone: boolean;
+  sms_consent: boolean;
+  recent_types: string[] | null;
+  recent_at: Date[] | null;
+  recent_status: string[] | null;
 }
+
+/** Ledger statuses that count as a message for the cool-down and the frequency cap (both arms alike). */
+const COUNTED = new Set(['planned', 'sent', 'held_out', 'sandbox_simulated']);
 
 /**
- * Plans this run's audiences in one statement over the account's current scores (set-based, so an
- * account of a million customers costs one query):
+ * Plans this run's audiences over the account's current scores:
  *
- * 1. Type: each scored customer gets at most one campaign type, the first rule that matches —
+ * 1. Type (one query): each scored customer gets at most one campaign type, the first rule that matches —
  *    win_back (Overdue or Lapsed), replenishment (predicted next purchase within the window of the
- *    scores' as_of), vip (lifetime value in the account's top `vipShare`, and positive).
- * 2. Reach: email when an email provider is connected and the customer has an address, marketing
- *    consent, and is neither suppressed nor bounced; else SMS when an SMS provider is connected and
- *    the customer has a phone and SMS consent; else nobody is contacted.
- * 3. Cool-down: not when the customer had the same type planned, sent or held out within
- *    `cooldownDays` (failed sends do not count: the next run tries again).
- * 4. Arm: holdout customers (customer_scores.is_holdout) are written `held_out` and never sent; the
- *    rest `planned`, with a fresh tracking id.
+ *    scores' as_of), vip (lifetime value in the account's top `vipShare`, and positive). The same query
+ *    reads the customer's contact state and recent counted decisions (planned, sent, held_out,
+ *    sandbox_simulated) within the longer of the cool-down and the frequency-cap windows.
+ * 2. Decision per customer: `decideSend` (@holdfast/domain; enabled type, cool-down, reach, frequency
+ *    cap, holdout, sandbox), recorded as a ledger row (except cooling_down, whose earlier row stands,
+ *    and a decision not to send that was already recorded for the same type within the cool-down).
+ *    `send` rows are `planned` with a fresh tracking id; `sandbox_simulated` rows get a tracking id and
+ *    their link but are never sent.
  *
- * Steps 1–3 are the same for both arms, so the holdout rows are exactly the customers who would have
- * been sent: the comparison group of the lift report. Call inside a transaction holding the account's
- * campaign lock, so two runs cannot both pass the cool-down check.
+ * The steps before the holdout are the same for both arms, so the held_out rows are exactly the
+ * customers who would have been sent: the comparison group of the lift report. Call inside a
+ * transaction holding the account's campaign lock, so two runs cannot both pass the cap.
  */
 export async function planAudiences(c: PoolClient, p: PlanInput): Promise<PlanResult> {
   const rm = `"${p.readModelSchema}"`;
-  const { rows } = await c.query<{ arm: 'treated' | 'holdout'; n: number }>(
+  const windowDays = Math.max(p.rules.cooldownDays, p.settings.frequencyCap.days);
+  const { rows } = await c.query<Candidate>(
     `with scored as (
        select s.customer_id, s.is_holdout, s.lifecycle_state, s.predicted_next_purchase_at, s.as_of,
               s.lifetime_value, cume_dist() over (order by s.lifetime_value) as ltv_cume
@@ -52,55 +76,141 @@ export async function planAudiences(c: PoolClient, p: PlanInput): Promise<PlanRe
               case
                 when lifecycle_state in ('Overdue', 'Lapsed') then 'win_back'
                 when predicted_next_purchase_at is not null
-                     and predicted_next_purchase_at <= as_of + make_interval(days => $5) then 'replenishment'
-                when lifetime_value > 0 and ltv_cume > 1 - $6::float8 then 'vip'
+                     and predicted_next_purchase_at <= as_of + make_interval(days => $2) then 'replenishment'
+                when lifetime_value > 0 and ltv_cume > 1 - $3::float8 then 'vip'
               end as campaign_type
-         from scored),
-     reachable as (
-       select t.customer_id, t.is_holdout, t.campaign_type,
-              case
-                when $7::text is not null and c.email is not null and c.consent_marketing_email
-                     and not c.consent_suppressed and not c.consent_bounced then 'email'
-                when $8::text is not null and c.phone is not null and c.consent_sms then 'sms'
-              end as channel
-         from typed t
-         join ${rm}.customers c on c.account_id = $1 and c.customer_id = t.customer_id
-        where t.campaign_type is not null),
-     chosen as (
-       select r.* from reachable r
-        where r.channel is not null
-          and not exists (
-            select 1 from analytics.campaign_assignments a
-             where a.account_id = $1 and a.customer_id = r.customer_id and a.campaign_type = r.campaign_type
-               and a.status in ('planned', 'sent', 'held_out')
-               and a.assigned_at > $4::timestamptz - make_interval(days => $9))),
-     inserted as (
-       insert into analytics.campaign_assignments
-         (assignment_id, account_id, run_id, task_id, campaign_type, customer_id, arm, channel, provider,
-          status, tracking_id, assigned_at)
-       select gen_random_uuid(), $1, $2, $3, campaign_type, customer_id,
-              case when is_holdout then 'holdout' else 'treated' end,
-              channel,
-              case when channel = 'email' then $7 else $8 end,
-              case when is_holdout then 'held_out' else 'planned' end,
-              -- 96 random bits, lower-case hex: URL-safe and matched case-insensitively in order sources
-              case when is_holdout then null else 'hft_' || left(md5(gen_random_uuid()::text), 24) end,
-              $4
-         from chosen
-       returning arm)
-     select arm, count(*)::int as n from inserted group by arm`,
-    [
-      p.accountId,
-      p.runId,
-      p.taskId,
-      p.now,
-      p.rules.replenishmentWindowDays,
-      p.rules.vipShare,
-      p.emailProvider,
-      p.smsProvider,
-      p.rules.cooldownDays,
-    ],
+         from scored)
+     select t.customer_id, t.campaign_type, t.is_holdout,
+            c.email is not null as has_email, coalesce(c.consent_marketing_email, false) as email_consent,
+            (coalesce(c.consent_suppressed, false) or coalesce(c.consent_bounced, false)) as email_suppressed,
+            c.phone is not null as has_phone, coalesce(c.consent_sms, false) as sms_consent,
+            r.types as recent_types, r.ats as recent_at, r.statuses as recent_status
+       from typed t
+       join ${rm}.customers c on c.account_id = $1 and c.customer_id = t.customer_id
+       left join lateral (
+         select array_agg(a.campaign_type) as types, array_agg(a.assigned_at) as ats,
+                array_agg(a.status) as statuses
+           from analytics.campaign_assignments a
+          where a.account_id = $1 and a.customer_id = t.customer_id and a.status <> 'failed'
+            and a.assigned_at > $4::timestamptz - make_interval(days => $5)) r on true
+      where t.campaign_type is not null
+      order by t.customer_id`,
+    [p.accountId, p.rules.replenishmentWindowDays, p.rules.vipShare, p.now, windowDays],
   );
-  const count = (arm: string): number => rows.find((r) => r.arm === arm)?.n ?? 0;
-  return { planned: count('treated'), heldOut: count('holdout') };
+  const channels = new Set<SendChannel>();
+  if (p.emailProvider) channels.add('email');
+  if (p.smsProvider) channels.add('sms');
+  const settings: SendSettings = {
+    enabledTypes: p.settings.enabledTypes,
+    frequencyCap: p.settings.frequencyCap,
+    cooldownDays: p.rules.cooldownDays,
+    channels,
+    sandbox: p.settings.sandbox,
+  };
+  const counts: Record<Exclude<SendDecisionKind, 'cooling_down'>, number> = {
+    send: 0,
+    held_out: 0,
+    sandbox_simulated: 0,
+    capped: 0,
+    no_consent: 0,
+    suppressed: 0,
+    disabled: 0,
+  };
+  const cols = {
+    customer: [] as string[],
+    type: [] as string[],
+    arm: [] as string[],
+    channel: [] as (string | null)[],
+    provider: [] as (string | null)[],
+    status: [] as string[],
+    tracking: [] as (string | null)[],
+    url: [] as (string | null)[],
+  };
+  for (const row of rows) {
+    const history = (row.recent_types ?? []).map((type, i) => ({
+      campaignType: type,
+      at: new Date(row.recent_at![i]!),
+      status: row.recent_status![i]!,
+    }));
+    const recent = history.filter((h) => COUNTED.has(h.status));
+    const d = decideSend(
+      {
+        isHoldout: row.is_holdout,
+        hasEmail: row.has_email,
+        emailConsent: row.email_consent,
+        emailSuppressed: row.email_suppressed,
+        hasPhone: row.has_phone,
+        smsConsent: row.sms_consent,
+      },
+      { type: row.campaign_type },
+      settings,
+      recent,
+      p.now,
+    );
+    if (d.kind === 'cooling_down') continue;
+    // A decision not to send is recorded once per type and cool-down: re-recording "no consent" for
+    // the same customer every night would bloat the ledger without telling anything new.
+    const cooldownStart = p.now.getTime() - p.rules.cooldownDays * 86_400_000;
+    if (
+      !COUNTED.has(d.kind === 'send' ? 'planned' : d.kind) &&
+      history.some(
+        (h) => h.status === d.kind && h.campaignType === row.campaign_type && h.at.getTime() > cooldownStart,
+      )
+    )
+      continue;
+    counts[d.kind]++;
+    const channel = 'channel' in d ? d.channel : null;
+    const provider =
+      channel === null
+        ? null
+        : p.settings.sandbox
+          ? SANDBOX_PROVIDER
+          : channel === 'email'
+            ? p.emailProvider
+            : p.smsProvider;
+    // 96 random bits, lower-case hex: URL-safe and matched case-insensitively in order sources.
+    const tracking =
+      d.kind === 'send' || d.kind === 'sandbox_simulated' ? `hft_${randomBytes(12).toString('hex')}` : null;
+    cols.customer.push(row.customer_id);
+    cols.type.push(row.campaign_type);
+    cols.arm.push(row.is_holdout ? 'holdout' : 'treated');
+    cols.channel.push(channel);
+    cols.provider.push(provider);
+    cols.status.push(d.kind === 'send' ? 'planned' : d.kind);
+    cols.tracking.push(tracking);
+    cols.url.push(
+      d.kind === 'sandbox_simulated' && channel
+        ? buildCtaUrl(p.storefrontDomain, channel, row.campaign_type, tracking!)
+        : null,
+    );
+  }
+  const CHUNK = 20_000;
+  for (let i = 0; i < cols.customer.length; i += CHUNK) {
+    const part = <T>(a: T[]): T[] => a.slice(i, i + CHUNK);
+    await c.query(
+      `insert into analytics.campaign_assignments
+         (assignment_id, account_id, run_id, task_id, campaign_type, customer_id, arm, channel, provider,
+          status, tracking_id, url, assigned_at, sent_at)
+       select gen_random_uuid(), $1, $2, $3, u.campaign_type, u.customer_id, u.arm, u.channel, u.provider,
+              u.status, u.tracking_id, u.url, $4,
+              case when u.status = 'sandbox_simulated' then $4::timestamptz end
+         from unnest($5::uuid[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[])
+           as u(customer_id, campaign_type, arm, channel, provider, status, tracking_id, url)`,
+      [
+        p.accountId,
+        p.runId,
+        p.taskId,
+        p.now,
+        part(cols.customer),
+        part(cols.type),
+        part(cols.arm),
+        part(cols.channel),
+        part(cols.provider),
+        part(cols.status),
+        part(cols.tracking),
+        part(cols.url),
+      ],
+    );
+  }
+  return counts;
 }

@@ -6,6 +6,11 @@ export interface RunCounts {
   heldOut: number;
   sent: number;
   sendFailed: number;
+  sandboxSimulated: number;
+  capped: number;
+  noConsent: number;
+  suppressed: number;
+  disabled: number;
   eventsAppended: number;
   attributions: number;
   liftReports: number;
@@ -16,6 +21,11 @@ export const zeroCounts = (): RunCounts => ({
   heldOut: 0,
   sent: 0,
   sendFailed: 0,
+  sandboxSimulated: 0,
+  capped: 0,
+  noConsent: 0,
+  suppressed: 0,
+  disabled: 0,
   eventsAppended: 0,
   attributions: 0,
   liftReports: 0,
@@ -60,11 +70,12 @@ export async function tryLockAccount(
 
 export async function startRun(
   pool: Pool,
-  r: { runId: string; accountId: string; taskId: string | null; at: Date },
+  r: { runId: string; accountId: string; taskId: string | null; sendsEnabled: boolean; at: Date },
 ): Promise<void> {
   await pool.query(
-    `insert into analytics.campaign_runs (run_id, account_id, task_id, status, started_at) values ($1, $2, $3, 'running', $4)`,
-    [r.runId, r.accountId, r.taskId, r.at],
+    `insert into analytics.campaign_runs (run_id, account_id, task_id, status, started_at, sends_enabled)
+     values ($1, $2, $3, 'running', $4, $5)`,
+    [r.runId, r.accountId, r.taskId, r.at, r.sendsEnabled],
   );
 }
 
@@ -77,7 +88,8 @@ export async function finishRun(
   await pool.query(
     `update analytics.campaign_runs
         set status = $2, reason = $3, finished_at = $4, planned = $5, held_out = $6, sent = $7,
-            send_failed = $8, events_appended = $9, attributions = $10, lift_reports = $11
+            send_failed = $8, events_appended = $9, attributions = $10, lift_reports = $11,
+            sandbox_simulated = $12, capped = $13, no_consent = $14, suppressed = $15, disabled = $16
       where run_id = $1`,
     [
       runId,
@@ -91,6 +103,11 @@ export async function finishRun(
       c.eventsAppended,
       c.attributions,
       c.liftReports,
+      c.sandboxSimulated,
+      c.capped,
+      c.noConsent,
+      c.suppressed,
+      c.disabled,
     ],
   );
 }

@@ -4,6 +4,7 @@ import { createTestEnv, type TestEnv } from '@holdfast/testing';
 import { campaignSentEventId } from './campaign-events.js';
 import { tryLockAccount } from './campaign-runs.js';
 import { runCampaignStep, type CampaignStepDeps } from './campaign-step.js';
+import { CAMPAIGN_TYPES } from './campaign-types.js';
 import { CaptureAppender } from './test-support/capture-appender.js';
 import { startLocalProvider, type LocalProvider } from './test-support/local-provider.js';
 import { insertCustomer, insertScore, prepareCampaignSchemas } from './test-support/seed.js';
@@ -11,6 +12,7 @@ import { insertCustomer, insertScore, prepareCampaignSchemas } from './test-supp
 const AS_OF = new Date('2025-03-01T02:00:00.000Z');
 const NOW = new Date('2025-03-01T03:00:00.000Z');
 const config = { topicPrefix: 'tstep-', readModelSchema: 'read_models' };
+const SEND = { send: true };
 
 describe('campaign step: plan, send through provider adapters, append CampaignSent', () => {
   let t: TestEnv;
@@ -34,8 +36,22 @@ describe('campaign step: plan, send through provider adapters, append CampaignSe
         [accountId],
       )
     ).rows;
-  const shop = async (name: string, storefrontDomain: string | null, providers = true) => {
-    const { id } = await createAccount(t.db, { name, storefrontDomain });
+  const enable = async (accountId: string, types: readonly string[]) => {
+    for (const type of types)
+      await t.pool.query(
+        `insert into analytics.campaign_type_settings (account_id, campaign_type, enabled, changed_at)
+         values ($1, $2, true, now())`,
+        [accountId, type],
+      );
+  };
+  const shop = async (
+    name: string,
+    storefrontDomain: string | null,
+    providers = true,
+    o: { types?: readonly string[]; sandbox?: boolean } = {},
+  ) => {
+    const { id } = await createAccount(t.db, { name, storefrontDomain, isSandbox: o.sandbox ?? false });
+    await enable(id, o.types ?? CAMPAIGN_TYPES);
     if (providers) {
       await connectProvider(t.db, id, 'local-mail', 'email', mail.url);
       await connectProvider(t.db, id, 'local-sms', 'sms', sms.url);
@@ -73,7 +89,7 @@ describe('campaign step: plan, send through provider adapters, append CampaignSe
     const b = await customer(account, { email: null, sms: true, phone: '+15550100001' }, 'Lapsed');
     await customer(account, {}, 'Overdue', true);
 
-    const r = await runCampaignStep(config, deps, { accountId: account, taskId: 'task-1' });
+    const r = await runCampaignStep(config, deps, { accountId: account, taskId: 'task-1' }, SEND);
     expect(r).toMatchObject({
       status: 'done',
       reason: null,
@@ -150,7 +166,7 @@ describe('campaign step: plan, send through provider adapters, append CampaignSe
     );
 
     // Run again at once: everyone is in cool-down, nothing is sent or appended twice.
-    const again = await runCampaignStep(config, deps, { accountId: account, taskId: 'task-2' });
+    const again = await runCampaignStep(config, deps, { accountId: account, taskId: 'task-2' }, SEND);
     expect(again).toMatchObject({ status: 'done', planned: 0, heldOut: 0, sent: 0, eventsAppended: 0 });
     expect(mail.requests).toHaveLength(1);
     expect(appender.records).toHaveLength(2);
@@ -160,7 +176,7 @@ describe('campaign step: plan, send through provider adapters, append CampaignSe
     const account = await shop('No domain', null);
     await customer(account, {}, 'Overdue');
     const before = mail.requests.length;
-    const r = await runCampaignStep(config, deps, { accountId: account, taskId: 'task-3' });
+    const r = await runCampaignStep(config, deps, { accountId: account, taskId: 'task-3' }, SEND);
     expect(r).toMatchObject({ status: 'failed', reason: 'storefront_domain_missing', planned: 0, sent: 0 });
     expect(mail.requests).toHaveLength(before);
     expect(await ledger(account)).toEqual([]);
@@ -173,14 +189,14 @@ describe('campaign step: plan, send through provider adapters, append CampaignSe
 
   it('skips accounts without a provider, and a second step of an account while one runs', async () => {
     const bare = await shop('Bare', 'bare.example.com', false);
-    expect(await runCampaignStep(config, deps, { accountId: bare, taskId: null })).toMatchObject({
+    expect(await runCampaignStep(config, deps, { accountId: bare, taskId: null }, SEND)).toMatchObject({
       status: 'skipped',
       reason: 'no_provider_connected',
     });
     const busy = await shop('Busy', 'busy.example.com');
     const lock = await tryLockAccount(t.pool, busy);
     try {
-      expect(await runCampaignStep(config, deps, { accountId: busy, taskId: null })).toMatchObject({
+      expect(await runCampaignStep(config, deps, { accountId: busy, taskId: null }, SEND)).toMatchObject({
         status: 'skipped',
         reason: 'already_running',
       });
@@ -193,7 +209,7 @@ describe('campaign step: plan, send through provider adapters, append CampaignSe
     const account = await shop('Flaky', 'flaky.example.com');
     const c = await customer(account, { email: 'flaky@example.com' }, 'Overdue');
     mail.status = 500;
-    const failed = await runCampaignStep(config, deps, { accountId: account, taskId: null });
+    const failed = await runCampaignStep(config, deps, { accountId: account, taskId: null }, SEND);
     mail.status = 202;
     expect(failed).toMatchObject({ status: 'done', planned: 1, sent: 0, sendFailed: 1, eventsAppended: 0 });
     expect(await ledger(account)).toMatchObject([
@@ -201,13 +217,13 @@ describe('campaign step: plan, send through provider adapters, append CampaignSe
     ]);
 
     appender.failNext = true;
-    await expect(runCampaignStep(config, deps, { accountId: account, taskId: null })).rejects.toThrow(
+    await expect(runCampaignStep(config, deps, { accountId: account, taskId: null }, SEND)).rejects.toThrow(
       'kafka unavailable',
     );
     const rows = await ledger(account);
     expect(rows[1]).toMatchObject({ status: 'sent', event_appended_at: null });
     const sends = mail.requests.length;
-    const resumed = await runCampaignStep(config, deps, { accountId: account, taskId: null });
+    const resumed = await runCampaignStep(config, deps, { accountId: account, taskId: null }, SEND);
     expect(resumed).toMatchObject({ status: 'done', planned: 0, sent: 0, eventsAppended: 1 });
     expect(mail.requests).toHaveLength(sends);
     const last = appender.records[appender.records.length - 1]!;
@@ -228,9 +244,69 @@ describe('campaign step: plan, send through provider adapters, append CampaignSe
       c,
     ]);
     const before = mail.requests.length;
-    const r = await runCampaignStep(config, deps, { accountId: account, taskId: null });
+    const r = await runCampaignStep(config, deps, { accountId: account, taskId: null }, SEND);
     expect(r).toMatchObject({ planned: 0, sent: 0, sendFailed: 1 });
     expect(mail.requests).toHaveLength(before);
     expect(await ledger(account)).toMatchObject([{ status: 'failed', last_error: 'consent_withdrawn' }]);
+  });
+
+  it('given an API sync (send: false), then nothing is decided or sent, and attribution and lift still run', async () => {
+    const account = await shop('Synced', 'synced.example.com');
+    await customer(account, { email: 'sync@example.com' }, 'Overdue');
+    const before = mail.requests.length;
+    const r = await runCampaignStep(
+      config,
+      deps,
+      { accountId: account, taskId: 'api-task' },
+      { send: false },
+    );
+    expect(r).toMatchObject({ status: 'skipped', reason: 'trigger_does_not_send', planned: 0, sent: 0 });
+    expect(mail.requests).toHaveLength(before);
+    expect(await ledger(account)).toEqual([]);
+    const { rows } = await t.pool.query(
+      `select sends_enabled, status from analytics.campaign_runs where run_id = $1`,
+      [r.runId],
+    );
+    expect(rows).toEqual([{ sends_enabled: false, status: 'skipped' }]);
+  });
+
+  it('given no campaign type enabled (the default), then nothing is sent', async () => {
+    const account = await shop('Off', 'off.example.com', true, { types: [] });
+    await customer(account, { email: 'off@example.com' }, 'Overdue');
+    const before = mail.requests.length;
+    const r = await runCampaignStep(config, deps, { accountId: account, taskId: null }, SEND);
+    expect(r).toMatchObject({ status: 'skipped', reason: 'no_campaign_type_enabled', planned: 0 });
+    expect(mail.requests).toHaveLength(before);
+    expect(await ledger(account)).toEqual([]);
+  });
+
+  it('given a sandbox account, then sends are simulated: recorded, never sent, never appended', async () => {
+    const account = await shop('Sandbox', 'sandbox.example.com', false, { sandbox: true });
+    const c = await customer(account, { email: 'sand@example.com' }, 'Overdue');
+    const h = await customer(account, { email: 'hold@example.com' }, 'Lapsed', true);
+    const mails = mail.requests.length;
+    const appended = appender.records.length;
+    const r = await runCampaignStep(config, deps, { accountId: account, taskId: null }, SEND);
+    expect(r).toMatchObject({
+      status: 'done',
+      sandboxSimulated: 1,
+      heldOut: 1,
+      planned: 0,
+      sent: 0,
+      eventsAppended: 0,
+    });
+    expect(mail.requests).toHaveLength(mails);
+    expect(appender.records).toHaveLength(appended);
+    const rows = await ledger(account);
+    expect(rows.find((x) => x.customer_id === c)).toMatchObject({
+      status: 'sandbox_simulated',
+      event_appended_at: null,
+    });
+    expect(rows.find((x) => x.customer_id === h)).toMatchObject({ status: 'held_out' });
+    const { rows: runs } = await t.pool.query(
+      `select sandbox_simulated, held_out, sent from analytics.campaign_runs where run_id = $1`,
+      [r.runId],
+    );
+    expect(runs).toEqual([{ sandbox_simulated: 1, held_out: 1, sent: 0 }]);
   });
 });

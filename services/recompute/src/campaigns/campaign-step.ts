@@ -13,6 +13,7 @@ import { computeLiftReports } from '../attribution/lift-reports.js';
 import { recomputeAttributions } from '../attribution/attribute-orders.js';
 import { planAudiences } from './audience.js';
 import { DEFAULT_AUDIENCE_RULES, type AudienceRules } from './campaign-types.js';
+import { loadCampaignSettings } from './campaign-settings.js';
 import { finishRun, startRun, tryLockAccount, zeroCounts, type RunCounts } from './campaign-runs.js';
 import { adapterFor, type ConnectedProvider } from './providers/index.js';
 import { flushCampaignEvents, sendPlanned } from './send-planned.js';
@@ -55,16 +56,29 @@ export interface CampaignTask {
   readonly taskId: string | null;
 }
 
+/** How the step runs for this task. */
+export interface CampaignStepOptions {
+  /**
+   * Whether the step decides and sends messages at all: `sendsOnTrigger(task.trigger)` from
+   * @holdfast/domain (nightly and operator commands send; POST /ingest/sync does not). Without it only
+   * attribution and lift are recomputed, and the run is `skipped` / `trigger_does_not_send`.
+   */
+  readonly send: boolean;
+}
+
 /**
  * The campaign step of a recompute, run after an account's scores were written:
  *
- * 1. sends: plan audiences (docs/analytics.md, "Campaign audiences"), send the planned messages
- *    through each connected provider's adapter, append a CampaignSent record per message sent. No
- *    storefront domain: nothing is planned or sent and the run records `failed` /
- *    `storefront_domain_missing` (rule 11: every call-to-action is built on it). No provider
- *    connected: `skipped` / `no_provider_connected`.
+ * 1. sends, only when `options.send` (else `skipped` / `trigger_does_not_send`; docs/campaigns.md):
+ *    plan audiences and record every decision (`decideSend`: enabled types, cool-down, reach,
+ *    frequency cap, holdout, sandbox), send the planned messages through each connected provider's
+ *    adapter, append a CampaignSent record per message sent. No type enabled: `skipped` /
+ *    `no_campaign_type_enabled`. No storefront domain: nothing is planned or sent and the run records
+ *    `failed` / `storefront_domain_missing` (rule 11: every call-to-action is built on it). No provider
+ *    connected (live account): `skipped` / `no_provider_connected`. A sandbox account needs no provider:
+ *    its sends are recorded as `sandbox_simulated` and never sent nor appended.
  * 2. attribution and lift, always (also when sending could not run): recompute analytics.attributions
- *    and the lift reports of the current and previous month.
+ *    and the lift reports of every month not yet settled.
  *
  * Each run is a row in analytics.campaign_runs. It never throws for a configuration problem of the
  * account (the scores are fine; the run row says what is missing); it does throw on infrastructure
@@ -73,19 +87,21 @@ export interface CampaignTask {
  *
  * @example
  * const step = createCampaignStep({ topicPrefix: '', readModelSchema: 'read_models' }, { pool, appender, codec });
- * await step({ accountId, taskId });
+ * await step({ accountId, taskId }, { send: sendsOnTrigger(trigger) });
  */
 export function createCampaignStep(
   config: CampaignStepConfig,
   deps: CampaignStepDeps,
-): (task: CampaignTask) => Promise<CampaignStepResult> {
-  return (task) => runCampaignStep(config, deps, task);
+): (task: CampaignTask, options: CampaignStepOptions) => Promise<CampaignStepResult> {
+  return (task, options) => runCampaignStep(config, deps, task, options);
 }
 
+/** One campaign step (see {@link createCampaignStep}). */
 export async function runCampaignStep(
   config: CampaignStepConfig,
   deps: CampaignStepDeps,
   task: CampaignTask,
+  options: CampaignStepOptions,
 ): Promise<CampaignStepResult> {
   const { pool } = deps;
   const now = deps.now ?? (() => new Date());
@@ -93,13 +109,21 @@ export async function runCampaignStep(
   const runId = randomUUID();
   const counts = zeroCounts();
   const lock = await tryLockAccount(pool, task.accountId);
-  await startRun(pool, { runId, accountId: task.accountId, taskId: task.taskId, at: now() });
+  await startRun(pool, {
+    runId,
+    accountId: task.accountId,
+    taskId: task.taskId,
+    sendsEnabled: options.send,
+    at: now(),
+  });
   if (!lock) {
     await finishRun(pool, runId, { status: 'skipped', reason: 'already_running', counts, at: now() });
     return { runId, status: 'skipped', reason: 'already_running', ...counts };
   }
   try {
-    const outcome = await sendCampaigns(config, deps, task, runId, counts, now, logger);
+    const outcome: Outcome = options.send
+      ? await sendCampaigns(config, deps, task, runId, counts, now, logger)
+      : { status: 'skipped', reason: 'trigger_does_not_send' };
     counts.eventsAppended = await flushCampaignEvents({
       pool,
       appender: deps.appender,
@@ -145,11 +169,14 @@ async function sendCampaigns(
   logger: Logger,
 ): Promise<Outcome> {
   const { pool } = deps;
+  const settings = await loadCampaignSettings(pool, task.accountId);
+  if (!settings.enabledTypes.size) return { status: 'skipped', reason: 'no_campaign_type_enabled' };
   const { rows: providers } = await pool.query<ConnectedProvider>(
     `select provider, channel, endpoint_url from control.providers where account_id = $1 order by provider`,
     [task.accountId],
   );
-  if (!providers.length) return { status: 'skipped', reason: 'no_provider_connected' };
+  // A sandbox account simulates its sends: it needs no provider (and never calls one).
+  if (!providers.length && !settings.sandbox) return { status: 'skipped', reason: 'no_provider_connected' };
   const { rows: acc } = await pool.query<{ storefront_domain: string | null }>(
     `select storefront_domain from control.accounts where id = $1`,
     [task.accountId],
@@ -176,16 +203,25 @@ async function sendCampaigns(
       emailProvider: first('email'),
       smsProvider: first('sms'),
       rules: { ...DEFAULT_AUDIENCE_RULES, ...config.rules },
+      settings,
+      storefrontDomain,
     });
     await client.query('commit');
-    counts.planned = plan.planned;
-    counts.heldOut = plan.heldOut;
+    counts.planned = plan.send;
+    counts.heldOut = plan.held_out;
+    counts.sandboxSimulated = plan.sandbox_simulated;
+    counts.capped = plan.capped;
+    counts.noConsent = plan.no_consent;
+    counts.suppressed = plan.suppressed;
+    counts.disabled = plan.disabled;
   } catch (err) {
     await client.query('rollback').catch(() => undefined);
     throw err;
   } finally {
     client.release();
   }
+  // Sandbox: nothing is ever sent (plans a crashed live run left behind stay planned, unsent).
+  if (settings.sandbox) return { status: 'done', reason: null };
   const outbound = deps.outbound ?? createOutboundClient(defaultOutboundPolicy());
   const timeoutMs = config.providerTimeoutMs ?? 10_000;
   const adapters = new Map(providers.map((p) => [p.provider, adapterFor(p, outbound, timeoutMs)]));

@@ -48,6 +48,12 @@ describe('campaigns end to end', () => {
     account = (await createAccount(t.db, { name: 'Tea e2e', storefrontDomain: 'tea.example.com' })).id;
     provider = await startLocalProvider('/v1/email');
     await connectProvider(t.db, account, 'local-mail', 'email', provider.url);
+    // Campaign types are off until an operator enables them (holdfast campaigns enable).
+    for (const type of ['win_back', 'replenishment', 'vip'])
+      await t.pool.query(
+        `insert into analytics.campaign_type_settings (account_id, campaign_type, enabled, changed_at) values ($1, $2, true, now())`,
+        [account, type],
+      );
     const first = await createWebhookSubscription(t.db, account, 'http://127.0.0.1:9/placeholder');
     verifier = await spawnExampleReceiver(first.secret);
     await t.pool.query(`update control.webhook_subscriptions set url = $2 where id = $1`, [
@@ -126,10 +132,15 @@ describe('campaigns end to end', () => {
       )
     ).rows;
     const deps: CampaignStepDeps = { pool: t.pool, appender, codec: t.codec, now };
-    const step = await runCampaignStep({ topicPrefix: t.topicPrefix, readModelSchema: 'read_models' }, deps, {
-      accountId: account,
-      taskId: 'e2e-task',
-    });
+    const step = await runCampaignStep(
+      { topicPrefix: t.topicPrefix, readModelSchema: 'read_models' },
+      deps,
+      {
+        accountId: account,
+        taskId: 'e2e-task',
+      },
+      { send: true },
+    );
     const holdout = await count(
       `select count(*)::int as n from analytics.campaign_assignments where account_id = $1 and arm = 'holdout'`,
     );
@@ -237,10 +248,15 @@ describe('campaigns end to end', () => {
     // the same campaign twice (cool-down), and the order is attributed exactly.
     clock = NOW + 3 * DAY;
     await recomputeAccount({ pool: t.pool, readModelSchema: 'read_models' }, account, now());
-    const next = await runCampaignStep({ topicPrefix: t.topicPrefix, readModelSchema: 'read_models' }, deps, {
-      accountId: account,
-      taskId: 'e2e-task-2',
-    });
+    const next = await runCampaignStep(
+      { topicPrefix: t.topicPrefix, readModelSchema: 'read_models' },
+      deps,
+      {
+        accountId: account,
+        taskId: 'e2e-task-2',
+      },
+      { send: true },
+    );
     expect(next).toMatchObject({ status: 'done', sendFailed: 0, attributions: 1 });
     expect(next.planned).toBeLessThan(step.planned / 10);
     expect(
@@ -272,8 +288,10 @@ describe('campaigns end to end', () => {
     const winBackHoldout = await count(
       `select count(*)::int as n from analytics.campaign_assignments where account_id = $1 and arm = 'holdout' and campaign_type = 'win_back'`,
     );
+    // Intent to treat: every selected non-holdout customer of the period (all were sent here).
     const winBackSent = await count(
-      `select count(*)::int as n from analytics.campaign_assignments where account_id = $1 and status = 'sent' and campaign_type = 'win_back'`,
+      `select count(distinct customer_id)::int as n from analytics.campaign_assignments where account_id = $1
+          and arm = 'treated' and status in ('planned', 'sent', 'failed', 'sandbox_simulated') and campaign_type = 'win_back'`,
     );
     expect(reports[0]).toMatchObject({
       campaign_type: 'win_back',

@@ -8,6 +8,7 @@ export {
   runCampaignStep,
   type CampaignStepConfig,
   type CampaignStepDeps,
+  type CampaignStepOptions,
   type CampaignStepResult,
   type CampaignTask,
 } from './campaign-step.js';
@@ -21,7 +22,8 @@ export {
   type Channel,
 } from './campaign-types.js';
 export { UTM_SOURCE, buildCtaUrl } from './cta-url.js';
-export { planAudiences, type PlanInput, type PlanResult } from './audience.js';
+export { SANDBOX_PROVIDER, planAudiences, type PlanInput, type PlanResult } from './audience.js';
+export { loadCampaignSettings, type AccountCampaignSettings } from './campaign-settings.js';
 export { campaignSentEventId, campaignSentRecord } from './campaign-events.js';
 export {
   EmailAdapter,

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { Migrator, type Migration, type MigrationProvider } from 'kysely/migration';
 import * as campaigns from './2026-11-23T09-00-campaigns.js';
+import * as controls from './2026-11-24T00-00-campaign-controls.js';
 
 /**
  * The campaign, attribution and lift tables (schema `analytics`), in order. ISO-date names; never edit
@@ -8,6 +9,7 @@ import * as campaigns from './2026-11-23T09-00-campaigns.js';
  */
 export const CAMPAIGN_MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
   '2026-11-23T09-00-campaigns': campaigns,
+  '2026-11-24T00-00-campaign-controls': controls,
 });
 
 class StaticProvider implements MigrationProvider {
