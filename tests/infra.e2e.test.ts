@@ -29,14 +29,14 @@ const { DATABASE_URL: _ignored, ...inherited } = process.env;
 // embedded server starts, and the registry keeps its schemas in it.
 const env = {
   ...inherited,
-  HOLDFAST_PG_PORT: '59998',
-  HOLDFAST_EMBEDDED_PG_PORT: '54339',
+  HOLDFAST_PG_PORT: '19698',
+  HOLDFAST_EMBEDDED_PG_PORT: '19614',
   HOLDFAST_PG_DATA: pgData,
   HOLDFAST_CACHE: cache,
-  HOLDFAST_KAFKA_PORT: '19392',
-  HOLDFAST_KAFKA_CONTROLLER_PORT: '19393',
-  HOLDFAST_REGISTRY_PORT: '18381',
-  HOLDFAST_REGISTRY_MANAGEMENT_PORT: '19381',
+  HOLDFAST_KAFKA_PORT: '19610',
+  HOLDFAST_KAFKA_CONTROLLER_PORT: '19611',
+  HOLDFAST_REGISTRY_PORT: '19612',
+  HOLDFAST_REGISTRY_MANAGEMENT_PORT: '19613',
   HOLDFAST_REGISTRY_DB: `holdfast_registry_infra_test`,
   HOLDFAST_KAFKA_HEAP: '256m',
   HOLDFAST_REGISTRY_HEAP: '256m',
@@ -84,17 +84,17 @@ describe('npm run infra:up / infra:down', () => {
   it('starts the stack (with an embedded PostgreSQL), reuses it on a second up, and stops every process on down', async () => {
     const first = infra('up');
     expect(first.code, first.err).toBe(0);
-    expect(first.out).toContain('KAFKA_BROKERS=127.0.0.1:19392');
-    expect(first.err).toContain('postgres: started an embedded server on 127.0.0.1:54339');
-    expect(first.out).toContain('DATABASE_URL=postgres://postgres:postgres@127.0.0.1:54339/holdfast');
-    expect(first.out).toContain('SCHEMA_REGISTRY_URL=http://127.0.0.1:18381/apis/ccompat/v7');
+    expect(first.out).toContain('KAFKA_BROKERS=127.0.0.1:19610');
+    expect(first.err).toContain('postgres: started an embedded server on 127.0.0.1:19614');
+    expect(first.out).toContain('DATABASE_URL=postgres://postgres:postgres@127.0.0.1:19614/holdfast');
+    expect(first.out).toContain('SCHEMA_REGISTRY_URL=http://127.0.0.1:19612/apis/ccompat/v7');
     const kafkaPid = pidOf('kafka');
     const registryPid = pidOf('registry');
     const postgresPid = pidOf('postgres');
 
     const second = infra('up');
     expect(second.code, second.err).toBe(0);
-    expect(second.err).toContain('kafka: reusing the broker on 127.0.0.1:19392');
+    expect(second.err).toContain('kafka: reusing the broker on 127.0.0.1:19610');
     expect(second.err).toContain('registry: reusing');
     expect(pidOf('postgres')).toBe(postgresPid);
     expect(pidOf('kafka')).toBe(kafkaPid);
@@ -107,9 +107,9 @@ describe('npm run infra:up / infra:down', () => {
     expect(alive(kafkaPid)).toBe(false);
     expect(alive(registryPid)).toBe(false);
     expect(alive(postgresPid)).toBe(false);
-    expect(await listening(54339)).toBe(false);
-    expect(await listening(19392)).toBe(false);
-    expect(await listening(18381)).toBe(false);
+    expect(await listening(19614)).toBe(false);
+    expect(await listening(19610)).toBe(false);
+    expect(await listening(19612)).toBe(false);
   });
 });
 
