@@ -88,6 +88,11 @@ function asRoot() {
   return process.getuid?.() === 0;
 }
 
+/** Creates /var/lib/holdfast, enterable by all whatever root's umask. */
+function ensureRootBase() {
+  if (mkdirSync(ROOT_BASE, { recursive: true })) chmodSync(ROOT_BASE, 0o755);
+}
+
 function embeddedDir(settings) {
   if (settings.postgres.embeddedDir) return settings.postgres.embeddedDir;
   if (!asRoot()) return join(settings.dataDir, 'postgres');
@@ -100,7 +105,7 @@ function embeddedDir(settings) {
 
 /** Creates `dir` for the server's user (as root: owned by `postgres`, and its base reachable). */
 function prepareDataDir(dir, ids) {
-  if (asRoot() && mkdirSync(ROOT_BASE, { recursive: true })) chmodSync(ROOT_BASE, 0o755);
+  if (asRoot()) ensureRootBase();
   if (existsSync(dir)) return;
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   if (ids.uid !== undefined) chownSync(dir, ids.uid, ids.gid);
@@ -118,6 +123,7 @@ function reachableBinaries(binaries) {
   const dir = join(ROOT_BASE, `pg-bin-${version}-${name.split('/').pop()}`);
   const bin = { initdb: join(dir, 'bin', 'initdb'), postgres: join(dir, 'bin', 'postgres') };
   if (existsSync(bin.postgres)) return bin;
+  ensureRootBase();
   const tmp = `${dir}.${process.pid}.tmp`;
   rmSync(tmp, { recursive: true, force: true });
   cpSync(native, tmp, { recursive: true, verbatimSymlinks: true });
