@@ -23,12 +23,25 @@ describe('whileSubjectSettles', () => {
     expect(calls).toBe(3);
   });
 
+  it('registers again when both processes set the compatibility and this one lost (409)', async () => {
+    let calls = 0;
+    const conflict = Object.assign(named('ResponseError'), { status: 409 });
+    const id = await whileSubjectSettles(
+      () => (++calls === 1 ? Promise.reject(conflict) : Promise.resolve(3)),
+      10,
+      1,
+    );
+    expect([id, calls]).toEqual([3, 2]);
+  });
+
   it('throws any other failure at once', async () => {
     let calls = 0;
     const failing = whileSubjectSettles(
       () => {
         calls++;
-        return Promise.reject(named('ConfluentSchemaRegistryInvalidSchemaError'));
+        return Promise.reject(
+          Object.assign(named('ConfluentSchemaRegistryInvalidSchemaError'), { status: 422 }),
+        );
       },
       10,
       1,

@@ -24,10 +24,11 @@ export class UndecodableRecordError extends Error {
 }
 
 /**
- * Runs `register` again while it fails with a compatibility mismatch, a few times: the client reads a
- * subject's compatibility before registering, and a first registration sets BACKWARD only after
- * creating the subject, so services starting together on a fresh registry (`npm start`) can read the
- * registry's default in between. A mismatch that outlasts the retries is thrown.
+ * Runs `register` again, a few times, while another process registers the same subject for the first
+ * time: the client reads the subject's compatibility, registers, then sets BACKWARD, so services
+ * starting together on a fresh registry (`npm start`) can read the registry's default in between
+ * (a compatibility mismatch) or both set it (409, the rule already exists). Anything else, or a
+ * conflict that outlasts the retries, is thrown.
  */
 export async function whileSubjectSettles<T>(
   register: () => Promise<T>,
@@ -38,8 +39,9 @@ export async function whileSubjectSettles<T>(
     try {
       return await register();
     } catch (err) {
-      if ((err as Error | null)?.name !== 'ConfluentSchemaRegistryCompatibilityError' || attempt >= attempts)
-        throw err;
+      const e = err as { name?: string; status?: number } | null;
+      const racing = e?.name === 'ConfluentSchemaRegistryCompatibilityError' || e?.status === 409;
+      if (!racing || attempt >= attempts) throw err;
       await new Promise((r) => setTimeout(r, delayMs * attempt));
     }
   }
