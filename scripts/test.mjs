@@ -4,6 +4,14 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { ensureChromium } from './ensure-chromium.mjs';
 
+// `npm test` runs this on the project's Node 24 (the `node` devDependency, first on PATH in npm scripts).
+if (Number(process.versions.node.split('.')[0]) < 22) {
+  console.error(
+    `npm test needs Node 22+, this is ${process.version}: run it as \`npm test\` (which uses Node 24)`,
+  );
+  process.exit(1);
+}
+console.log(`Node ${process.version} (${process.execPath})`);
 const args = process.argv.slice(2);
 const steps = [
   ['type-check', 'npx', ['tsc', '-b']],

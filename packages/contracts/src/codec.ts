@@ -24,6 +24,30 @@ export class UndecodableRecordError extends Error {
 }
 
 /**
+ * Runs `register` again, a few times, while another process registers the same subject for the first
+ * time: the client reads the subject's compatibility, registers, then sets BACKWARD, so services
+ * starting together on a fresh registry (`npm start`) can read the registry's default in between
+ * (a compatibility mismatch) or both set it (409, the rule already exists). Anything else, or a
+ * conflict that outlasts the retries, is thrown.
+ */
+export async function whileSubjectSettles<T>(
+  register: () => Promise<T>,
+  attempts = 10,
+  delayMs = 100,
+): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await register();
+    } catch (err) {
+      const e = err as { name?: string; status?: number } | null;
+      const racing = e?.name === 'ConfluentSchemaRegistryCompatibilityError' || e?.status === 409;
+      if (!racing || attempt >= attempts) throw err;
+      await new Promise((r) => setTimeout(r, delayMs * attempt));
+    }
+  }
+}
+
+/**
  * Encodes and decodes events in the Confluent wire format (magic byte, 4-byte schema id, Avro body).
  * Schemas are registered with the registry at start-up (BACKWARD compatibility); records written
  * under an older schema id are read through an Avro resolver into the current type.
@@ -54,9 +78,11 @@ export class EventCodec {
     const types = new Map<EventName, avro.Type>();
     for (const [name, schema] of loadEventSchemas()) {
       const eventName = name as EventName;
-      const { id } = await registry.register(
-        { type: SchemaType.AVRO, schema: JSON.stringify(schema) },
-        { subject: subjectOf(eventName), compatibility: COMPATIBILITY.BACKWARD },
+      const { id } = await whileSubjectSettles(() =>
+        registry.register(
+          { type: SchemaType.AVRO, schema: JSON.stringify(schema) },
+          { subject: subjectOf(eventName), compatibility: COMPATIBILITY.BACKWARD },
+        ),
       );
       const type = avro.Type.forSchema(schema as avro.Schema);
       const header = Buffer.alloc(5);

@@ -9,6 +9,7 @@ import { LastUsedTracker } from './auth/last-used.js';
 import { systemClock, type Clock } from './clock.js';
 import type { GatewayConfig } from './config.js';
 import type { GatewayContext } from './context.js';
+import { accessLog } from './http/access-log.js';
 import { errorHandler, notFound } from './http/error-handler.js';
 import { EventFactory, type Encoder } from './ingest/event-factory.js';
 import { Janitor } from './janitor.js';
@@ -94,6 +95,7 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps): P
   app.set('trust proxy', config.trustProxy);
   app.set('etag', false);
   app.use(observeRequests(metrics));
+  app.use(accessLog(logger));
 
   const openapi = buildOpenApiDocument();
   app.get('/readyz', readyzRoute({ postgres: postgresProbe(deps.pool), ...deps.probes }));

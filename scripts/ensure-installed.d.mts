@@ -1,0 +1,1 @@
+export function satisfies(version: string, range: string): boolean;

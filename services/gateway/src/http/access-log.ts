@@ -1,0 +1,53 @@
+import { randomUUID } from 'node:crypto';
+import type { RequestHandler, Response } from 'express';
+import type { Logger } from '@holdfast/platform';
+
+/** The longest X-Request-Id taken from a client. */
+export const MAX_REQUEST_ID_LENGTH = 128;
+
+// Printable, header- and log-safe characters only: UUIDs, ULIDs, W3C trace ids and the usual
+// `service:host/123` shapes pass; anything else (spaces, quotes, non-ASCII) is replaced.
+const WELL_FORMED = new RegExp(`^[A-Za-z0-9._:/+=-]{1,${MAX_REQUEST_ID_LENGTH}}$`);
+
+/** The request id of a request: the client's X-Request-Id when it is well formed, else a new UUID. */
+export function requestIdFor(sent: string | undefined): string {
+  return sent !== undefined && WELL_FORMED.test(sent) ? sent : randomUUID();
+}
+
+/** The request id `accessLog` gave this request (undefined for requests that did not pass it). */
+export function requestIdOf(res: Response): string | undefined {
+  return res.locals.requestId as string | undefined;
+}
+
+/**
+ * Gives every request an id (the client's X-Request-Id when well formed, else a new one), echoes it
+ * in the answer's X-Request-Id, and writes one `http_request` line when the request ends: method,
+ * route template (never the raw path or query, which may carry personal data), status, duration,
+ * account id when authenticated, request id. Logged at info: LOG_LEVEL=warn silences these lines.
+ */
+export function accessLog(logger: Logger): RequestHandler {
+  return (req, res, next) => {
+    const started = performance.now();
+    const requestId = requestIdFor(req.get('x-request-id'));
+    res.locals.requestId = requestId;
+    res.setHeader('X-Request-Id', requestId);
+    res.once('close', () => {
+      // The mount point is noted on the way in (noteMount): req.baseUrl is reset when an error leaves a router.
+      const mount = (res.locals.mount as string | undefined) ?? '';
+      const path = (req.route as { path?: unknown } | undefined)?.path;
+      const route = typeof path === 'string' ? `${mount}${path}` : mount ? `${mount}/*` : 'unmatched';
+      const principal = res.locals.principal as { accountId?: string } | undefined;
+      logger.info('http_request', {
+        method: req.method,
+        route,
+        status: res.statusCode,
+        duration_ms: Math.round((performance.now() - started) * 100) / 100,
+        account_id: principal?.accountId ?? null,
+        request_id: requestId,
+        // The client went away before the whole answer was written.
+        ...(res.writableFinished ? {} : { aborted: true }),
+      });
+    });
+    next();
+  };
+}
