@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAccount, mintApiKey } from '@holdfast/db';
-import { TransactionalAppender, type Appender } from '@holdfast/kafka';
+import { LogPositions, TransactionalAppender, type Appender } from '@holdfast/kafka';
 import type { TestEnv } from '@holdfast/testing';
 import { createGateway, type Gateway } from '../app.js';
 import type { Clock } from '../clock.js';
@@ -46,7 +46,14 @@ export async function startGateway(
     ? null
     : await TransactionalAppender.create(t.kafka, { name: `${t.topicPrefix}gw`, size: 2 });
   const appender = opts.appender ?? own!;
-  const gateway = await createGateway(config, { pool: t.pool, appender, codec: t.codec, clock: opts.clock });
+  const logPositions = LogPositions.create(t.kafka, t.topicPrefix);
+  const gateway = await createGateway(config, {
+    pool: t.pool,
+    appender,
+    codec: t.codec,
+    logPositions,
+    clock: opts.clock,
+  });
   const server: Server = gateway.app.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
@@ -60,6 +67,7 @@ export async function startGateway(
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await gateway.close();
       await own?.close();
+      await logPositions.close();
     },
   };
 }

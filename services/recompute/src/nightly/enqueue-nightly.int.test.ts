@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '@holdfast/db';
-import { TransactionalAppender, type Appender, type RunningConsumer } from '@holdfast/kafka';
+import { LogPositions, TransactionalAppender, type Appender, type RunningConsumer } from '@holdfast/kafka';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
 import { scoreTaskAccount } from '../scoring/recompute-account.js';
 import { insertOrders, prepareSchemas, simulatedOrders } from '../scoring/testing/read-model-fixture.js';
@@ -13,11 +13,13 @@ import { scheduleNightly, type Scheduler } from './nightly-schedule.js';
 let t: TestEnv;
 let appender: TransactionalAppender;
 let consumer: RunningConsumer;
+let positions: LogPositions;
 
 beforeAll(async () => {
   t = await createTestEnv('recompute-nightly');
   await prepareSchemas(t);
   appender = await TransactionalAppender.create(t.kafka, { name: `${t.topicPrefix}nightly`, size: 1 });
+  positions = LogPositions.create(t.kafka, t.topicPrefix);
   consumer = await startSyncConsumer(
     {
       infra: {
@@ -40,6 +42,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await consumer?.stop();
   await appender?.close();
+  await positions?.close();
   await t?.close();
 });
 
@@ -79,7 +82,7 @@ describe('the nightly run', () => {
       scheduler: clock.scheduler,
       run: async (at) => {
         const outcome = await enqueueNightly(
-          { pool: t.pool, appender, codec: t.codec, topicPrefix: t.topicPrefix },
+          { pool: t.pool, appender, codec: t.codec, topicPrefix: t.topicPrefix, positions },
           at,
         );
         queued.push(outcome);
@@ -90,7 +93,10 @@ describe('the nightly run', () => {
     expect(queued).toEqual([{ accounts: 3, queued: 3 }]);
     // A second recompute process firing at the same 02:00 queues nothing more.
     expect(
-      await enqueueNightly({ pool: t.pool, appender, codec: t.codec, topicPrefix: t.topicPrefix }, firedAt),
+      await enqueueNightly(
+        { pool: t.pool, appender, codec: t.codec, topicPrefix: t.topicPrefix, positions },
+        firedAt,
+      ),
     ).toEqual({
       accounts: 3,
       queued: 0,
@@ -130,7 +136,10 @@ describe('the nightly run', () => {
     };
     const firedAt = new Date('2026-11-23T02:00:00.000Z');
     await expect(
-      enqueueNightly({ pool: t.pool, appender: broken, codec: t.codec, topicPrefix: t.topicPrefix }, firedAt),
+      enqueueNightly(
+        { pool: t.pool, appender: broken, codec: t.codec, topicPrefix: t.topicPrefix, positions },
+        firedAt,
+      ),
     ).rejects.toThrow('broker unreachable');
     const { rows } = await t.pool.query<{ status: string; reason: string }>(
       `select status, reason from control.sync_tasks where id = $1`,
