@@ -67,6 +67,9 @@ describe('LogPositions', () => {
       await tx.commit();
       const all = await positions.ofAll('holdfast.commerce');
       expect(all.map((p) => p.partition)).toEqual([0, 1, 2]);
+      const both = await positions.ofKeys('holdfast.commerce', [key, key]);
+      expect(both.map((p) => p.partition)).toEqual([before.partition, before.partition]);
+      expect(both[0]!.offset).toBeGreaterThanOrEqual(all[before.partition]!.offset);
       // The data record and, once written, its commit marker.
       expect(all[before.partition]!.offset).toBeGreaterThanOrEqual(before.offset + 1);
     } finally {

@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAccount, mintApiKey } from '@holdfast/db';
-import { LogPositions, TransactionalAppender, type Appender } from '@holdfast/kafka';
+import { LogPositions, TransactionalAppender, type Appender, type LogPositionSource } from '@holdfast/kafka';
 import type { TestEnv } from '@holdfast/testing';
 import { createGateway, type Gateway } from '../app.js';
 import type { Clock } from '../clock.js';
@@ -38,7 +38,12 @@ export interface TestGateway {
  */
 export async function startGateway(
   t: TestEnv,
-  opts: { clock?: Clock; appender?: Appender; config?: Partial<GatewayConfig> } = {},
+  opts: {
+    clock?: Clock;
+    appender?: Appender;
+    config?: Partial<GatewayConfig>;
+    logPositions?: LogPositionSource;
+  } = {},
 ): Promise<TestGateway> {
   const config: GatewayConfig = { ...loadGatewayConfig(t.env), trustProxy: true, ...opts.config };
   await ensureReadModels(t);
@@ -46,12 +51,12 @@ export async function startGateway(
     ? null
     : await TransactionalAppender.create(t.kafka, { name: `${t.topicPrefix}gw`, size: 2 });
   const appender = opts.appender ?? own!;
-  const logPositions = LogPositions.create(t.kafka, t.topicPrefix);
+  const ownPositions = opts.logPositions ? null : LogPositions.create(t.kafka, t.topicPrefix);
   const gateway = await createGateway(config, {
     pool: t.pool,
     appender,
     codec: t.codec,
-    logPositions,
+    logPositions: opts.logPositions ?? ownPositions!,
     clock: opts.clock,
   });
   const server: Server = gateway.app.listen(0, '127.0.0.1');
@@ -67,7 +72,7 @@ export async function startGateway(
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await gateway.close();
       await own?.close();
-      await logPositions.close();
+      await ownPositions?.close();
     },
   };
 }
