@@ -11,6 +11,8 @@ let t: TestEnv;
 let appender: TransactionalAppender;
 let consumer: RunningConsumer;
 const failing = new Set<string>();
+/** Tasks whose first recompute fails as a lost database connection does. */
+const blips = new Set<string>();
 /** Recompute calls per task id. */
 const runs = new Map<string, number>();
 /** Tasks whose recompute waits until the test opens their gate. */
@@ -42,6 +44,10 @@ function consume(group: string): Promise<RunningConsumer> {
         runs.set(task.taskId, (runs.get(task.taskId) ?? 0) + 1);
         await gates.get(task.taskId);
         if (failing.has(task.taskId)) throw new Error('boom');
+        if (blips.delete(task.taskId))
+          throw Object.assign(new Error('terminating connection due to administrator command'), {
+            code: '57P01',
+          });
         return snapshots.get(task.taskId);
       },
     },
@@ -190,6 +196,15 @@ describe('sync consumer and task worker', () => {
       reason: 'recompute_failed: boom',
       orders_added: null,
     });
+  });
+
+  it('runs a task again when its recompute met a transient failure (a lost database connection)', async () => {
+    const id = randomUUID();
+    blips.add(id);
+    await request(accountId, { id });
+    const done = await settled(id);
+    expect(done).toMatchObject({ status: 'done', reason: null });
+    expect(runs.get(id)).toBe(2);
   });
 
   it('gives a command without a task row (another producer) its row, and runs it', async () => {

@@ -34,7 +34,7 @@ export interface ClaimedTask extends SyncTaskRef {
 
 /** What starting a claimed task decided. */
 export type Start =
-  | { readonly kind: 'run'; readonly startedAt: Date }
+  | { readonly kind: 'run'; readonly startedAt: Date; readonly run: number }
   | { readonly kind: 'finished' }
   | { readonly kind: 'skipped' }
   | { readonly kind: 'failed'; readonly reason: string };
@@ -211,7 +211,8 @@ export class SyncTaskStore {
    * queued → running, unless the task already ended (→ finished), another task of the account runs
    * under a live lease (→ skipped `already_running`), or workers died `maxRuns` times running it
    * (→ failed `worker_lost`: a task that kills its worker must not kill every worker in turn). A task
-   * already `running` (its worker died) is resumed with its first start kept.
+   * already `running` (its worker died, or its last run met a transient failure) is resumed with its
+   * first start kept.
    */
   async start(task: ClaimedTask, now: Date, maxRuns: number): Promise<Start> {
     return inTransaction(this.pool, async (c) => {
@@ -252,7 +253,7 @@ export class SyncTaskStore {
         task.taskId,
         startedAt,
       ]);
-      return { kind: 'run', startedAt };
+      return { kind: 'run', startedAt, run: runs[0]?.runs ?? 1 };
     });
   }
 

@@ -44,6 +44,21 @@ export interface RunningWorker {
   stop(): Promise<void>;
 }
 
+/**
+ * Whether a recompute failed for a reason that may pass by itself: an error that says so
+ * (`isRetriable`), a lost or refused PostgreSQL connection (SQLSTATE classes 08 and 57P, 53300 too many
+ * connections) or a network error. Such a task is run again later instead of failing.
+ */
+export function isTransient(err: unknown): boolean {
+  const e = err as { isRetriable?: unknown; code?: unknown; message?: unknown };
+  if (typeof e?.isRetriable === 'boolean') return e.isRetriable;
+  const code = typeof e?.code === 'string' ? e.code : '';
+  if (/^(08|57P)/.test(code) || code === '53300') return true;
+  if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND'].includes(code))
+    return true;
+  return typeof e?.message === 'string' && /Connection terminated/i.test(e.message);
+}
+
 /** Delay before re-checking a barrier that was not passed: 200 ms doubling to 5 s. */
 export function barrierRecheckMs(claims: number): number {
   return Math.min(5_000, 200 * 2 ** Math.min(Math.max(claims - 1, 0), 10));
@@ -77,8 +92,10 @@ const sleep = (ms: number, signal: Signal) =>
  * Runs sync tasks outside the consumer: claims the oldest runnable task (`SyncTaskStore.claim`),
  * waits for its barrier (the task stays queued and is re-checked with backoff; after
  * `barrierTimeoutMs` it fails with `read_models_behind`), then runs the recompute while renewing its
- * lease, and records done (counters from the scored snapshot) or failed. A failure of the database
- * or the broker while doing so is logged and retried with backoff: the loop never ends by itself.
+ * lease, and records done (counters from the scored snapshot) or failed. A recompute that fails on a
+ * transient error (`isTransient`) is run again after 5 s × runs, up to `maxRuns`; any other error
+ * fails the task. A failure of the database or the broker in the loop itself is logged and retried
+ * with backoff: the loop never ends by itself.
  *
  * One task at a time per worker: a recompute holds the account's data in memory. More throughput is
  * more recompute processes; they share the queue.
@@ -147,6 +164,18 @@ export function startTaskWorker(settings: TaskWorkerSettings, deps: TaskWorkerDe
       scored = (await deps.recompute(task)) ?? null;
     } catch (err) {
       clearInterval(beat);
+      if (isTransient(err) && start.run < settings.maxRuns) {
+        // A dependency blip, not the task's fault: run it again once things are back.
+        const delay = 5_000 * start.run;
+        logger.warn('sync_task_retrying', {
+          task_id: task.taskId,
+          run: start.run,
+          retry_in_ms: delay,
+          error: (err as Error).message,
+        });
+        await finish(() => deps.store.defer(task, delay));
+        return;
+      }
       const reason = `recompute_failed: ${(err as Error).message}`;
       if (await finish(() => deps.store.failed(task, reason, now())))
         logger.error('sync_task_failed', { task_id: task.taskId, reason });
