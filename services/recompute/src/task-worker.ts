@@ -40,8 +40,12 @@ export interface TaskWorkerDeps {
 export interface RunningWorker {
   /** Looks for work now (the consumer calls it after recording a command). */
   wake(): void;
-  /** Stops claiming; resolves when the task in hand (if any) has ended. */
-  stop(): Promise<void>;
+  /**
+   * Stops claiming; resolves when the task in hand (if any) has ended, or after `graceMs` (default
+   * 10 s): a recompute is not cut short, and if the process ends meanwhile its lease runs out and
+   * another worker (or this one, restarted) runs the task again.
+   */
+  stop(graceMs?: number): Promise<void>;
 }
 
 /**
@@ -231,10 +235,12 @@ export function startTaskWorker(settings: TaskWorkerSettings, deps: TaskWorkerDe
       if (signal.wake) signal.wake();
       else signal.kicked = true;
     },
-    stop: async () => {
+    stop: async (graceMs = 10_000) => {
       stopping = true;
       signal.wake?.();
-      await done;
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([done, new Promise<void>((r) => (timer = setTimeout(r, graceMs)))]);
+      clearTimeout(timer);
     },
   };
 }
