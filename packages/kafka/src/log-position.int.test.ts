@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { silentLogger } from '@holdfast/platform';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
-import { LogPositions } from './log-position.js';
+import { createKafka } from './client.js';
+import { LogPositions, LogPositionTimeoutError } from './log-position.js';
 import { memoKeyPartitioner } from './partitioner.js';
 import { topicName } from './topics.js';
 
@@ -76,5 +78,18 @@ describe('LogPositions', () => {
       await admin.disconnect();
       await producer.disconnect();
     }
+  });
+
+  it('fails within its timeout, retriable, when no broker answers', async () => {
+    // A closed port in this engineer's private range: nothing listens there.
+    const nowhere = LogPositions.create(createKafka(['127.0.0.1:19251'], 'lp-test', silentLogger), '', {
+      timeoutMs: 1_000,
+    });
+    const started = Date.now();
+    const err = await nowhere.ofKey('holdfast.commerce', 'a').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(LogPositionTimeoutError);
+    expect((err as LogPositionTimeoutError).isRetriable).toBe(true);
+    expect(Date.now() - started).toBeLessThan(3_000);
+    await nowhere.close();
   });
 });

@@ -34,7 +34,16 @@ type CreateCluster = (opts: {
 }) => Cluster;
 
 const READ_UNCOMMITTED = 0;
-const ATTEMPTS = 4;
+const ATTEMPTS = 3;
+
+/** Thrown when the log's position could not be read in time (the broker is away). */
+export class LogPositionTimeoutError extends Error {
+  override readonly name = 'LogPositionTimeoutError';
+  readonly isRetriable = true;
+  constructor(topic: string, ms: number) {
+    super(`the position of ${topic} could not be read within ${ms} ms`);
+  }
+}
 
 /**
  * The high watermarks of the event log, asked with isolation level read_uncommitted.
@@ -62,16 +71,21 @@ export class LogPositions implements LogPositionSource {
   private constructor(
     private readonly createCluster: CreateCluster,
     private readonly topicPrefix: string,
+    private readonly timeoutMs: number,
   ) {}
 
-  static create(kafka: Kafka, topicPrefix: string): LogPositions {
+  /**
+   * @param timeoutMs how long one question may take before it fails with `LogPositionTimeoutError`
+   *   (kafkajs retries a broker that does not answer for much longer than a caller can wait).
+   */
+  static create(kafka: Kafka, topicPrefix: string, { timeoutMs = 5_000 } = {}): LogPositions {
     const symbol = Object.getOwnPropertySymbols(kafka).find(
       (s) => s.description === 'private:Kafka:createCluster',
     );
     const factory = symbol ? (kafka as unknown as Record<symbol, unknown>)[symbol] : undefined;
     if (typeof factory !== 'function')
       throw new Error('kafkajs no longer exposes its cluster factory: LogPositions needs updating');
-    return new LogPositions(factory as CreateCluster, topicPrefix);
+    return new LogPositions(factory as CreateCluster, topicPrefix, timeoutMs);
   }
 
   private connected(): Promise<Cluster> {
@@ -93,6 +107,18 @@ export class LogPositions implements LogPositionSource {
   }
 
   private async watermarks(topic: TopicName, pick?: (count: number) => number): Promise<LogPosition[]> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new LogPositionTimeoutError(topic, this.timeoutMs)), this.timeoutMs);
+    });
+    try {
+      return await Promise.race([this.ask(topic, pick), timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async ask(topic: TopicName, pick?: (count: number) => number): Promise<LogPosition[]> {
     const physical = topicName(this.topicPrefix, topic);
     for (let attempt = 1; ; attempt++) {
       const cluster = await this.connected();
@@ -151,6 +177,13 @@ export class LogPositions implements LogPositionSource {
   async close(): Promise<void> {
     const c = this.cluster;
     this.cluster = undefined;
-    if (c) await (await c.catch(() => undefined))?.disconnect();
+    // A connection still being attempted (the broker away) is not waited for beyond a second.
+    const cluster = c
+      ? await Promise.race([
+          c.catch(() => undefined),
+          new Promise<undefined>((r) => setTimeout(() => r(undefined), 1_000).unref()),
+        ])
+      : undefined;
+    await cluster?.disconnect();
   }
 }
