@@ -1,11 +1,14 @@
 // npm start: the local stack (Kafka, the registry, PostgreSQL), a build, then every service in the
-// foreground with readable logs. Ctrl-C stops the services, and the stack too if this run started it.
+// foreground with readable logs. A service that exits is restarted with backoff (1 s doubling to
+// 30 s, reset after a minute up; scripts/lib/supervisor.mjs), and every restart is logged. Ctrl-C
+// stops the services, and the stack too if this run started it.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { loadSettings } from '../infra/lib/settings.mjs';
 import { down, status, up } from '../infra/lib/stack.mjs';
+import { supervise } from './lib/supervisor.mjs';
 
 const SERVICES = ['projector', 'gateway', 'recompute', 'dispatcher'];
 const COLORS = { projector: 36, gateway: 32, recompute: 35, dispatcher: 33 };
@@ -42,22 +45,23 @@ function pretty(name, line) {
   return `\x1b[${COLORS[name] ?? 37}m${name.padEnd(10)}\x1b[0m ${msg}`;
 }
 
-const children = [];
+const supervised = [];
 for (const name of SERVICES) {
   const entry = join('services', name, 'dist', 'main.js');
   if (!existsSync(entry)) continue;
-  const child = spawn(process.execPath, [entry], {
-    env: { ...process.env, ...env, PORT: name === 'gateway' ? String(port) : '' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  for (const stream of [child.stdout, child.stderr]) {
-    createInterface({ input: stream }).on('line', (l) => console.log(pretty(name, l)));
-  }
-  child.on('exit', (code, signal) => {
-    console.log(pretty(name, `exited (${signal ?? code})`));
-    if (!stopping) void stop(1);
-  });
-  children.push(child);
+  const start = () => {
+    const child = spawn(process.execPath, [entry], {
+      env: { ...process.env, ...env, PORT: name === 'gateway' ? String(port) : '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    for (const stream of [child.stdout, child.stderr]) {
+      createInterface({ input: stream }).on('line', (l) => console.log(pretty(name, l)));
+    }
+    return child;
+  };
+  // One blip must not take the installation down: the service comes back on its own, and the log
+  // says when and how often.
+  supervised.push({ name, supervisor: supervise({ name, start, log: (m) => console.log(pretty(name, m)) }) });
 }
 
 let stopping = false;
@@ -65,10 +69,7 @@ async function stop(code = 0) {
   if (stopping) return;
   stopping = true;
   console.log('\nstopping services ...');
-  for (const c of children) c.kill('SIGTERM');
-  await Promise.all(
-    children.map((c) => (c.exitCode !== null ? null : new Promise((r) => c.once('exit', r)))),
-  );
+  await Promise.all(supervised.map((s) => s.supervisor.stop()));
   if (startedStack) {
     console.log('stopping the local stack this run started ...');
     await down(settings, (m) => console.log(`[infra] ${m}`));
@@ -123,7 +124,7 @@ async function quickstart() {
   return fixture;
 }
 
-if (children.some((c) => c.spawnargs.some((a) => a.includes('gateway')))) {
+if (supervised.some((s) => s.name === 'gateway')) {
   if (await ready()) {
     const f = await quickstart();
     console.log(`\n  Holdfast is up: ${baseUrl}  (OpenAPI: ${baseUrl}/v1/openapi.json)`);

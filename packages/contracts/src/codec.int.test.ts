@@ -116,7 +116,12 @@ const samples: { [K in EventName]: EventTypes[K] } = {
     duration_ms: 12,
     sync_task_id: null,
   },
-  SyncRequested: { metadata, task_id: randomUUID(), trigger: 'api' },
+  SyncRequested: {
+    metadata,
+    task_id: randomUUID(),
+    trigger: 'api',
+    barrier: [{ topic: 'holdfast.commerce', partition: 1, offset: 42 }],
+  },
   CampaignSent: {
     metadata,
     tracking_id: 't-1',

@@ -12,4 +12,5 @@ export {
   type SinglePartitionAppender,
 } from './batch-appender.js';
 export { memoKeyPartitioner } from './partitioner.js';
+export { LogPositions, LogPositionTimeoutError, type LogPositionSource } from './log-position.js';
 export * from './exactly-once-runner.js';

@@ -23,6 +23,7 @@ function syncRequested(accountId: string): SyncRequested {
     },
     task_id: randomUUID(),
     trigger: 'api',
+    barrier: null,
   };
 }
 

@@ -1,6 +1,6 @@
 import express, { type Express } from 'express';
 import { createDb, type Pool } from '@holdfast/db';
-import type { Appender, SinglePartitionAppender } from '@holdfast/kafka';
+import type { Appender, LogPositionSource, SinglePartitionAppender } from '@holdfast/kafka';
 import { createMetricsRegistry, silentLogger, type Logger, type Registry } from '@holdfast/platform';
 import { authenticate } from './auth/authenticate.js';
 import { CredentialListener } from './auth/credential-listener.js';
@@ -39,6 +39,8 @@ export interface GatewayDeps {
    */
   readonly pixelAppender?: SinglePartitionAppender;
   readonly codec: Encoder;
+  /** The log's positions, read by POST /ingest/sync for its barrier (`LogPositions` on the real stack). */
+  readonly logPositions: LogPositionSource;
   readonly clock?: Clock;
   readonly logger?: Logger;
   readonly metricsRegistry?: Registry;
@@ -85,6 +87,7 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps): P
     metrics,
     readModels,
     syncTasks: new SyncTasks(deps.pool),
+    logPositions: deps.logPositions,
   };
   await listener.start();
   lastUsed.start();

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database, Pool } from '@holdfast/db';
+import type { LogPositionSource } from '@holdfast/kafka';
 import type { GatewayConfig } from './config.js';
 import type { IngestRouteDeps } from './ingest/ingest-route.js';
 import type { ReadModels } from './read-models.js';
@@ -12,4 +13,6 @@ export interface GatewayContext extends IngestRouteDeps {
   readonly db: Kysely<Database>;
   readonly readModels: ReadModels;
   readonly syncTasks: SyncTasks;
+  /** Where POST /ingest/sync reads its barrier (the log's high watermark for the account). */
+  readonly logPositions: LogPositionSource;
 }

@@ -5,7 +5,13 @@ import type { AddressInfo } from 'node:net';
 import type { Kysely } from 'kysely';
 import { EventCodec } from '@holdfast/contracts';
 import { createDb, createPool, migrateToLatest } from '@holdfast/db';
-import { createKafka, ensureTopics, IdempotentBatchAppender, TransactionalAppender } from '@holdfast/kafka';
+import {
+  createKafka,
+  ensureTopics,
+  IdempotentBatchAppender,
+  LogPositions,
+  TransactionalAppender,
+} from '@holdfast/kafka';
 import { createLogger } from '@holdfast/platform';
 import { ensureReadModelSchema } from '@holdfast/projector';
 import { createGateway } from './app.js';
@@ -35,11 +41,13 @@ const appender = await TransactionalAppender.create(kafka, {
 // ONE record batch on ONE partition stores them all or none without a transaction (the reasoning is
 // on IdempotentBatchAppender; measured 1 round trip instead of 4 per request, docs/performance.md).
 const pixelAppender = await IdempotentBatchAppender.create(kafka, { size: config.pixelProducerPoolSize });
+const logPositions = LogPositions.create(kafka, config.infra.topicPrefix);
 const gateway = await createGateway(config, {
   pool,
   appender,
   pixelAppender,
   codec,
+  logPositions,
   logger,
   probes: {
     kafka: () => admin.describeCluster(),
@@ -69,6 +77,7 @@ async function stop(signal: string): Promise<void> {
   await gateway.close();
   await appender.close();
   await pixelAppender.close();
+  await logPositions.close().catch(() => {});
   await admin.disconnect().catch(() => {});
   await pool.end();
   logger.info('gateway_stopped', { signal });

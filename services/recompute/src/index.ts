@@ -1,5 +1,6 @@
 /**
- * The recompute service: the sync-command consumer that runs POST /ingest/sync and nightly tasks
+ * The recompute service: the sync-command consumer that records POST /ingest/sync and nightly tasks
+ * and the task worker that runs them once the read models have passed their barrier
  * (queued → running → done | failed | skipped), customer scoring into analytics.customer_scores, and
  * the nightly schedule (02:00 UTC). Details: docs/analytics.md ("The recompute service").
  *
@@ -8,10 +9,24 @@
  * const consumer = await startSyncConsumer(config, {
  *   pool, kafka, codec, recompute: scoreTaskAccount({ pool, readModelSchema: 'read_models' }),
  * });
- * const nightly = scheduleNightly({ run: (at) => enqueueNightly({ pool, appender, codec, topicPrefix }, at) });
+ * const nightly = scheduleNightly({
+ *   run: (at) => enqueueNightly({ pool, appender, codec, topicPrefix, positions: LogPositions.create(kafka, topicPrefix) }, at),
+ * });
  */
 export { startSyncConsumer, type SyncConsumerConfig, type SyncConsumerDeps } from './sync-consumer.js';
-export { RECOMPUTE_SCHEMA, type SyncTaskRef, type TaskCounts } from './sync-task-store.js';
+export {
+  RECOMPUTE_SCHEMA,
+  type ScoredSnapshot,
+  type SyncTaskRef,
+  type TaskCounts,
+} from './sync-task-store.js';
+export {
+  DEFAULT_WORKER_SETTINGS,
+  isTransient,
+  type RecomputeTask,
+  type TaskWorkerSettings,
+} from './task-worker.js';
+export { projectorPassed, type BarrierState, type ProjectorPosition } from './read-barrier.js';
 export {
   createCampaignStep,
   migrateCampaigns,

@@ -4,7 +4,7 @@ import type { Kysely } from 'kysely';
 import { EventCodec } from '@holdfast/contracts';
 import { sendsOnTrigger } from '@holdfast/domain';
 import { createDb, createPool, migrateToLatest } from '@holdfast/db';
-import { createKafka, ensureTopics, TransactionalAppender } from '@holdfast/kafka';
+import { createKafka, ensureTopics, LogPositions, TransactionalAppender } from '@holdfast/kafka';
 import {
   createLogger,
   createOutboundClient,
@@ -26,6 +26,11 @@ const config = r.done({
   readModelSchema: r.string('HOLDFAST_READ_SCHEMA', 'read_models'),
   // Provider sends leave through the guarded client: https, public destinations only by default.
   outbound: readOutboundPolicy(r),
+  // Sync tasks: how long one waits for the read models to pass its barrier, and a worker's lease.
+  worker: {
+    barrierTimeoutMs: r.int('HOLDFAST_SYNC_BARRIER_TIMEOUT_MS', 1_800_000, { min: 1_000, max: 86_400_000 }),
+    leaseMs: r.int('HOLDFAST_SYNC_LEASE_MS', 60_000, { min: 3_000, max: 3_600_000 }),
+  },
 });
 const logger = createLogger('recompute');
 const pool = createPool(config.infra.databaseUrl, 'recompute', 4);
@@ -49,17 +54,20 @@ const campaigns = createCampaignStep(
   { topicPrefix: config.infra.topicPrefix, readModelSchema: config.readModelSchema },
   { pool, appender: campaignAppender, codec, logger, outbound: createOutboundClient(config.outbound) },
 );
-const recompute = async (task: SyncTaskRef): Promise<void> => {
-  await score(task);
+const recompute = async (task: SyncTaskRef) => {
+  const scored = await score(task);
   await campaigns({ accountId: task.accountId, taskId: task.taskId }, { send: sendsOnTrigger(task.trigger) });
+  return scored;
 };
 const consumer = await startSyncConsumer(config, { pool, kafka, codec, logger, recompute });
 const appender = await TransactionalAppender.create(kafka, {
   name: `${config.infra.topicPrefix}recompute-nightly`,
   size: 1,
 });
+const positions = LogPositions.create(kafka, config.infra.topicPrefix);
 const nightly = scheduleNightly({
-  run: (firedAt) => enqueueNightly({ pool, appender, codec, topicPrefix: config.infra.topicPrefix }, firedAt),
+  run: (firedAt) =>
+    enqueueNightly({ pool, appender, codec, topicPrefix: config.infra.topicPrefix, positions }, firedAt),
   logger,
 });
 logger.info('recompute_started', {});
@@ -73,6 +81,7 @@ async function stop(signal: string): Promise<void> {
   await consumer.stop();
   await appender.close();
   await campaignAppender.close();
+  await positions.close().catch(() => {});
   await pool.end();
   process.exit(0);
 }

@@ -1,16 +1,25 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SyncRequested, SyncTrigger } from '@holdfast/contracts';
-import { createAccount } from '@holdfast/db';
+import type { LogPosition, SyncRequested, SyncTrigger } from '@holdfast/contracts';
+import { checkpointTableDdl, createAccount } from '@holdfast/db';
 import { TransactionalAppender, topicName, type RunningConsumer } from '@holdfast/kafka';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
 import { startSyncConsumer } from './sync-consumer.js';
-import type { SyncTaskRef } from './sync-task-store.js';
+import type { ScoredSnapshot, SyncTaskRef } from './sync-task-store.js';
 
 let t: TestEnv;
 let appender: TransactionalAppender;
 let consumer: RunningConsumer;
 const failing = new Set<string>();
+/** Tasks whose first recompute fails as a lost database connection does. */
+const blips = new Set<string>();
+/** Recompute calls per task id. */
+const runs = new Map<string, number>();
+/** Tasks whose recompute waits until the test opens their gate. */
+const gates = new Map<string, Promise<void>>();
+/** Snapshot counts a recompute reports for a task (as scoring does). */
+const snapshots = new Map<string, ScoredSnapshot>();
+const PROJECTOR_GROUP = () => `${t.topicPrefix}projector-under-test`;
 
 function consume(group: string): Promise<RunningConsumer> {
   return startSyncConsumer(
@@ -24,31 +33,28 @@ function consume(group: string): Promise<RunningConsumer> {
       },
       readModelSchema: 'read_models',
       groupId: `${t.topicPrefix}${group}`,
+      projectorGroupId: PROJECTOR_GROUP(),
+      worker: { pollMs: 100, leaseMs: 3_000, barrierTimeoutMs: 6_000 },
     },
     {
       pool: t.pool,
       kafka: t.kafka,
       codec: t.codec,
       recompute: async (task: SyncTaskRef) => {
+        runs.set(task.taskId, (runs.get(task.taskId) ?? 0) + 1);
+        await gates.get(task.taskId);
         if (failing.has(task.taskId)) throw new Error('boom');
-        await Promise.resolve();
+        if (blips.delete(task.taskId))
+          throw Object.assign(new Error('terminating connection due to administrator command'), {
+            code: '57P01',
+          });
+        return snapshots.get(task.taskId);
       },
     },
   );
 }
 
-/** Appends a SyncRequested; with `row`, inserts its queued control.sync_tasks row first (as the gateway does). */
-async function request(
-  accountId: string,
-  { row = true, trigger }: { row?: boolean; trigger?: SyncTrigger } = {},
-) {
-  trigger ??= 'api';
-  const taskId = randomUUID();
-  if (row)
-    await t.pool.query(
-      `insert into control.sync_tasks (id, account_id, trigger, status, queued_at) values ($1, $2, $3, 'queued', now())`,
-      [taskId, accountId, trigger],
-    );
+function command(accountId: string, taskId: string, trigger: SyncTrigger, barrier: LogPosition[] | null) {
   const value: SyncRequested = {
     metadata: {
       account_id: accountId,
@@ -60,30 +66,53 @@ async function request(
     },
     task_id: taskId,
     trigger,
+    barrier,
   };
-  await appender.append([
-    {
-      topic: topicName(t.topicPrefix, 'holdfast.sync-commands'),
-      key: accountId,
-      value: t.codec.encode('SyncRequested', value),
-    },
-  ]);
-  return taskId;
+  return {
+    topic: topicName(t.topicPrefix, 'holdfast.sync-commands'),
+    key: accountId,
+    value: t.codec.encode('SyncRequested', value),
+  };
+}
+
+/** Appends a SyncRequested; with `row`, inserts its queued control.sync_tasks row first (as the gateway does). */
+async function request(
+  accountId: string,
+  {
+    row = true,
+    trigger = 'api',
+    barrier = null,
+    id = randomUUID(),
+  }: { row?: boolean; trigger?: SyncTrigger; barrier?: LogPosition[] | null; id?: string } = {},
+) {
+  if (row)
+    await t.pool.query(
+      `insert into control.sync_tasks (id, account_id, trigger, status, queued_at) values ($1, $2, $3, 'queued', now())`,
+      [id, accountId, trigger],
+    );
+  await appender.append([command(accountId, id, trigger, barrier)]);
+  return id;
 }
 
 const task = async (id: string) =>
   (await t.pool.query(`select * from control.sync_tasks where id = $1`, [id])).rows[0] as
     Record<string, unknown> | undefined;
 
-async function settled(id: string): Promise<Record<string, unknown>> {
-  const deadline = Date.now() + 30_000;
+async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 30_000): Promise<T> {
+  const deadline = Date.now() + ms;
   for (;;) {
-    const row = await task(id);
-    if (row && ['done', 'failed', 'skipped'].includes(row.status as string)) return row;
-    if (Date.now() > deadline) throw new Error(`task ${id} still ${String(row?.status)}`);
+    const v = await probe();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }
+
+const settled = (id: string) =>
+  until(`task ${id} to end`, async () => {
+    const row = await task(id);
+    return row && ['done', 'failed', 'skipped'].includes(row.status as string) ? row : undefined;
+  });
 
 async function addRows(accountId: string, orders: number, customers: number) {
   await t.pool.query(
@@ -96,12 +125,22 @@ async function addRows(accountId: string, orders: number, customers: number) {
   );
 }
 
+async function setCheckpoint(partition: number, offset: number) {
+  await t.pool.query(
+    `insert into read_models.projection_checkpoints (projection, topic, partition, last_offset)
+     values ('commerce', 'holdfast.commerce', $1, $2)
+     on conflict (projection, topic, partition) do update set last_offset = excluded.last_offset`,
+    [partition, offset],
+  );
+}
+
 beforeAll(async () => {
   t = await createTestEnv('recompute-sync');
-  // Only what the consumer counts; the projector owns the real tables.
+  // Only what the consumer counts and the barrier reads; the projector owns the real tables.
   await t.pool.query(`create schema read_models;
     create table read_models.orders (account_id uuid not null, order_id text not null);
     create table read_models.customers (account_id uuid not null, customer_id uuid not null)`);
+  await t.pool.query(checkpointTableDdl('read_models'));
   appender = await TransactionalAppender.create(t.kafka, { name: `${t.topicPrefix}sync-test`, size: 1 });
   consumer = await consume('recompute-sync');
 });
@@ -112,7 +151,7 @@ afterAll(async () => {
   await t?.close();
 });
 
-describe('sync consumer', () => {
+describe('sync consumer and task worker', () => {
   let accountId: string;
   let first: string;
 
@@ -133,32 +172,25 @@ describe('sync consumer', () => {
     expect(done.duration_ms).toEqual(expect.any(Number));
   });
 
+  it('takes the counters from the snapshot the recompute scored, not from rows projected since', async () => {
+    const shop = (await createAccount(t.db, { name: 'Snapshot' })).id;
+    await addRows(shop, 10, 4);
+    const id = randomUUID();
+    // The recompute scored 7 orders and 3 customers; 3 orders and a customer arrived after its snapshot.
+    snapshots.set(id, { orders: 7, customers: 3 });
+    expect(await settled(await request(shop, { id }))).toMatchObject({
+      status: 'done',
+      orders_added: 7,
+      customers_added: 3,
+    });
+    // The next task counts what the previous one did not.
+    expect(await settled(await request(shop))).toMatchObject({ orders_added: 3, customers_added: 1 });
+  });
+
   it('marks a task failed, with the reason, when the recompute throws', async () => {
     const id = randomUUID();
     failing.add(id);
-    await t.pool.query(
-      `insert into control.sync_tasks (id, account_id, trigger, status, queued_at) values ($1, $2, 'api', 'queued', now())`,
-      [id, accountId],
-    );
-    const value: SyncRequested = {
-      metadata: {
-        account_id: accountId,
-        event_id: randomUUID(),
-        batch_id: null,
-        request_id: null,
-        key_id: null,
-        received_at: new Date().toISOString(),
-      },
-      task_id: id,
-      trigger: 'api',
-    };
-    await appender.append([
-      {
-        topic: topicName(t.topicPrefix, 'holdfast.sync-commands'),
-        key: accountId,
-        value: t.codec.encode('SyncRequested', value),
-      },
-    ]);
+    await request(accountId, { id });
     expect(await settled(id)).toMatchObject({
       status: 'failed',
       reason: 'recompute_failed: boom',
@@ -166,40 +198,149 @@ describe('sync consumer', () => {
     });
   });
 
+  it('runs a task again when its recompute met a transient failure (a lost database connection)', async () => {
+    const id = randomUUID();
+    blips.add(id);
+    await request(accountId, { id });
+    const done = await settled(id);
+    expect(done).toMatchObject({ status: 'done', reason: null });
+    expect(runs.get(id)).toBe(2);
+  });
+
   it('gives a command without a task row (another producer) its row, and runs it', async () => {
     const id = await request(accountId, { row: false, trigger: 'cli' });
     expect(await settled(id)).toMatchObject({ status: 'done', trigger: 'cli', account_id: accountId });
   });
 
-  it('resumes a task its own crashed attempt left running, keeping its start', async () => {
+  it('runs a command delivered twice once', async () => {
     const id = randomUUID();
+    await t.pool.query(
+      `insert into control.sync_tasks (id, account_id, trigger, status, queued_at) values ($1, $2, 'api', 'queued', now())`,
+      [id, accountId],
+    );
+    // Twice in one transaction (as a producer retry could) and once more afterwards.
+    const cmd = command(accountId, id, 'api', null);
+    await appender.append([cmd, cmd]);
+    expect(await settled(id)).toMatchObject({ status: 'done' });
+    await appender.append([command(accountId, id, 'api', null)]);
+    const marker = await request(accountId);
+    await settled(marker);
+    expect(runs.get(id)).toBe(1);
+    const { rows } = await t.pool.query(`select 1 from recompute.sync_work where task_id = $1`, [id]);
+    expect(rows).toHaveLength(1);
+  });
+
+  it('keeps a task queued until the projector passes its barrier, by checkpoint or by its committed offset', async () => {
+    const shop = (await createAccount(t.db, { name: 'Barrier' })).id;
+    await setCheckpoint(0, 5);
+    const byCheckpoint = await request(shop, {
+      barrier: [{ topic: 'holdfast.commerce', partition: 0, offset: 10 }],
+    });
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect((await task(byCheckpoint))!.status).toBe('queued');
+    expect(runs.get(byCheckpoint)).toBeUndefined();
+    await setCheckpoint(0, 9);
+    expect(await settled(byCheckpoint)).toMatchObject({ status: 'done' });
+
+    // Checkpoint 7 of a barrier at 10: offsets 8 and 9 may be transaction markers the checkpoint
+    // never reaches. The projector group's committed offset (10) says nothing below 10 is left.
+    await setCheckpoint(1, 7);
+    const byCommit = await request(shop, {
+      barrier: [{ topic: 'holdfast.commerce', partition: 1, offset: 10 }],
+    });
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect((await task(byCommit))!.status).toBe('queued');
+    const admin = t.kafka.admin();
+    await admin.connect();
+    try {
+      // The group commits offsets up to the log's end only; give the partition ten records first.
+      const producer = t.kafka.producer();
+      await producer.connect();
+      await producer.send({
+        topic: topicName(t.topicPrefix, 'holdfast.commerce'),
+        messages: Array.from({ length: 10 }, () => ({ partition: 1, value: 'x' })),
+      });
+      await producer.disconnect();
+      await admin.setOffsets({
+        groupId: PROJECTOR_GROUP(),
+        topic: topicName(t.topicPrefix, 'holdfast.commerce'),
+        partitions: [{ partition: 1, offset: '10' }],
+      });
+    } finally {
+      await admin.disconnect();
+    }
+    expect(await settled(byCommit)).toMatchObject({ status: 'done' });
+  });
+
+  it('fails a task whose barrier is not passed in time, saying where the projector stands', async () => {
+    const shop = (await createAccount(t.db, { name: 'Behind' })).id;
+    const id = await request(shop, {
+      barrier: [{ topic: 'holdfast.commerce', partition: 0, offset: 1_000_000 }],
+    });
+    const failed = await settled(id);
+    expect(failed.status).toBe('failed');
+    expect(failed.reason).toMatch(
+      /^read_models_behind: the projector had not applied holdfast\.commerce\[0\] below offset 1000000 after \d+ s \(checkpoint 9, committed -1\)$/,
+    );
+    expect(runs.get(id)).toBeUndefined();
+  });
+
+  it('takes again a task whose worker died (lease run out), keeping its first start; a live lease is left alone', async () => {
+    const dead = randomUUID();
     await t.pool.query(
       `insert into control.sync_tasks (id, account_id, trigger, status, queued_at, started_at)
        values ($1, $2, 'api', 'running', now(), now() - interval '5 seconds')`,
-      [id, accountId],
+      [dead, accountId],
     );
-    const value: SyncRequested = {
-      metadata: {
-        account_id: accountId,
-        event_id: randomUUID(),
-        batch_id: null,
-        request_id: null,
-        key_id: null,
-        received_at: new Date().toISOString(),
-      },
-      task_id: id,
-      trigger: 'api',
-    };
-    await appender.append([
-      {
-        topic: topicName(t.topicPrefix, 'holdfast.sync-commands'),
-        key: accountId,
-        value: t.codec.encode('SyncRequested', value),
-      },
-    ]);
-    const done = await settled(id);
+    await t.pool.query(
+      `insert into recompute.sync_work (task_id, account_id, trigger, requested_at, lease_owner, lease_until, claims, runs)
+       values ($1, $2, 'api', now(), 'gone:1', now() - interval '1 second', 1, 1)`,
+      [dead, accountId],
+    );
+    const done = await settled(dead);
     expect(done.status).toBe('done');
     expect(done.duration_ms as number).toBeGreaterThanOrEqual(5000);
+
+    const other = (await createAccount(t.db, { name: 'Leased' })).id;
+    const live = randomUUID();
+    await t.pool.query(
+      `insert into control.sync_tasks (id, account_id, trigger, status, queued_at, started_at)
+       values ($1, $2, 'nightly', 'running', now(), now())`,
+      [live, other],
+    );
+    await t.pool.query(
+      `insert into recompute.sync_work (task_id, account_id, trigger, requested_at, lease_owner, lease_until, claims, runs)
+       values ($1, $2, 'nightly', now(), 'elsewhere:1', now() + interval '1 hour', 1, 1)`,
+      [live, other],
+    );
+    // Another task of that account is skipped: the running one holds a live lease.
+    expect(await settled(await request(other))).toMatchObject({
+      status: 'skipped',
+      reason: 'already_running',
+      orders_added: null,
+    });
+    expect(runs.get(live)).toBeUndefined();
+    expect((await task(live))!.status).toBe('running');
+  });
+
+  it('fails a task that its workers died running three times (worker_lost)', async () => {
+    const shop = (await createAccount(t.db, { name: 'Poison' })).id;
+    const id = randomUUID();
+    await t.pool.query(
+      `insert into control.sync_tasks (id, account_id, trigger, status, queued_at, started_at)
+       values ($1, $2, 'api', 'running', now(), now())`,
+      [id, shop],
+    );
+    await t.pool.query(
+      `insert into recompute.sync_work (task_id, account_id, trigger, requested_at, lease_owner, lease_until, claims, runs)
+       values ($1, $2, 'api', now(), 'gone:2', now() - interval '1 second', 3, 3)`,
+      [id, shop],
+    );
+    expect(await settled(id)).toMatchObject({
+      status: 'failed',
+      reason: 'worker_lost: the recompute stopped 3 times while running this task',
+    });
+    expect(runs.get(id)).toBeUndefined();
   });
 
   it('skips a task while another task of the account is running; a stale running task does not block', async () => {
@@ -223,6 +364,44 @@ describe('sync consumer', () => {
     expect(await settled(await request(other))).toMatchObject({ status: 'done' });
   });
 
+  it('keeps consuming, and lets the group rebalance, while a recompute runs', async () => {
+    const slow = (await createAccount(t.db, { name: 'Slow' })).id;
+    const id = randomUUID();
+    let open!: () => void;
+    gates.set(id, new Promise<void>((r) => (open = r)));
+    await request(slow, { id });
+    await until('the slow task to run', async () =>
+      (await task(id))?.status === 'running' ? true : undefined,
+    );
+    // Recorded while the recompute runs: the consumer is not inside it.
+    const later = await request((await createAccount(t.db, { name: 'Later' })).id);
+    await until(
+      'the later command to be recorded',
+      async () => {
+        const { rows } = await t.pool.query(`select 1 from recompute.sync_work where task_id = $1`, [later]);
+        return rows.length ? true : undefined;
+      },
+      5_000,
+    );
+    // A member joining the group gets its assignment at once: nobody holds the rebalance up.
+    const joiner = t.kafka.consumer({ groupId: `${t.topicPrefix}recompute-sync`, sessionTimeout: 10_000 });
+    let joined = false;
+    joiner.on(joiner.events.GROUP_JOIN, () => (joined = true));
+    await joiner.connect();
+    await joiner.subscribe({ topics: [topicName(t.topicPrefix, 'holdfast.sync-commands')] });
+    const started = Date.now();
+    // autoCommit off: what this member is handed stays uncommitted, so the real consumer reads it again.
+    await joiner.run({ autoCommit: false, eachMessage: () => Promise.resolve() });
+    await until('the new member to join', () => Promise.resolve(joined ? true : undefined), 20_000);
+    expect(Date.now() - started).toBeLessThan(20_000);
+    expect((await task(id))!.status).toBe('running');
+    await joiner.disconnect();
+    open();
+    expect(await settled(id)).toMatchObject({ status: 'done' });
+    expect(await settled(later)).toMatchObject({ status: 'done' });
+    expect(runs.get(id)).toBe(1);
+  });
+
   it('changes nothing twice when the commands are consumed again from offset 0', async () => {
     const before = await task(first);
     await consumer.stop();
@@ -230,8 +409,10 @@ describe('sync consumer', () => {
     const fresh = (await createAccount(t.db, { name: 'Marker' })).id;
     await addRows(fresh, 1, 1);
     const marker = await request(fresh);
-    // The new group read every command from offset 0 before the marker; the checkpoints made it skip them.
+    // The new group read every command from offset 0 before the marker; the checkpoints and the work
+    // rows made it run none of them again.
     expect(await settled(marker)).toMatchObject({ status: 'done', orders_added: 1, customers_added: 1 });
     expect(await task(first)).toEqual(before);
+    expect(runs.get(first)).toBe(1);
   });
 });

@@ -3,7 +3,14 @@ import type { EventCodec } from '@holdfast/contracts';
 import type { Pool } from '@holdfast/db';
 import { runExactlyOnce, topicName, type ConsumedRecord, type RunningConsumer } from '@holdfast/kafka';
 import { silentLogger, type InfraConfig, type Logger } from '@holdfast/platform';
+import { projectorPositionReader } from './read-barrier.js';
 import { RECOMPUTE_SCHEMA, SyncTaskStore, type SyncTaskRef } from './sync-task-store.js';
+import {
+  DEFAULT_WORKER_SETTINGS,
+  startTaskWorker,
+  type RecomputeTask,
+  type TaskWorkerSettings,
+} from './task-worker.js';
 
 export interface SyncConsumerConfig {
   readonly infra: InfraConfig;
@@ -11,8 +18,12 @@ export interface SyncConsumerConfig {
   readonly readModelSchema: string;
   /** Consumer group; default `<topic prefix>recompute-sync`. */
   readonly groupId?: string;
-  /** A running task started longer ago than this no longer blocks the account (default 1 hour). */
+  /** The projector's consumer group, whose position tells barriers apart; default `<prefix>holdfast.projector`. */
+  readonly projectorGroupId?: string;
+  /** A running task without a work row (from before the task worker) blocks its account this long (default 1 hour). */
   readonly staleRunningMs?: number;
+  /** The task worker's lease, poll, barrier timeout and retry bound (defaults: DEFAULT_WORKER_SETTINGS). */
+  readonly worker?: Partial<TaskWorkerSettings>;
 }
 
 export interface SyncConsumerDeps {
@@ -23,30 +34,51 @@ export interface SyncConsumerDeps {
   readonly now?: () => Date;
   /**
    * The recompute of one task, run while it is `running` (analytics plug scoring in here). Throwing
-   * marks the task failed with the error's message as reason. Default: nothing.
+   * marks the task failed with the error's message as reason; returning the scored snapshot's counts
+   * makes them the task's counters. Default: nothing.
    */
-  readonly recompute?: (task: SyncTaskRef) => Promise<void>;
+  readonly recompute?: RecomputeTask;
 }
 
 const PROJECTION = 'sync-consumer';
 
 /**
- * Consumes holdfast.sync-commands (read_committed, exactly-once checkpoints in schema `recompute`)
- * and moves each SyncRequested task queued → running → done (with counters) or failed; a task of an
- * account that already has a running task is skipped with reason `already_running`.
+ * The sync side of the recompute service: a consumer of holdfast.sync-commands (read_committed,
+ * exactly-once checkpoints in schema `recompute`) that only **records** each SyncRequested (its task
+ * and work rows, idempotent on the task id), and a task worker that runs what was recorded: it waits
+ * for the command's barrier, then moves the task queued → running → done (with counters) or failed, or
+ * skips it (`already_running`). The consumer's callback takes milliseconds whatever the recompute
+ * costs, so a long recompute never costs the consumer its group membership, and a command delivered
+ * twice is recorded (and run) once.
  *
  * @example
- * const consumer = await startSyncConsumer(config, { pool, kafka, codec, logger });
- * await consumer.stop();
+ * const consumer = await startSyncConsumer(config, { pool, kafka, codec, logger, recompute });
+ * await consumer.stop(); // stops the consumer, then waits for the task in hand
  */
 export async function startSyncConsumer(
   config: SyncConsumerConfig,
   deps: SyncConsumerDeps,
 ): Promise<RunningConsumer> {
   const logger = deps.logger ?? silentLogger;
-  const now = deps.now ?? (() => new Date());
   const store = new SyncTaskStore(deps.pool, config.readModelSchema, config.staleRunningMs ?? 3_600_000);
   await store.ensureSchema();
+  const barrier = projectorPositionReader({
+    pool: deps.pool,
+    kafka: deps.kafka,
+    readModelSchema: config.readModelSchema,
+    topicPrefix: config.infra.topicPrefix,
+    projectorGroupId: config.projectorGroupId ?? `${config.infra.topicPrefix}holdfast.projector`,
+  });
+  const worker = startTaskWorker(
+    { ...DEFAULT_WORKER_SETTINGS, ...config.worker },
+    {
+      store,
+      barrier,
+      recompute: deps.recompute ?? (() => Promise.resolve()),
+      logger,
+      now: deps.now,
+    },
+  );
 
   const handleRecord = async (r: ConsumedRecord): Promise<void> => {
     const key = {
@@ -66,6 +98,7 @@ export async function startSyncConsumer(
         accountId: v.metadata.account_id,
         trigger: v.trigger,
         requestedAt: new Date(v.metadata.received_at),
+        barrier: v.barrier ?? null,
       };
     } catch (err) {
       // A record that is not a sync command can never be run: note it and move on.
@@ -77,34 +110,40 @@ export async function startSyncConsumer(
       await store.pass(key, offset);
       return;
     }
-    const claim = await store.claim(key, offset, task, now());
-    if (claim.kind === 'skipped')
-      logger.info('sync_task_skipped', { task_id: task.taskId, reason: 'already_running' });
-    if (claim.kind !== 'run') return;
-    logger.info('sync_task_running', { task_id: task.taskId, account_id: task.accountId });
-    try {
-      await deps.recompute?.(task);
-    } catch (err) {
-      const reason = `recompute_failed: ${(err as Error).message}`;
-      await store.failed(key, offset, task, reason, now());
-      logger.error('sync_task_failed', { task_id: task.taskId, reason });
-      return;
+    if (await store.record(key, offset, task)) {
+      logger.info('sync_task_recorded', { task_id: task.taskId, account_id: task.accountId });
+      worker.wake();
     }
-    const counts = await store.done(key, offset, task, claim.startedAt, now());
-    if (counts) logger.info('sync_task_done', { task_id: task.taskId, ...counts });
   };
 
-  return runExactlyOnce({
-    kafka: deps.kafka,
-    groupId: config.groupId ?? `${config.infra.topicPrefix}recompute-sync`,
-    topics: [topicName(config.infra.topicPrefix, 'holdfast.sync-commands')],
-    logger,
-    chunkSize: 100,
-    handler: async ({ records }) => {
-      // In order: tasks of one account are on one partition, so "already running" is decided in
-      // the order the commands were issued.
-      for (const r of records) await handleRecord(r);
-      return { kind: 'applied' };
+  let running: RunningConsumer;
+  try {
+    running = await runExactlyOnce({
+      kafka: deps.kafka,
+      groupId: config.groupId ?? `${config.infra.topicPrefix}recompute-sync`,
+      topics: [topicName(config.infra.topicPrefix, 'holdfast.sync-commands')],
+      logger,
+      chunkSize: 100,
+      // The recompute runs in this process and blocks its event loop while it fits a model (seconds
+      // for a million customers): a longer session keeps the heartbeats that wait meanwhile in time.
+      sessionTimeoutMs: 30_000,
+      handler: async ({ records }) => {
+        for (const r of records) await handleRecord(r);
+        return { kind: 'applied' };
+      },
+    });
+  } catch (err) {
+    await worker.stop();
+    await barrier.close();
+    throw err;
+  }
+  return {
+    consumer: running.consumer,
+    crashed: running.crashed,
+    stop: async () => {
+      await running.stop();
+      await worker.stop();
+      await barrier.close();
     },
-  });
+  };
 }

@@ -100,6 +100,8 @@ describe('holdfast sync', () => {
         metadata: expect.objectContaining({ account_id: account, received_at: out.queued_at }),
         task_id: out.task_id,
         trigger: 'cli',
+        // The recompute waits for the read models to hold what the account's partition held then.
+        barrier: [{ topic: 'holdfast.commerce', partition: expect.any(Number), offset: expect.any(Number) }],
       },
     });
   });

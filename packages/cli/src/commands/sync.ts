@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { EventCodec } from '@holdfast/contracts';
 import { describeAccount, insertQueuedSyncTask, markSyncTaskFailed } from '@holdfast/db';
-import { createKafka, ensureTopics, topicName, TransactionalAppender } from '@holdfast/kafka';
+import { createKafka, ensureTopics, LogPositions, topicName, TransactionalAppender } from '@holdfast/kafka';
 import { CliError, type CliContext } from '../context.js';
 import { accountOption, iso } from '../format.js';
 import type { RegisterCommand } from './index.js';
@@ -18,6 +18,14 @@ export async function appendSyncRequested(ctx: CliContext, accountId: string, ta
   } finally {
     await admin.disconnect();
   }
+  // The barrier: the recompute waits until the read models hold what the log held now.
+  const positions = LogPositions.create(kafka, cfg.topicPrefix);
+  let barrier;
+  try {
+    barrier = [await positions.ofKey('holdfast.commerce', accountId)];
+  } finally {
+    await positions.close();
+  }
   const appender = await TransactionalAppender.create(kafka, { name: 'holdfast-cli-sync', size: 1 });
   try {
     const value = codec.encode('SyncRequested', {
@@ -31,6 +39,7 @@ export async function appendSyncRequested(ctx: CliContext, accountId: string, ta
       },
       task_id: taskId,
       trigger: 'cli',
+      barrier,
     });
     await appender.append([
       { topic: topicName(cfg.topicPrefix, 'holdfast.sync-commands'), key: accountId, value },

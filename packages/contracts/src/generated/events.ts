@@ -190,9 +190,20 @@ export interface SyncRequested {
   readonly metadata: EventMetadata;
   readonly task_id: string;
   readonly trigger: SyncTrigger;
+  /** What the recompute must see: it scores once the read models hold every record below these positions (the log's high watermarks when the sync was requested). null: no barrier (commands written before it existed). */
+  readonly barrier: null | LogPosition[];
 }
 
 export type SyncTrigger = 'api' | 'nightly' | 'cli';
+
+/** A position in one partition of the event log: every record at an offset below `offset`. */
+export interface LogPosition {
+  /** Logical topic name, e.g. holdfast.commerce */
+  readonly topic: string;
+  readonly partition: number;
+  /** The next offset (exclusive bound) */
+  readonly offset: number;
+}
 
 /** A quiz or preference submission posted to POST /webhooks/zero-party. */
 export interface ZeroPartySubmitted {

@@ -108,7 +108,16 @@ export const ingestPaths = {
       'No body. One call per 10 minutes per account, otherwise 429 with Retry-After. The nightly recompute runs at 02:00 UTC regardless.',
       {
         operationId: 'postSync',
-        responses: { '200': ok('SyncQueued', 'Queued.'), ...authErrors },
+        responses: {
+          '200': ok('SyncQueued', 'Queued.'),
+          ...authErrors,
+          '503': {
+            description:
+              'The event log could not be reached, so nothing was queued (the throttle is not used up). Retry after Retry-After seconds.',
+            headers: { 'Retry-After': { schema: { type: 'integer' }, description: 'Seconds to wait.' } },
+            content: { 'application/json': { schema: schemaRef('DetailBody') } },
+          },
+        },
       },
     ),
   },

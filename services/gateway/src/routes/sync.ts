@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
-import type { SyncRequested } from '@holdfast/contracts';
-import { NotFoundError, RateLimitedError } from '@holdfast/platform';
+import type { LogPosition, SyncRequested } from '@holdfast/contracts';
+import { HttpError, NotFoundError, RateLimitedError } from '@holdfast/platform';
 import { principalOf } from '../auth/authenticate.js';
 import type { GatewayContext } from '../context.js';
 import { ingestRoute } from '../ingest/ingest-route.js';
@@ -11,19 +11,36 @@ export const SYNC_QUEUED_MESSAGE =
 
 export const SYNC_TASK_NOT_FOUND = 'Sync task not found.';
 
+/** The detail of a 503 when the log's position could not be read: nothing was queued. */
+export const SYNC_LOG_UNREACHABLE =
+  'The event log could not be reached, so no recompute was queued. Retry shortly.';
+
 /**
  * POST /ingest/sync: at most one per 10 minutes per account (else 429 with Retry-After). Inserts the
- * control.sync_tasks row (queued), then appends SyncRequested with the batch record (status queued)
- * in one transaction; if that append fails the row is removed, so no task is left that nobody will run.
+ * control.sync_tasks row (queued), reads the barrier (the high watermark of the account's partition
+ * of holdfast.commerce: every ingest call answered before this request lies below it), then appends
+ * SyncRequested carrying it, with the batch record (status queued), in one transaction. The recompute
+ * scores only once the projector has passed the barrier. If the position cannot be read (503) or the
+ * append fails (500) the row is removed, so no task is left that nobody will run and the throttle is
+ * not spent.
  */
 export function syncRoute(ctx: GatewayContext): RequestHandler {
   return ingestRoute(ctx, 'POST /ingest/sync', async (call) => {
     const q = await ctx.syncTasks.queue(call.meta.accountId, call.meta.receivedAt, LIMITS.syncIntervalMs);
     if (!q.queued) throw new RateLimitedError(q.retryAfterSeconds);
+    let barrier: LogPosition;
+    try {
+      barrier = await ctx.logPositions.ofKey('holdfast.commerce', call.meta.accountId);
+    } catch (err) {
+      ctx.logger.error('sync_barrier_unavailable', { task_id: q.taskId, error: (err as Error).message });
+      await ctx.syncTasks.forget(q.taskId);
+      throw new HttpError(503, SYNC_LOG_UNREACHABLE, { 'Retry-After': '5' });
+    }
     const value: SyncRequested = {
       metadata: ctx.events.metadata(call.meta),
       task_id: q.taskId,
       trigger: 'api',
+      barrier: [barrier],
     };
     return {
       body: {

@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAccount, mintApiKey } from '@holdfast/db';
-import { TransactionalAppender, type Appender } from '@holdfast/kafka';
+import { LogPositions, TransactionalAppender, type Appender, type LogPositionSource } from '@holdfast/kafka';
 import type { TestEnv } from '@holdfast/testing';
 import { createGateway, type Gateway } from '../app.js';
 import type { Clock } from '../clock.js';
@@ -38,7 +38,12 @@ export interface TestGateway {
  */
 export async function startGateway(
   t: TestEnv,
-  opts: { clock?: Clock; appender?: Appender; config?: Partial<GatewayConfig> } = {},
+  opts: {
+    clock?: Clock;
+    appender?: Appender;
+    config?: Partial<GatewayConfig>;
+    logPositions?: LogPositionSource;
+  } = {},
 ): Promise<TestGateway> {
   const config: GatewayConfig = { ...loadGatewayConfig(t.env), trustProxy: true, ...opts.config };
   await ensureReadModels(t);
@@ -46,7 +51,14 @@ export async function startGateway(
     ? null
     : await TransactionalAppender.create(t.kafka, { name: `${t.topicPrefix}gw`, size: 2 });
   const appender = opts.appender ?? own!;
-  const gateway = await createGateway(config, { pool: t.pool, appender, codec: t.codec, clock: opts.clock });
+  const ownPositions = opts.logPositions ? null : LogPositions.create(t.kafka, t.topicPrefix);
+  const gateway = await createGateway(config, {
+    pool: t.pool,
+    appender,
+    codec: t.codec,
+    logPositions: opts.logPositions ?? ownPositions!,
+    clock: opts.clock,
+  });
   const server: Server = gateway.app.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
@@ -60,6 +72,7 @@ export async function startGateway(
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await gateway.close();
       await own?.close();
+      await ownPositions?.close();
     },
   };
 }

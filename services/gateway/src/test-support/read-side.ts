@@ -54,6 +54,8 @@ export function runSyncConsumer(t: TestEnv, now?: () => Date): Promise<RunningCo
         partitions: t.partitions,
       },
       readModelSchema: 'read_models',
+      // `runProjector`'s group: its committed offsets tell a sync's barrier apart from markers.
+      projectorGroupId: `${t.topicPrefix}projector`,
     },
     { pool: t.pool, kafka: t.kafka, codec: t.codec, now },
   );

@@ -1,7 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '@holdfast/db';
-import { TransactionalAppender, type Appender, type RunningConsumer } from '@holdfast/kafka';
+import {
+  LogPositions,
+  memoKeyPartitioner,
+  topicName,
+  TransactionalAppender,
+  type Appender,
+  type RunningConsumer,
+} from '@holdfast/kafka';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
 import { scoreTaskAccount } from '../scoring/recompute-account.js';
 import { insertOrders, prepareSchemas, simulatedOrders } from '../scoring/testing/read-model-fixture.js';
@@ -13,11 +20,13 @@ import { scheduleNightly, type Scheduler } from './nightly-schedule.js';
 let t: TestEnv;
 let appender: TransactionalAppender;
 let consumer: RunningConsumer;
+let positions: LogPositions;
 
 beforeAll(async () => {
   t = await createTestEnv('recompute-nightly');
   await prepareSchemas(t);
   appender = await TransactionalAppender.create(t.kafka, { name: `${t.topicPrefix}nightly`, size: 1 });
+  positions = LogPositions.create(t.kafka, t.topicPrefix);
   consumer = await startSyncConsumer(
     {
       infra: {
@@ -40,6 +49,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await consumer?.stop();
   await appender?.close();
+  await positions?.close();
   await t?.close();
 });
 
@@ -79,7 +89,7 @@ describe('the nightly run', () => {
       scheduler: clock.scheduler,
       run: async (at) => {
         const outcome = await enqueueNightly(
-          { pool: t.pool, appender, codec: t.codec, topicPrefix: t.topicPrefix },
+          { pool: t.pool, appender, codec: t.codec, topicPrefix: t.topicPrefix, positions },
           at,
         );
         queued.push(outcome);
@@ -90,7 +100,10 @@ describe('the nightly run', () => {
     expect(queued).toEqual([{ accounts: 3, queued: 3 }]);
     // A second recompute process firing at the same 02:00 queues nothing more.
     expect(
-      await enqueueNightly({ pool: t.pool, appender, codec: t.codec, topicPrefix: t.topicPrefix }, firedAt),
+      await enqueueNightly(
+        { pool: t.pool, appender, codec: t.codec, topicPrefix: t.topicPrefix, positions },
+        firedAt,
+      ),
     ).toEqual({
       accounts: 3,
       queued: 0,
@@ -130,13 +143,58 @@ describe('the nightly run', () => {
     };
     const firedAt = new Date('2026-11-23T02:00:00.000Z');
     await expect(
-      enqueueNightly({ pool: t.pool, appender: broken, codec: t.codec, topicPrefix: t.topicPrefix }, firedAt),
+      enqueueNightly(
+        { pool: t.pool, appender: broken, codec: t.codec, topicPrefix: t.topicPrefix, positions },
+        firedAt,
+      ),
     ).rejects.toThrow('broker unreachable');
     const { rows } = await t.pool.query<{ status: string; reason: string }>(
       `select status, reason from control.sync_tasks where id = $1`,
       [nightlyTaskId(account, firedAt)],
     );
     expect(rows).toEqual([{ status: 'failed', reason: 'append_failed' }]);
+  });
+
+  it('gives each nightly task the log as of 02:00 as its barrier, and runs it once the projector has passed it', async () => {
+    const account = (await createAccount(t.db, { name: `nightly barrier ${randomUUID().slice(0, 4)}` })).id;
+    const commerce = topicName(t.topicPrefix, 'holdfast.commerce');
+    const producer = t.kafka.producer({ createPartitioner: memoKeyPartitioner });
+    await producer.connect();
+    await producer.send({ topic: commerce, messages: [1, 2, 3].map(() => ({ key: account, value: 'x' })) });
+    await producer.disconnect();
+    const at = await positions.ofKey('holdfast.commerce', account);
+    expect(at.offset).toBeGreaterThanOrEqual(3);
+
+    const firedAt = new Date('2026-11-24T02:00:00.000Z');
+    await enqueueNightly(
+      { pool: t.pool, appender, codec: t.codec, topicPrefix: t.topicPrefix, positions },
+      firedAt,
+    );
+    const id = nightlyTaskId(account, firedAt);
+    const work = await eventually('the command to be recorded', async () => {
+      const { rows } = await t.pool.query<{ barrier: unknown }>(
+        `select barrier from recompute.sync_work where task_id = $1`,
+        [id],
+      );
+      return rows[0];
+    });
+    expect(work.barrier).toEqual([at]);
+    // No projector has read those three records: the task waits, queued.
+    await new Promise((r) => setTimeout(r, 1_500));
+    const status = async () =>
+      (await t.pool.query<{ status: string }>(`select status from control.sync_tasks where id = $1`, [id]))
+        .rows[0]!.status;
+    expect(await status()).toBe('queued');
+    // The projector's group moves past them (as it does once their read-model transaction commits).
+    const admin = t.kafka.admin();
+    await admin.connect();
+    await admin.setOffsets({
+      groupId: `${t.topicPrefix}holdfast.projector`,
+      topic: commerce,
+      partitions: [{ partition: at.partition, offset: String(at.offset) }],
+    });
+    await admin.disconnect();
+    await eventually('the nightly task to run', async () => ((await status()) === 'done' ? true : undefined));
   });
 
   it('names each account’s nightly task after the account and the UTC day, the same in every process', () => {

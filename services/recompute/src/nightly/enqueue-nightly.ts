@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { EventCodec } from '@holdfast/contracts';
 import type { Pool } from '@holdfast/db';
-import { topicName, type Appender, type OutgoingRecord } from '@holdfast/kafka';
+import { topicName, type Appender, type LogPositionSource, type OutgoingRecord } from '@holdfast/kafka';
 
 /** What one night queued. */
 export interface NightlyEnqueued {
@@ -15,6 +15,8 @@ export interface EnqueueNightlyDeps {
   readonly appender: Appender;
   readonly codec: Pick<EventCodec, 'encode'>;
   readonly topicPrefix: string;
+  /** Where the night's barrier is read: the high watermarks of holdfast.commerce at fire time. */
+  readonly positions: Pick<LogPositionSource, 'ofKeys'>;
 }
 
 /** Commands per Kafka transaction. */
@@ -42,6 +44,11 @@ export function nightlyTaskId(accountId: string, firedAt: Date): string {
  * any other sync: queued → running → done, or skipped `already_running` when a sync of that account is
  * under way. One path for every recompute, so the task states mean the same whatever queued it.
  *
+ * Each command carries the night's barrier: the high watermark, read once when the night starts, of
+ * the account's partition of holdfast.commerce. Its recompute scores once the read models hold
+ * everything appended before 02:00. If the watermarks cannot be read nothing is queued and the error
+ * is thrown (the schedule logs `nightly_failed`): a night without a barrier could score stale data.
+ *
  * Several recompute processes may fire at 02:00: the deterministic task id makes the insert succeed in
  * one of them only, and only that one appends the command. If the append fails the tasks are marked
  * failed (`append_failed`), so nothing waits for a command that was never sent.
@@ -51,6 +58,9 @@ export async function enqueueNightly(deps: EnqueueNightlyDeps, firedAt: Date): P
     `select id from control.accounts order by id`,
   );
   const ids = accounts.map((a) => a.id);
+  // All at once, before anything is queued: every account's barrier is the log as of this moment.
+  const positions = await deps.positions.ofKeys('holdfast.commerce', ids);
+  const barrierOf = new Map(ids.map((id, i) => [id, positions[i]!]));
   const taskIds = ids.map((id) => nightlyTaskId(id, firedAt));
   const { rows: inserted } = await deps.pool.query<{ id: string; account_id: string }>(
     `insert into control.sync_tasks (id, account_id, trigger, status, queued_at)
@@ -76,6 +86,7 @@ export async function enqueueNightly(deps: EnqueueNightlyDeps, firedAt: Date): P
         },
         task_id: t.id,
         trigger: 'nightly',
+        barrier: [barrierOf.get(t.account_id)!],
       }),
     }));
     try {

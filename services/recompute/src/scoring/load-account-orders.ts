@@ -21,6 +21,8 @@ export interface AccountData {
   readonly orders: number;
   /** The customers in the universal holdout. */
   readonly holdout: Set<string>;
+  /** Every order and customer row of the account in the snapshot read (a sync task's counters). */
+  readonly snapshot: { readonly orders: number; readonly customers: number };
 }
 
 const NO_DATA: AccountData = Object.freeze({
@@ -36,6 +38,7 @@ const NO_DATA: AccountData = Object.freeze({
   externalIds: [],
   orders: 0,
   holdout: new Set<string>(),
+  snapshot: Object.freeze({ orders: 0, customers: 0 }),
 });
 
 /** COPY takes no parameters, so literals go in: only a checked UUID and an ISO instant. */
@@ -80,6 +83,12 @@ export async function readAccount(
       [`"${readModelSchema}".orders`, `"${readModelSchema}".customers`],
     );
     if (!rows[0]?.ok) return NO_DATA;
+    // Counted in the snapshot that is scored, so a task's counters describe exactly what it scored.
+    const { rows: counted } = await orders.query<{ orders: number; customers: number }>(
+      `select (select count(*) from "${readModelSchema}".orders where account_id = $1)::int as orders,
+              (select count(*) from "${readModelSchema}".customers where account_id = $1)::int as customers`,
+      [account],
+    );
     await customers.query('begin isolation level repeatable read read only');
     await customers.query(`set transaction snapshot '${rows[0].snapshot}'`);
     // Plain scans: JIT compilation costs about a second here and saves less.
@@ -94,7 +103,14 @@ export async function readAccount(
     const { columns, customer } = acc.columns(toUtcDay(asOf), unitDays);
     const customerIds = Array.from(customer, (c) => acc.id(c));
     const externalIds = Array.from(customer, (c) => externalIdOf[c]);
-    return { summaries: columns, customerIds, externalIds, orders: acc.orders, holdout };
+    return {
+      summaries: columns,
+      customerIds,
+      externalIds,
+      orders: acc.orders,
+      holdout,
+      snapshot: { orders: counted[0]!.orders, customers: counted[0]!.customers },
+    };
   } catch (err) {
     await Promise.all([
       orders.query('rollback').catch(() => {}),

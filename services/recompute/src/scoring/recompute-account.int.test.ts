@@ -104,6 +104,8 @@ describe('recomputeAccount', () => {
       discountRate: DEFAULT_SCORING.discountRate,
     });
     expect(outcome).toMatchObject({ orders: 6, customers: 3, model: 'heuristic', repeatCustomers: 1 });
+    // Every row of the account in the snapshot scored (a sync task's counters), not only those counted.
+    expect(outcome.snapshot).toEqual({ orders: orders.length, customers: 3 });
     const rows = await scoresOf(account);
     expect([...rows.keys()].sort()).toEqual([c1, c4, c5].sort());
     for (const s of expected.scores) {

@@ -41,6 +41,8 @@ export interface RecomputeOutcome {
   readonly repeatCustomers: number;
   readonly model: ScoreResult['model'] | null;
   readonly fallbackReason: string | null;
+  /** Every order and customer row of the account in the snapshot scored. */
+  readonly snapshot: { readonly orders: number; readonly customers: number };
   readonly ms: { readonly load: number; readonly score: number; readonly write: number };
 }
 
@@ -63,7 +65,7 @@ export async function recomputeAccount(
   const settings = deps.settings ?? DEFAULT_SCORING;
   const logger = deps.logger ?? silentLogger;
   const t0 = performance.now();
-  const { summaries, customerIds, orders, externalIds, holdout } = await readAccount(
+  const { summaries, customerIds, orders, externalIds, holdout, snapshot } = await readAccount(
     deps.pool,
     deps.readModelSchema,
     accountId,
@@ -103,6 +105,7 @@ export async function recomputeAccount(
     repeatCustomers: result.repeatCustomers,
     model: customers > 0 ? result.model : null,
     fallbackReason: result.fallbackReason,
+    snapshot,
     ms: { load: Math.round(t1 - t0), score: Math.round(t2 - t1), write: Math.round(t3 - t2) },
   };
   logger.info('scores_recomputed', { ...outcome, asOf: asOf.toISOString() });
@@ -163,7 +166,8 @@ function score(
 
 /**
  * The sync consumer's `recompute` hook: scores the task's account as of the moment the task runs
- * (throwing marks the task failed with the error's message).
+ * (throwing marks the task failed with the error's message) and reports the snapshot it scored, which
+ * the task's counters are taken from.
  *
  * @example
  * await startSyncConsumer(config, { pool, kafka, codec, recompute: scoreTaskAccount({ pool, readModelSchema }) });
@@ -171,8 +175,6 @@ function score(
 export function scoreTaskAccount(
   deps: RecomputeDeps,
   now: () => Date = () => new Date(),
-): (task: { readonly accountId: string }) => Promise<void> {
-  return async (task) => {
-    await recomputeAccount(deps, task.accountId, now());
-  };
+): (task: { readonly accountId: string }) => Promise<RecomputeOutcome['snapshot']> {
+  return async (task) => (await recomputeAccount(deps, task.accountId, now())).snapshot;
 }

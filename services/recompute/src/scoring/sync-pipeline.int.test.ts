@@ -1,6 +1,7 @@
 // The whole path of a sync, every service a real process: POST /ingest/orders and POST /ingest/sync on
 // the gateway → Kafka → projector (orders) and recompute (the sync command) → PostgreSQL; the task
-// reaches `done` and the fixture account's scores are in analytics.customer_scores.
+// reaches `done` and the fixture account's scores are in analytics.customer_scores. Then the barrier:
+// a large load in several calls, a sync at once, and every customer is scored.
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDevFixture, type DevFixture } from '@holdfast/cli';
@@ -35,10 +36,11 @@ async function call(
   method: string,
   path: string,
   body?: unknown,
+  key = fixture.INGEST_KEY_A,
 ): Promise<{ status: number; json: Record<string, unknown> }> {
   const res = await fetch(`${base}${path}`, {
     method,
-    headers: { authorization: `Bearer ${fixture.INGEST_KEY_A}`, 'content-type': 'application/json' },
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   return { status: res.status, json: (await res.json()) as Record<string, unknown> };
@@ -110,5 +112,63 @@ describe('a sync through the real pipeline', () => {
       [[fixture.ACCOUNT_ID_B, fixture.ACCOUNT_ID_C]],
     );
     expect(others[0]!.n).toBe(0);
+  });
+});
+
+describe('a sync requested right after a large load', () => {
+  it('given 3,000 customers and their orders posted in four calls (the last two while the projector is frozen), when the account syncs at once, then the task waits for the read models, every customer is scored and the counters say so', async () => {
+    const now = new Date();
+    const { customers, orders } = simulatedOrders(3000, now, 11);
+    const external = new Map(customers.map((id, i) => [id, `big-${i}`]));
+    const orderRows = orders.map((o, k) => ({
+      order_id: `b-${k}`,
+      customer_id: external.get(o.customerId!),
+      order_date: o.orderDate.toISOString(),
+      order_amount: o.amount,
+      product_name: 'Tea',
+    }));
+    const customerRows = customers.map((id, i) => ({
+      external_id: external.get(id),
+      email: `big${i}@example.com`,
+    }));
+    const half = (rows: unknown[], i: number) =>
+      rows.slice((i * rows.length) / 2, ((i + 1) * rows.length) / 2);
+    const key = fixture.INGEST_KEY_B;
+    const post = async (i: number) => {
+      expect(
+        (await call('POST', '/ingest/customers', { customers: half(customerRows, i) }, key)).status,
+      ).toBe(200);
+      const byCustomer = new Set(half(customers, i).map((c) => external.get(c as string)));
+      const batch = orderRows.filter((o) => byCustomer.has(o.customer_id));
+      expect(batch.length).toBeLessThanOrEqual(5000);
+      expect((await call('POST', '/ingest/orders', { orders: batch }, key)).status).toBe(200);
+    };
+    // Customers, then their orders, twice; the projector is frozen (SIGSTOP) before the second pair, so
+    // a sync that did not wait for the read models would score the first half only.
+    await post(0);
+    const projector = children[1]!;
+    projector.kill('SIGSTOP');
+    let sync: Awaited<ReturnType<typeof call>>;
+    try {
+      await post(1);
+      sync = await call('POST', '/ingest/sync', undefined, key);
+      expect(sync.status).toBe(200);
+      await new Promise((r) => setTimeout(r, 3_000));
+      const waiting = await call('GET', `/ingest/sync/${String(sync.json.task_id)}`, undefined, key);
+      expect(waiting.json.status).toBe('queued');
+    } finally {
+      projector.kill('SIGCONT');
+    }
+    const task = await eventually('the sync task to finish', async () => {
+      const s = await call('GET', `/ingest/sync/${String(sync.json.task_id)}`, undefined, key);
+      return ['done', 'failed', 'skipped'].includes(String(s.json.status)) ? s.json : undefined;
+    });
+    expect(task.status, `reason: ${String(task.reason)}`).toBe('done');
+    expect(task).toMatchObject({ orders_added: orderRows.length, customers_added: 3000 });
+    const { rows } = await t.pool.query<{ n: number }>(
+      `select count(*)::int as n from analytics.customer_scores where account_id = $1`,
+      [fixture.ACCOUNT_ID_B],
+    );
+    expect(rows[0]!.n).toBe(3000);
   });
 });

@@ -5,6 +5,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
   IdempotentBatchAppender,
+  LogPositions,
   TransactionalAppender,
   type Appender,
   type SinglePartitionAppender,
@@ -49,11 +50,13 @@ export async function startWebStack(
   // The gateway process's pixel path: one idempotent produce request per collector request.
   const ownPixel = opts.pixelAppender ? null : await IdempotentBatchAppender.create(t.kafka, { size: 2 });
   const pixelAppender = opts.pixelAppender ?? ownPixel!;
+  const logPositions = LogPositions.create(t.kafka, t.topicPrefix);
   const gateway = await createGateway(config, {
     pool: t.pool,
     appender,
     pixelAppender,
     codec: t.codec,
+    logPositions,
     clock: opts.clock,
   });
   const server = gateway.app.listen(0, '127.0.0.1');
@@ -70,6 +73,7 @@ export async function startWebStack(
       await gateway.close();
       await own?.close();
       await ownPixel?.close();
+      await logPositions.close();
     },
   };
 }
