@@ -7,3 +7,4 @@ export { sql } from 'kysely';
 export * from './credentials.js';
 export * from './control-plane.js';
 export * from './control-plane-queries.js';
+export * from './privileges/index.js';

@@ -1,6 +1,8 @@
 import type { Kysely } from 'kysely';
 import { Migrator, type Migration, type MigrationProvider } from 'kysely/migration';
 import * as controlPlane from './migrations/2026-11-22T00-00-control-plane.js';
+import * as roles from './migrations/2026-11-24T02-00-roles.js';
+import { applyPrivileges } from './privileges/apply-privileges.js';
 
 /**
  * Every migration, in order. Add new ones here with an ISO-date name; never edit one that has run.
@@ -9,6 +11,7 @@ import * as controlPlane from './migrations/2026-11-22T00-00-control-plane.js';
  */
 const MIGRATIONS: Record<string, Migration> = {
   '2026-11-22T00-00-control-plane': controlPlane,
+  '2026-11-24T02-00-roles': roles,
 };
 
 class StaticProvider implements MigrationProvider {
@@ -22,7 +25,10 @@ export function registerMigrations(more: Record<string, Migration>): void {
   Object.assign(MIGRATIONS, more);
 }
 
-/** Brings the database to the latest migration; safe to run from several processes at once. */
+/**
+ * Brings the database to the latest migration, then (for the migration owner) re-applies every
+ * service role's grants; safe to run from several processes at once.
+ */
 export async function migrateToLatest(db: Kysely<unknown>): Promise<string[]> {
   const migrator = new Migrator({
     db,
@@ -33,5 +39,6 @@ export async function migrateToLatest(db: Kysely<unknown>): Promise<string[]> {
   });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(JSON.stringify(error));
+  await applyPrivileges(db);
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
