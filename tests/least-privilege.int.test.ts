@@ -244,7 +244,7 @@ describe('analyst role: one account at a time', () => {
         'select account_id from read_models.pixel_events_stitched',
       );
       expect(stitched.rows).toEqual([{ account_id: A }]);
-      expect((await c.query('select account_id from analytics.model_fits')).rows).toEqual([
+      expect((await c.query('select distinct account_id from analytics.model_fits')).rows).toEqual([
         { account_id: A },
       ]);
     });
