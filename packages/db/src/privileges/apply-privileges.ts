@@ -63,7 +63,9 @@ export async function applyPrivileges(db: Kysely<unknown>): Promise<void> {
         where c.relkind in ('r', 'p', 'v') and (n.nspname in ('control', 'analytics', 'recompute', 'dispatcher')
            or (n.nspname = 'public' and c.relname like 'holdfast\\_%migration%'))`,
     );
-    const existing = new Set((rows as { schema: string; name: string }[]).map((r) => `${r.schema}.${r.name}`));
+    const existing = new Set(
+      (rows as { schema: string; name: string }[]).map((r) => `${r.schema}.${r.name}`),
+    );
     const schemas = new Set((rows as { schema: string }[]).map((r) => r.schema));
     const statements: string[] = [];
     const services = [gateway, projector, recompute, dispatcher].join(', ');
@@ -71,25 +73,36 @@ export async function applyPrivileges(db: Kysely<unknown>): Promise<void> {
     for (const t of existing)
       if (t.startsWith('public.')) {
         statements.push(`grant select on ${qualified('public', t.slice(7))} to ${services}`);
-        statements.push(`grant select, insert, update, delete on ${qualified('public', t.slice(7))} to ${operator}`);
+        statements.push(
+          `grant select, insert, update, delete on ${qualified('public', t.slice(7))} to ${operator}`,
+        );
       }
     // The operator runs migrations and rebuilds (a rebuild creates schemas beside the live one).
     const { rows: db } = await run(
       `select current_database() as name, has_database_privilege('${operator}', current_database(), 'CREATE') as ok`,
     );
     const database = db[0] as { name: string; ok: boolean };
-    if (!database.ok) statements.push(`grant create on database "${database.name.replace(/"/g, '""')}" to ${operator}`);
+    if (!database.ok)
+      statements.push(`grant create on database "${database.name.replace(/"/g, '""')}" to ${operator}`);
     if (schemas.has('control')) {
-      statements.push(`grant usage on schema control to ${gateway}, ${recompute}, ${dispatcher}, ${operator}`);
+      statements.push(
+        `grant usage on schema control to ${gateway}, ${recompute}, ${dispatcher}, ${operator}`,
+      );
       statements.push(`grant select, insert, update, delete on all tables in schema control to ${operator}`);
       for (const [table, role, privileges] of CONTROL_GRANTS)
         if (existing.has(`control.${table}`))
           statements.push(`grant ${privileges} on ${qualified('control', table)} to ${role}`);
     }
     if (statements.length) await run(statements.join(';\n'));
-    for (const [schema, owner] of OWNED_SCHEMAS) if (schemas.has(schema)) await adoptSchema(run, schema, owner);
+    for (const [schema, owner] of OWNED_SCHEMAS)
+      if (schemas.has(schema)) await adoptSchema(run, schema, owner);
     if (schemas.has('analytics')) {
-      await run(`grant usage on schema analytics to ${analyst}, ${operator}`);
+      // An earlier migration granted the analyst every analytics table and those created later by the
+      // migration owner: that would include the recompute's per-account partitions, readable directly
+      // without the account filter. The analyst gets the account-keyed parents only.
+      await run(`grant usage on schema analytics to ${analyst}, ${operator};
+        alter default privileges in schema analytics revoke all on tables from ${analyst};
+        revoke all on all tables in schema analytics from ${analyst}`);
       // The analyst reads the account-keyed tables through their parents (partitions stay private).
       const { rows: keyed } = await run(
         `select c.relname as name from pg_class c join pg_namespace n on n.oid = c.relnamespace

@@ -40,7 +40,8 @@ export type RunSql = (text: string) => Promise<{ rows: readonly unknown[] }>;
 
 const quoteIdent = (name: string): string => `"${name.replace(/"/g, '""')}"`;
 /** `"schema"."table"`, quoted. */
-export const qualified = (schema: string, table: string): string => `${quoteIdent(schema)}.${quoteIdent(table)}`;
+export const qualified = (schema: string, table: string): string =>
+  `${quoteIdent(schema)}.${quoteIdent(table)}`;
 
 /** Whether every service role exists (they do once the roles migration ran on any database of the cluster). */
 export async function serviceRolesExist(run: RunSql): Promise<boolean> {

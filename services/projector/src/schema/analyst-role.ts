@@ -74,7 +74,9 @@ export async function applyReadModelPrivileges(client: PoolClient, schema: strin
     [schema],
   );
   if (rows.length)
-    await client.query(`grant select on ${rows.map((r) => qualified(schema, r.name)).join(', ')} to ${analyst}`);
+    await client.query(
+      `grant select on ${rows.map((r) => qualified(schema, r.name)).join(', ')} to ${analyst}`,
+    );
   await enableAccountRowSecurity(run, schema, [gateway, recompute, operator]);
 }
 
