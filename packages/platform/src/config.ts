@@ -1,3 +1,4 @@
+import { readDatabaseUrl } from './database-secret.js';
 import { readTransportConfig, type TransportConfig } from './kafka-security-config.js';
 
 /** A problem with the environment, found once at start-up. */
@@ -70,7 +71,7 @@ export interface InfraConfig extends TransportConfig {
 
 export function readInfraConfig(r: EnvReader): InfraConfig {
   return {
-    databaseUrl: r.string('DATABASE_URL'),
+    databaseUrl: readDatabaseUrl(r),
     kafkaBrokers: r
       .string('KAFKA_BROKERS', '127.0.0.1:9092')
       .split(',')

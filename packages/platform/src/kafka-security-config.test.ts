@@ -78,6 +78,28 @@ describe('readTransportConfig', () => {
     );
   });
 
+  it('takes the database password from HOLDFAST_DATABASE_PASSWORD_FILE (a container secret)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hf-db-'));
+    writeFileSync(join(dir, 'pw'), 'p@ss:w/rd\n');
+    const r = new EnvReader({
+      DATABASE_URL: 'postgres://holdfast_gateway@postgres:5432/holdfast',
+      HOLDFAST_DATABASE_PASSWORD_FILE: join(dir, 'pw'),
+    });
+    const url = new URL(r.done(readInfraConfig(r)).databaseUrl);
+    expect([url.username, decodeURIComponent(url.password), url.pathname]).toEqual([
+      'holdfast_gateway',
+      'p@ss:w/rd',
+      '/holdfast',
+    ]);
+    const bad = new EnvReader({
+      DATABASE_URL: 'postgres://x@y/z',
+      HOLDFAST_DATABASE_PASSWORD_FILE: '/nonexistent',
+    });
+    expect(() => bad.done(readInfraConfig(bad))).toThrow(
+      'invalid configuration: HOLDFAST_DATABASE_PASSWORD_FILE: cannot read /nonexistent (ENOENT)',
+    );
+  });
+
   it('is part of every service’s infra settings', () => {
     const r = new EnvReader({ DATABASE_URL: 'postgres://x/y', HOLDFAST_KAFKA_REPLICATION_FACTOR: '3' });
     expect(r.done(readInfraConfig(r)).topicReplication).toEqual({
