@@ -94,7 +94,7 @@ describe('docker-compose.yml', () => {
     'is valid for a real compose implementation (`config -q`)',
     () => {
       const [cmd, ...pre] = compose!;
-      const env = { ...process.env, HOLDFAST_REGISTRY_DB_PASSWORD: 'validate-only' };
+      const env: NodeJS.ProcessEnv = { ...process.env, HOLDFAST_REGISTRY_DB_PASSWORD: 'validate-only' };
       const ok = spawnSync(cmd!, [...pre, '-f', 'docker-compose.yml', 'config', '-q'], {
         encoding: 'utf8',
         env,
