@@ -25,7 +25,11 @@ export default defineConfig({
         resolve: { alias },
         test: {
           name: 'integration',
-          include: ['{packages,services}/*/src/**/*.int.test.ts', 'infra/**/*.int.test.ts'],
+          include: [
+            '{packages,services}/*/src/**/*.int.test.ts',
+            'infra/**/*.int.test.ts',
+            'tests/**/*.int.test.ts',
+          ],
           globalSetup: ['packages/testing/src/global-setup.ts'],
           testTimeout: 120_000,
           hookTimeout: 180_000,

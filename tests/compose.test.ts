@@ -1,9 +1,119 @@
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { renderCompose } from '../infra/lib/compose.mjs';
 
+const text = readFileSync('docker-compose.yml', 'utf8');
+
+/** The top-level blocks under `services:`, by name (the file is generated, so its layout is known). */
+function serviceBlocks(): Map<string, string> {
+  const body = text.slice(text.indexOf('\nservices:\n'), text.indexOf('\nvolumes:\n'));
+  const blocks = new Map<string, string>();
+  for (const m of body.matchAll(/^ {2}([a-z]+):\n((?: {4}.*\n|\s*\n)*)/gm)) blocks.set(m[1]!, m[2]!);
+  return blocks;
+}
+
+/** An empty .env, so a developer's own .env cannot satisfy the required variable. */
+function emptyEnvFile(): string {
+  const file = join(mkdtempSync(join(tmpdir(), 'hf-compose-')), '.env');
+  writeFileSync(file, '');
+  return file;
+}
+
+/** A real compose implementation, when this machine has one (CI installs Debian's docker-compose). */
+function composeBinary(): string[] | null {
+  for (const cmd of [['docker-compose'], ['docker', 'compose']]) {
+    const r = spawnSync(cmd[0]!, [...cmd.slice(1), 'version'], { encoding: 'utf8' });
+    if (r.status === 0) return cmd;
+  }
+  return null;
+}
+
 describe('docker-compose.yml', () => {
   it('is generated from infra/settings.json (run `node infra/cli.mjs compose` after changing it)', () => {
-    expect(readFileSync('docker-compose.yml', 'utf8')).toBe(renderCompose());
+    expect(text).toBe(renderCompose());
   });
+
+  it('publishes nothing on all interfaces: every port is bound to 127.0.0.1', () => {
+    const published = [...text.matchAll(/ports: \[([^\]]*)\]/g)].flatMap((m) =>
+      m[1]!.split(',').map((p) => p.trim().replace(/"/g, '')),
+    );
+    expect(published).toEqual([
+      '127.0.0.1:5432:5432',
+      '127.0.0.1:9092:9094',
+      '127.0.0.1:8081:8081',
+      '127.0.0.1:8080:8080',
+    ]);
+  });
+
+  it('every long-running container has a healthcheck and a restart policy; services wait for healthy dependencies', () => {
+    const blocks = serviceBlocks();
+    expect([...blocks.keys()]).toEqual([
+      'postgres',
+      'kafka',
+      'registry',
+      'migrate',
+      'gateway',
+      'projector',
+      'recompute',
+      'dispatcher',
+    ]);
+    for (const [name, block] of blocks) {
+      if (name === 'migrate') {
+        expect(block).toContain('restart: "no"');
+        expect(block).not.toContain('healthcheck:');
+        continue;
+      }
+      expect(block, name).toContain('restart: unless-stopped');
+      expect(block, name).toContain('healthcheck:');
+    }
+    for (const name of ['gateway', 'projector', 'recompute', 'dispatcher']) {
+      const block = blocks.get(name)!;
+      expect(block).toContain('postgres: { condition: service_healthy }');
+      expect(block).toContain('kafka: { condition: service_healthy }');
+      expect(block).toContain('registry: { condition: service_healthy }');
+      expect(block).toContain('migrate: { condition: service_completed_successfully }');
+      // Its own PostgreSQL role, its password from a secret file, its /healthz on the ops port.
+      expect(block).toContain(`DATABASE_URL: postgres://holdfast_${name}@postgres:5432/holdfast`);
+      expect(block).toContain(`secrets: [${name}_db_password]`);
+      expect(block).toContain("fetch('http://127.0.0.1:9400/healthz')");
+    }
+    expect(blocks.get('registry')).toContain('jdbc:postgresql://postgres:5432/holdfast_registry');
+    expect(blocks.get('postgres')).toContain('pgdata:/var/lib/postgresql/data');
+    expect(blocks.get('kafka')).toContain('kafkadata:/var/lib/kafka/data');
+    // No host directory (node_modules above all) is mounted into a Node container.
+    for (const name of ['migrate', 'gateway', 'projector', 'recompute', 'dispatcher'])
+      expect(blocks.get(name)).not.toContain('volumes:');
+  });
+
+  const compose = composeBinary();
+  // Reported as skipped (not passed) where no compose binary exists; CI installs Debian's docker-compose.
+  it.skipIf(!compose)(
+    'is valid for a real compose implementation (`config -q`)',
+    () => {
+      const [cmd, ...pre] = compose!;
+      const env: NodeJS.ProcessEnv = { ...process.env, HOLDFAST_REGISTRY_DB_PASSWORD: 'validate-only' };
+      const ok = spawnSync(cmd!, [...pre, '-f', 'docker-compose.yml', 'config', '-q'], {
+        encoding: 'utf8',
+        env,
+      });
+      expect(ok.stderr + ok.stdout).toBe('');
+      expect(ok.status).toBe(0);
+      // Without the registry's password it refuses to render rather than start with an empty one.
+      delete env.HOLDFAST_REGISTRY_DB_PASSWORD;
+      const missing = spawnSync(
+        cmd!,
+        [...pre, '-f', 'docker-compose.yml', '--env-file', emptyEnvFile(), 'config', '-q'],
+        {
+          encoding: 'utf8',
+          env,
+        },
+      );
+      expect(missing.status).not.toBe(0);
+      expect(missing.stderr).toContain('run infra/compose/make-secrets.sh');
+    },
+    60_000,
+  );
 });

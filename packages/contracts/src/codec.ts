@@ -71,9 +71,19 @@ export class EventCodec {
       this.readers.set(w.id, { name, read: (b): unknown => w.type.fromBuffer(b) as unknown });
   }
 
-  /** Registers every schema in `schemas/events` and returns a ready codec. */
-  static async connect(registryUrl: string): Promise<EventCodec> {
-    const registry = new SchemaRegistry({ host: registryUrl, retry: { retries: 5 } });
+  /**
+   * Registers every schema in `schemas/events` and returns a ready codec. `auth`: the registry's
+   * basic-auth credentials, where it requires them (HOLDFAST_REGISTRY_USERNAME/_PASSWORD).
+   */
+  static async connect(
+    registryUrl: string,
+    { auth }: { auth?: { readonly username: string; readonly password: string } } = {},
+  ): Promise<EventCodec> {
+    const registry = new SchemaRegistry({
+      host: registryUrl,
+      retry: { retries: 5 },
+      ...(auth && { auth: { username: auth.username, password: auth.password } }),
+    });
     const writers = new Map<EventName, Writer>();
     const types = new Map<EventName, avro.Type>();
     for (const [name, schema] of loadEventSchemas()) {

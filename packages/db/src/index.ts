@@ -10,3 +10,4 @@ export * from './control-plane-queries.js';
 export * from './secrets-keyring.js';
 export * from './webhook-secrets.js';
 export * from './webhook-deliveries.js';
+export * from './privileges/index.js';

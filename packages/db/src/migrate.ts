@@ -2,6 +2,8 @@ import type { Kysely } from 'kysely';
 import { Migrator, type Migration, type MigrationProvider } from 'kysely/migration';
 import * as controlPlane from './migrations/2026-11-22T00-00-control-plane.js';
 import * as secrets from './migrations/2026-11-24T01-00-secrets.js';
+import * as roles from './migrations/2026-11-24T02-00-roles.js';
+import { applyPrivileges } from './privileges/apply-privileges.js';
 
 /**
  * Every migration, in order. Add new ones here with an ISO-date name; never edit one that has run.
@@ -11,6 +13,7 @@ import * as secrets from './migrations/2026-11-24T01-00-secrets.js';
 const MIGRATIONS: Record<string, Migration> = {
   '2026-11-22T00-00-control-plane': controlPlane,
   '2026-11-24T01-00-secrets': secrets,
+  '2026-11-24T02-00-roles': roles,
 };
 
 class StaticProvider implements MigrationProvider {
@@ -24,7 +27,10 @@ export function registerMigrations(more: Record<string, Migration>): void {
   Object.assign(MIGRATIONS, more);
 }
 
-/** Brings the database to the latest migration; safe to run from several processes at once. */
+/**
+ * Brings the database to the latest migration, then (for the migration owner) re-applies every
+ * service role's grants; safe to run from several processes at once.
+ */
 export async function migrateToLatest(db: Kysely<unknown>): Promise<string[]> {
   const migrator = new Migrator({
     db,
@@ -35,5 +41,6 @@ export async function migrateToLatest(db: Kysely<unknown>): Promise<string[]> {
   });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(JSON.stringify(error));
+  await applyPrivileges(db);
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }

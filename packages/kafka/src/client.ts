@@ -1,11 +1,41 @@
-import { Kafka, logLevel, type LogEntry } from 'kafkajs';
-import type { Logger } from '@holdfast/platform';
+import { Kafka, logLevel, type KafkaConfig, type LogEntry } from 'kafkajs';
+import type { KafkaSecurityConfig, Logger } from '@holdfast/platform';
 
-/** A kafkajs client whose own logs go through our logger (errors and warnings only). */
-export function createKafka(brokers: readonly string[], clientId: string, logger: Logger): Kafka {
+/** kafkajs's `ssl` and `sasl` options for a security config (nothing: plaintext, the local default). */
+export function kafkaSecurityOptions(security: KafkaSecurityConfig = {}): Pick<KafkaConfig, 'ssl' | 'sasl'> {
+  const { tls, sasl } = security;
+  return {
+    ...(tls && {
+      // Certificates are always verified: a broker that cannot prove its name gets no password.
+      ssl: {
+        rejectUnauthorized: true,
+        ...(tls.ca !== undefined && { ca: [tls.ca] }),
+        ...(tls.cert !== undefined && { cert: tls.cert }),
+        ...(tls.key !== undefined && { key: tls.key }),
+        ...(tls.servername !== undefined && { servername: tls.servername }),
+      },
+    }),
+    ...(sasl && { sasl: { mechanism: sasl.mechanism, username: sasl.username, password: sasl.password } }),
+  } as Pick<KafkaConfig, 'ssl' | 'sasl'>;
+}
+
+/**
+ * A kafkajs client whose own logs go through our logger (errors and warnings only), over TLS and
+ * SASL when `security` says so (`readTransportConfig`).
+ *
+ * @example
+ * const kafka = createKafka(config.kafkaBrokers, 'gateway', logger, config.kafkaSecurity);
+ */
+export function createKafka(
+  brokers: readonly string[],
+  clientId: string,
+  logger: Logger,
+  security?: KafkaSecurityConfig,
+): Kafka {
   return new Kafka({
     clientId,
     brokers: [...brokers],
+    ...kafkaSecurityOptions(security),
     logLevel: logLevel.WARN,
     retry: { retries: 8, initialRetryTime: 200, maxRetryTime: 5_000 },
     logCreator:

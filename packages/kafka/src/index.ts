@@ -2,8 +2,8 @@
  * Kafka plumbing: clients, topics, the transactional appender, the single-partition idempotent
  * appender and the exactly-once consumer runner.
  */
-export { createKafka } from './client.js';
-export { TOPICS, ensureTopics, topicName } from './topics.js';
+export { createKafka, kafkaSecurityOptions } from './client.js';
+export { LOCAL_REPLICATION, TOPICS, ensureTopics, topicName } from './topics.js';
 export { TransactionalAppender, type Appender, type OutgoingRecord } from './appender.js';
 export {
   IdempotentBatchAppender,

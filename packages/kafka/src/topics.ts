@@ -1,5 +1,12 @@
 import type { Admin } from 'kafkajs';
 import { TOPIC_RECORDS, type TopicName } from '@holdfast/contracts';
+import type { TopicReplicationConfig } from '@holdfast/platform';
+
+/** One copy locally (a single broker); production uses 3 copies, 2 of which must acknowledge. */
+export const LOCAL_REPLICATION: TopicReplicationConfig = Object.freeze({
+  replicationFactor: 1,
+  minInsyncReplicas: 1,
+});
 
 /** Every topic of the event log. */
 export const TOPICS = Object.keys(TOPIC_RECORDS) as TopicName[];
@@ -11,10 +18,21 @@ export function topicName(prefix: string, topic: TopicName): string {
 
 /**
  * Creates the topics that do not exist yet: infinite retention (the log is the source of truth),
- * messages up to 32 MiB (one ingest batch). Partitions are fixed at creation; records are keyed by
- * account id, so an account's history stays on one partition and replays in order.
+ * messages up to 32 MiB (one ingest batch), `replication` copies of which `min.insync.replicas` must
+ * acknowledge a write (producers use acks=all, so with 3/2 a write survives the loss of a broker and
+ * is refused rather than kept in one copy when two are down). Partitions and replication are fixed at
+ * creation (existing topics are not altered); records are keyed by account id, so an account's
+ * history stays on one partition and replays in order.
+ *
+ * @example
+ * await ensureTopics(admin, '', 12, { replicationFactor: 3, minInsyncReplicas: 2 });
  */
-export async function ensureTopics(admin: Admin, prefix: string, partitions: number): Promise<void> {
+export async function ensureTopics(
+  admin: Admin,
+  prefix: string,
+  partitions: number,
+  replication: TopicReplicationConfig = LOCAL_REPLICATION,
+): Promise<void> {
   const wanted = TOPICS.map((t) => topicName(prefix, t));
   // KRaft answers "This server does not host this topic-partition" for a moment after a topic is
   // created (and when several processes create topics at once); such answers are retried.
@@ -28,8 +46,9 @@ export async function ensureTopics(admin: Admin, prefix: string, partitions: num
           topics: missing.map((topic) => ({
             topic,
             numPartitions: partitions,
-            replicationFactor: 1,
+            replicationFactor: replication.replicationFactor,
             configEntries: [
+              { name: 'min.insync.replicas', value: String(replication.minInsyncReplicas) },
               { name: 'retention.ms', value: '-1' },
               { name: 'retention.bytes', value: '-1' },
               { name: 'cleanup.policy', value: 'delete' },

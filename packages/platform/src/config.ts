@@ -1,3 +1,6 @@
+import { readDatabaseUrl } from './database-secret.js';
+import { readTransportConfig, type TransportConfig } from './kafka-security-config.js';
+
 /** A problem with the environment, found once at start-up. */
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
@@ -44,6 +47,11 @@ export class EnvReader {
     return fallback;
   }
 
+  /** Records a problem found by a reader of its own (reported with the others at `done`). */
+  problem(message: string): void {
+    this.problems.push(message);
+  }
+
   /** Throws one ConfigError naming every problem, or returns the frozen config. */
   done<T extends object>(config: T): Readonly<T> {
     if (this.problems.length) throw new ConfigError(`invalid configuration: ${this.problems.join('; ')}`);
@@ -52,7 +60,7 @@ export class EnvReader {
 }
 
 /** Connection settings every service shares. */
-export interface InfraConfig {
+export interface InfraConfig extends TransportConfig {
   readonly databaseUrl: string;
   readonly kafkaBrokers: readonly string[];
   readonly schemaRegistryUrl: string;
@@ -63,7 +71,7 @@ export interface InfraConfig {
 
 export function readInfraConfig(r: EnvReader): InfraConfig {
   return {
-    databaseUrl: r.string('DATABASE_URL'),
+    databaseUrl: readDatabaseUrl(r),
     kafkaBrokers: r
       .string('KAFKA_BROKERS', '127.0.0.1:9092')
       .split(',')
@@ -72,5 +80,6 @@ export function readInfraConfig(r: EnvReader): InfraConfig {
     schemaRegistryUrl: r.string('SCHEMA_REGISTRY_URL', 'http://127.0.0.1:8081/apis/ccompat/v7'),
     topicPrefix: r.optional('HOLDFAST_TOPIC_PREFIX') ?? '',
     partitions: r.int('HOLDFAST_PARTITIONS', 4, { min: 1, max: 256 }),
+    ...readTransportConfig(r),
   };
 }

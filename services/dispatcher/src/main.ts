@@ -16,12 +16,17 @@ import { startDispatcher } from './start-dispatcher.js';
 const logger = createLogger('dispatcher');
 const config = loadDispatcherConfig(process.env);
 const pool = createPool(config.infra.databaseUrl, 'holdfast-dispatcher', 4);
-const kafka = createKafka(config.infra.kafkaBrokers, 'holdfast-dispatcher', logger);
+const kafka = createKafka(
+  config.infra.kafkaBrokers,
+  'holdfast-dispatcher',
+  logger,
+  config.infra.kafkaSecurity,
+);
 const admin = kafka.admin();
 await admin.connect();
-await ensureTopics(admin, config.infra.topicPrefix, config.infra.partitions);
+await ensureTopics(admin, config.infra.topicPrefix, config.infra.partitions, config.infra.topicReplication);
 await admin.disconnect();
-const codec = await EventCodec.connect(config.infra.schemaRegistryUrl);
+const codec = await EventCodec.connect(config.infra.schemaRegistryUrl, { auth: config.infra.registryAuth });
 const registry = createMetricsRegistry('dispatcher');
 const dispatcher = await startDispatcher(
   {

@@ -24,11 +24,11 @@ await migrateToLatest(createDb(pool) as Kysely<unknown>);
 // The gateway reads the projector's tables; creating them (idempotently) lets it answer before the
 // projector's first start.
 await ensureReadModelSchema(pool, config.readModelSchema);
-const kafka = createKafka(config.infra.kafkaBrokers, 'gateway', logger);
+const kafka = createKafka(config.infra.kafkaBrokers, 'gateway', logger, config.infra.kafkaSecurity);
 const admin = kafka.admin();
 await admin.connect();
-await ensureTopics(admin, config.infra.topicPrefix, config.infra.partitions);
-const codec = await EventCodec.connect(config.infra.schemaRegistryUrl);
+await ensureTopics(admin, config.infra.topicPrefix, config.infra.partitions, config.infra.topicReplication);
+const codec = await EventCodec.connect(config.infra.schemaRegistryUrl, { auth: config.infra.registryAuth });
 const appender = await TransactionalAppender.create(kafka, {
   name: `${config.infra.topicPrefix}gateway`,
   size: config.producerPoolSize,
@@ -52,7 +52,12 @@ const gateway = await createGateway(config, {
   probes: {
     kafka: () => admin.describeCluster(),
     registry: async () => {
-      const r = await fetch(`${config.infra.schemaRegistryUrl}/subjects`);
+      const auth = config.infra.registryAuth;
+      const r = await fetch(`${config.infra.schemaRegistryUrl}/subjects`, {
+        headers: auth
+          ? { authorization: `Basic ${Buffer.from(`${auth.username}:${auth.password}`).toString('base64')}` }
+          : {},
+      });
       if (!r.ok) throw new Error(`registry answered ${r.status}`);
     },
   },

@@ -38,12 +38,12 @@ const db = createDb(pool) as Kysely<unknown>;
 await migrateToLatest(db);
 await migrateAnalytics(db);
 await migrateCampaigns(db);
-const kafka = createKafka(config.infra.kafkaBrokers, 'recompute', logger);
+const kafka = createKafka(config.infra.kafkaBrokers, 'recompute', logger, config.infra.kafkaSecurity);
 const admin = kafka.admin();
 await admin.connect();
-await ensureTopics(admin, config.infra.topicPrefix, config.infra.partitions);
+await ensureTopics(admin, config.infra.topicPrefix, config.infra.partitions, config.infra.topicReplication);
 await admin.disconnect();
-const codec = await EventCodec.connect(config.infra.schemaRegistryUrl);
+const codec = await EventCodec.connect(config.infra.schemaRegistryUrl, { auth: config.infra.registryAuth });
 const score = scoreTaskAccount({ pool, readModelSchema: config.readModelSchema, logger });
 // After an account's scores are written: audiences, sends, CampaignSent records, attribution, lift.
 const campaignAppender = await TransactionalAppender.create(kafka, {

@@ -94,7 +94,12 @@ export class SyncTaskStore {
   ) {}
 
   async ensureSchema(): Promise<void> {
-    await this.pool.query(`create schema if not exists "${RECOMPUTE_SCHEMA}"`);
+    // Only when missing: CREATE SCHEMA checks the database privilege even when the schema exists, and
+    // the recompute's own role has none (the migration owner creates the schema for it).
+    await this.pool.query(
+      `do $$ begin if not exists (select from pg_namespace where nspname = '${RECOMPUTE_SCHEMA}') then
+         create schema "${RECOMPUTE_SCHEMA}"; end if; end $$`,
+    );
     await this.pool.query(checkpointTableDdl(RECOMPUTE_SCHEMA));
     await this.pool.query(`
       create table if not exists ${WORK} (

@@ -22,7 +22,32 @@ async function loadEnsureReadModelSchema(ctx: CliContext): Promise<EnsureReadMod
   return undefined;
 }
 
-/** `holdfast migrate`: control-plane migrations, then the projector's read-model schema. */
+type Migrate = (db: unknown) => Promise<string[]>;
+
+/**
+ * The migrations the recompute (analytics, campaigns) and the dispatcher own, when installed: with
+ * one role per service only the migration owner may create tables, so a deployment migrates
+ * everything in one step before the services start (compose's `migrate` job).
+ */
+async function loadServiceMigrations(ctx: CliContext): Promise<[string, Migrate][]> {
+  const found: [string, Migrate][] = [];
+  const wanted = [
+    ['@holdfast/recompute', ['migrateAnalytics', 'migrateCampaigns']],
+    ['@holdfast/dispatcher', ['migrateDispatcher']],
+  ] as const;
+  for (const [specifier, names] of wanted) {
+    try {
+      const mod = (await import(/* @vite-ignore */ specifier)) as Record<string, unknown>;
+      for (const name of names) if (typeof mod[name] === 'function') found.push([name, mod[name] as Migrate]);
+    } catch (err) {
+      const reason = (err as Error).message.split('\n')[0];
+      ctx.log(`holdfast: ${specifier} is not available (${reason}); its migrations skipped`);
+    }
+  }
+  return found;
+}
+
+/** `holdfast migrate`: control-plane migrations, the projector's read-model schema, then the services' own. */
 export const registerMigrate: RegisterCommand = (program, context) => {
   program
     .command('migrate')
@@ -33,12 +58,14 @@ export const registerMigrate: RegisterCommand = (program, context) => {
     )
     .action(async (o: { readSchema?: string }) => {
       const ctx = context();
-      const applied = await ctx.migrate();
+      const applied = [...(await ctx.migrate())];
       const schema =
         o.readSchema ?? ctx.env.HOLDFAST_READ_SCHEMA ?? ctx.env.READ_MODEL_SCHEMA ?? 'read_models';
       const ensure = await loadEnsureReadModelSchema(ctx);
       if (ensure) await ensure(ctx.pool(), schema);
       const readModels = ensure ? 'ensured' : 'skipped';
+      const db = await ctx.db();
+      for (const [, migrate] of await loadServiceMigrations(ctx)) applied.push(...(await migrate(db)));
       ctx.out(
         { applied, read_models: readModels, read_schema: schema },
         (applied.length

@@ -9,12 +9,12 @@ import type { RegisterCommand } from './index.js';
 /** Appends one SyncRequested record, trigger `cli` (keyed by account, so it queues behind that account's ingest). */
 export async function appendSyncRequested(ctx: CliContext, accountId: string, taskId: string, now: Date) {
   const cfg = ctx.config();
-  const codec = await EventCodec.connect(cfg.schemaRegistryUrl);
-  const kafka = createKafka(cfg.kafkaBrokers, 'holdfast-cli', ctx.logger());
+  const codec = await EventCodec.connect(cfg.schemaRegistryUrl, { auth: cfg.registryAuth });
+  const kafka = createKafka(cfg.kafkaBrokers, 'holdfast-cli', ctx.logger(), cfg.kafkaSecurity);
   const admin = kafka.admin();
   await admin.connect();
   try {
-    await ensureTopics(admin, cfg.topicPrefix, cfg.partitions);
+    await ensureTopics(admin, cfg.topicPrefix, cfg.partitions, cfg.topicReplication);
   } finally {
     await admin.disconnect();
   }

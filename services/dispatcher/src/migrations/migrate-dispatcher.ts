@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { applyPrivileges } from '@holdfast/db';
 import { Migrator, type Migration, type MigrationProvider } from 'kysely/migration';
 import * as dispatcher from './2026-11-23T10-00-dispatcher.js';
 
@@ -30,5 +31,7 @@ export async function migrateDispatcher(db: Kysely<unknown>): Promise<string[]> 
   });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(JSON.stringify(error));
+  // The tables just created go to their owner role and get their grants (a no-op for a service role).
+  await applyPrivileges(db);
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }

@@ -1,4 +1,5 @@
-import type { Pool, PoolClient } from '@holdfast/db';
+import { adoptSchema, SERVICE_ROLES, type Pool, type PoolClient } from '@holdfast/db';
+import { applyReadModelPrivileges, readModelAccess } from '../schema/analyst-role.js';
 import type { AnyProjection } from '../projection.js';
 import { viewsDdl } from '../schema/views.js';
 
@@ -60,6 +61,12 @@ export async function moveTables(
   }
   // Views follow a table into the old schema when it moves; re-create them over the live tables.
   await client.query(viewsDdl(live));
+  // The moved tables carry their grants and policies; a view re-created here by another user is given
+  // back to the projector's role and granted again.
+  if ((await readModelAccess(client)) === 'owner') {
+    await adoptSchema((text) => client.query(text), live, SERVICE_ROLES.projector);
+    await applyReadModelPrivileges(client, live);
+  }
   await client.query(`drop schema "${next}" cascade`);
   return { oldSchema: old };
 }

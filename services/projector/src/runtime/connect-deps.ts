@@ -25,15 +25,15 @@ export async function connectProjectorDeps(
   logger: Logger,
   clientId: string,
 ): Promise<ConnectedDeps> {
-  const kafka = createKafka(config.kafkaBrokers, clientId, logger);
+  const kafka = createKafka(config.kafkaBrokers, clientId, logger, config.kafkaSecurity);
   const admin = kafka.admin();
   await admin.connect();
   try {
-    await ensureTopics(admin, config.topicPrefix, config.partitions);
+    await ensureTopics(admin, config.topicPrefix, config.partitions, config.topicReplication);
   } finally {
     await admin.disconnect();
   }
-  const codec = await EventCodec.connect(config.schemaRegistryUrl);
+  const codec = await EventCodec.connect(config.schemaRegistryUrl, { auth: config.registryAuth });
   let appender: Promise<TransactionalAppender> | undefined;
   return {
     deps: { pool, kafka, codec, logger },

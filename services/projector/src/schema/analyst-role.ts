@@ -1,14 +1,89 @@
-import type { PoolClient } from '@holdfast/db';
+import {
+  adoptSchema,
+  canActAs,
+  enableAccountRowSecurity,
+  qualified,
+  SERVICE_ROLES,
+  serviceRolesExist,
+  type PoolClient,
+  type RunSql,
+} from '@holdfast/db';
 
-/** The read-only role analysts connect through (directly or via a login role granted it). */
-export const ANALYST_ROLE = 'holdfast_analyst';
+/** The read-only role analysts connect through (a login role granted it); sees one account at a time. */
+export const ANALYST_ROLE = SERVICE_ROLES.analyst;
+
+const { gateway, projector, recompute, analyst, operator } = SERVICE_ROLES;
+
+/** How the current user may treat a read-model schema. */
+export type ReadModelAccess =
+  /** The service roles do not exist (no migration yet, or no CREATEROLE): DDL as the current user. */
+  | 'no_roles'
+  /** The projector's role, a member of it, or a superuser: DDL as the projector, which owns the schema. */
+  | 'owner'
+  /** Any other role (the gateway's): it reads the tables and must not create them. */
+  | 'reader';
+
+/** Decides what `ensureReadModelSchema` may do with the current connection. */
+export async function readModelAccess(client: PoolClient): Promise<ReadModelAccess> {
+  const run: RunSql = (text) => client.query(text);
+  if (!(await serviceRolesExist(run))) return 'no_roles';
+  return (await canActAs(run, projector)) ? 'owner' : 'reader';
+}
 
 /**
- * Creates `holdfast_analyst` if missing and lets it read `schema`: USAGE, SELECT on every table, and
- * default privileges so tables created later are readable too. Roles are cluster-wide and several
- * databases (test runs, services) may race to create it, so a concurrent creation is not an error;
- * nor is a database user without CREATEROLE (the grants are then skipped until an operator creates
- * the role). dead_letters holds raw record bytes (names, emails): analysts do not need them.
+ * Makes the projector's role the owner of `schema` (creating it when missing) and switches the
+ * transaction to that role, so every table, index and view created next is the projector's: it folds
+ * as their owner (no row-level security on its hot path) and runs its DDL at start without more
+ * grants. Call inside a transaction (SET LOCAL ROLE ends with it), as an 'owner' (`readModelAccess`).
+ */
+export async function actAsReadModelOwner(client: PoolClient, schema: string): Promise<void> {
+  const run: RunSql = (text) => client.query(text);
+  const { rows } = await client.query<{ me: boolean }>(`select current_user = '${projector}' as me`);
+  if (!rows[0]!.me) {
+    await client.query(`create schema if not exists "${schema}" authorization ${projector}`);
+    await adoptSchema(run, schema, projector);
+  }
+  await client.query(`set local role ${projector}`);
+}
+
+/**
+ * The read models' grants and row-level security, after their DDL, as their owner (or a member):
+ * - gateway: reads every table but the dead letters (it serves them), deletes expired ingest batches
+ *   (its retention janitor), writes nothing else;
+ * - recompute: reads every table but the dead letters;
+ * - analyst: reads every account-keyed table and the views, one account at a time (views are
+ *   `security_invoker`, so the tables' policies apply through them); never the dead letters (raw
+ *   records) nor the checkpoints;
+ * - operator: reads everything (member of the owner).
+ * ALTER TABLE … SET SCHEMA carries grants and policies along, so a rebuilt table switched in keeps them.
+ */
+export async function applyReadModelPrivileges(client: PoolClient, schema: string): Promise<void> {
+  const run: RunSql = (text) => client.query(text);
+  const s = `"${schema}"`;
+  await client.query(`
+    grant usage on schema ${s} to ${gateway}, ${recompute}, ${analyst}, ${operator};
+    grant select on all tables in schema ${s} to ${gateway}, ${recompute}, ${operator};
+    revoke all on ${qualified(schema, 'dead_letters')} from ${gateway}, ${recompute};
+    grant delete on ${qualified(schema, 'ingest_batches')} to ${gateway};
+    revoke all on all tables in schema ${s} from ${analyst}`);
+  const { rows } = await client.query<{ name: string }>(
+    `select c.relname as name from pg_class c join pg_namespace n on n.oid = c.relnamespace
+      where n.nspname = $1 and c.relname <> 'dead_letters'
+        and (c.relkind = 'v' or (c.relkind in ('r', 'p') and exists (
+             select from pg_attribute a where a.attrelid = c.oid and a.attname = 'account_id')))`,
+    [schema],
+  );
+  if (rows.length)
+    await client.query(
+      `grant select on ${rows.map((r) => qualified(schema, r.name)).join(', ')} to ${analyst}`,
+    );
+  await enableAccountRowSecurity(run, schema, [gateway, recompute, operator]);
+}
+
+/**
+ * Before the service roles exist: creates `holdfast_analyst` if missing and lets it read `schema`
+ * (the behaviour of databases migrated before the roles). Several databases may race to create the
+ * role, so a concurrent creation is not an error; nor is a user without CREATEROLE.
  */
 export async function grantAnalystAccess(client: PoolClient, schema: string): Promise<void> {
   // `schema` has passed assertSchemaName: safe to inline.
@@ -23,7 +98,6 @@ export async function grantAnalystAccess(client: PoolClient, schema: string): Pr
       if exists (select from pg_roles where rolname = '${ANALYST_ROLE}') then
         grant usage on schema "${schema}" to ${ANALYST_ROLE};
         grant select on all tables in schema "${schema}" to ${ANALYST_ROLE};
-        alter default privileges in schema "${schema}" grant select on tables to ${ANALYST_ROLE};
         revoke select on "${schema}".dead_letters from ${ANALYST_ROLE};
       end if;
     end $$`);

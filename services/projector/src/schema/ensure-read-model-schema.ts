@@ -1,5 +1,10 @@
-import { checkpointTableDdl, type Pool } from '@holdfast/db';
-import { grantAnalystAccess } from './analyst-role.js';
+import { checkpointTableDdl, type Pool, type PoolClient } from '@holdfast/db';
+import {
+  actAsReadModelOwner,
+  applyReadModelPrivileges,
+  grantAnalystAccess,
+  readModelAccess,
+} from './analyst-role.js';
 import { viewsDdl } from './views.js';
 import { customerEventsDdl, customersDdl, ordersDdl, zeroPartySubmissionsDdl } from './commerce-tables.js';
 import {
@@ -47,7 +52,9 @@ export function assertSchemaName(schema: string): string {
 
 /**
  * Creates the read-model schema, every read-model table and the projection checkpoints in it, and
- * the analyst role's grants. Idempotent, and safe when the gateway, the projector and tests call it
+ * the service roles' grants and the analyst's row-level security. Everything is created as (and owned
+ * by) the projector's role when the service roles exist; a connection that cannot act as it (the
+ * gateway's role) only checks the tables are there. Idempotent, and safe when the gateway, the projector and tests call it
  * at once: one advisory lock serialises the DDL (concurrent `create table if not exists` can still
  * collide on the catalog).
  *
@@ -69,14 +76,23 @@ export async function ensureReadModelSchema(
   try {
     await client.query('begin');
     await client.query(`select pg_advisory_xact_lock(hashtext('holdfast.ensure_read_models'))`);
-    await client.query(`create schema if not exists "${schema}"`);
+    const access = await readModelAccess(client);
+    if (access === 'reader') {
+      // The gateway's role reads these tables; it may not create them (the owner migrates first).
+      await assertReadModelTables(client, schema);
+      await client.query('commit');
+      return;
+    }
+    if (access === 'owner') await actAsReadModelOwner(client, schema);
+    else await client.query(`create schema if not exists "${schema}"`);
     for (const table of READ_MODEL_TABLES) {
       const ddl = DDL[table](schema);
       await client.query(deferIndexes ? withoutDeferrable(ddl) : ddl);
     }
     await client.query(checkpointTableDdl(schema));
     await client.query(viewsDdl(schema));
-    await grantAnalystAccess(client, schema);
+    if (access === 'owner') await applyReadModelPrivileges(client, schema);
+    else await grantAnalystAccess(client, schema);
     await client.query('commit');
   } catch (err) {
     await client.query('rollback').catch(() => {});
@@ -84,6 +100,18 @@ export async function ensureReadModelSchema(
   } finally {
     client.release();
   }
+}
+
+async function assertReadModelTables(client: PoolClient, schema: string): Promise<void> {
+  const { rows } = await client.query<{ missing: string[] }>(
+    `select array(select t from unnest($1::text[]) t where to_regclass(format('%I.%I', $2::text, t)) is null) as missing`,
+    [[...READ_MODEL_TABLES, 'projection_checkpoints'], schema],
+  );
+  const missing = rows[0]!.missing;
+  if (missing.length)
+    throw new Error(
+      `read-model schema "${schema}" lacks ${missing.join(', ')}; run \`holdfast migrate\` as the migration owner first`,
+    );
 }
 
 // Non-unique indexes the projector itself needs while folding (identity lookups of accounts it does

@@ -2,11 +2,13 @@
  * Views over the read models. Pixel sessions are stitched to customers at read time, not in the
  * pixel projection: the send that issued a utm_content lives on another topic, and cross-topic order
  * is not reproducible on replay, while a view gives the same answer whatever order the rows arrived in.
+ * `security_invoker`: a reader's own grants and row-level security apply through the view (an
+ * analyst sees one account), not the projector's, which owns it.
  */
 export const viewsDdl = (s: string): string => `
   -- A session (session_id, else the anonymous id) belongs to the customer whose campaign link opened
   -- it: the first event of the session whose raw_props.utm_content is a tracking id we issued.
-  create or replace view "${s}".pixel_session_customers as
+  create or replace view "${s}".pixel_session_customers with (security_invoker = true) as
   select distinct on (p.account_id, coalesce(p.session_id, p.anonymous_id))
          p.account_id,
          coalesce(p.session_id, p.anonymous_id) as session_key,
@@ -21,7 +23,7 @@ export const viewsDdl = (s: string): string => `
    order by p.account_id, coalesce(p.session_id, p.anonymous_id), p.occurred_at, p.event_id;
 
   -- Every pixel event with the customer its session was stitched to (null when none).
-  create or replace view "${s}".pixel_events_stitched as
+  create or replace view "${s}".pixel_events_stitched with (security_invoker = true) as
   select p.*, s.customer_id, s.tracking_id
     from "${s}".pixel_events p
     left join "${s}".pixel_session_customers s

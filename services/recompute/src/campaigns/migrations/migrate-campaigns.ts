@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { applyPrivileges } from '@holdfast/db';
 import { Migrator, type Migration, type MigrationProvider } from 'kysely/migration';
 import * as campaigns from './2026-11-23T09-00-campaigns.js';
 import * as controls from './2026-11-24T00-00-campaign-controls.js';
@@ -38,5 +39,7 @@ export async function migrateCampaigns(db: Kysely<unknown>): Promise<string[]> {
   });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(JSON.stringify(error));
+  // The tables just created go to their owner role and get their grants (a no-op for a service role).
+  await applyPrivileges(db);
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }

@@ -1,0 +1,120 @@
+import { sql, type Kysely } from 'kysely';
+import {
+  adoptSchema,
+  canActAs,
+  enableAccountRowSecurity,
+  qualified,
+  SERVICE_ROLES,
+  serviceRolesExist,
+  type RunSql,
+  type ServiceRole,
+} from './service-roles.js';
+
+const { gateway, projector, recompute, dispatcher, analyst, operator } = SERVICE_ROLES;
+
+/** Schemas a writer service owns (it runs DDL in them at run time: partitions, checkpoint tables). */
+const OWNED_SCHEMAS: ReadonlyArray<readonly [schema: string, owner: ServiceRole]> = [
+  ['analytics', recompute],
+  ['recompute', recompute],
+  ['dispatcher', dispatcher],
+];
+
+/**
+ * The control plane, table by table: nothing here is granted to the projector, and the dispatcher sees
+ * the subscriptions it delivers to only. Column lists (`update (last_used_at)`) keep the gateway from
+ * rewriting a key or a token. Tables added later by other migrations get nothing until listed here.
+ */
+const CONTROL_GRANTS: ReadonlyArray<readonly [table: string, role: ServiceRole, privileges: string]> = [
+  ['accounts', gateway, 'select'],
+  ['api_keys', gateway, 'select, update (last_used_at)'],
+  ['tiles', gateway, 'select, update (first_call_at)'],
+  ['providers', gateway, 'select'],
+  ['pixel_keys', gateway, 'select'],
+  ['pixel_origins', gateway, 'select'],
+  ['rate_counters', gateway, 'select, insert, update, delete'],
+  ['sync_tasks', gateway, 'select, insert, delete'],
+  ['accounts', recompute, 'select'],
+  ['providers', recompute, 'select'],
+  ['sync_tasks', recompute, 'select, insert, update'],
+  // The dispatcher signs with the sealed secrets and, at start, seals plain-text ones left from before
+  // secrets were encrypted (a new sealed row, then the plain column cleared).
+  ['webhook_subscriptions', dispatcher, 'select, update (secret)'],
+  ['webhook_secrets', dispatcher, 'select, insert'],
+];
+
+/**
+ * Grants every service role what it needs outside the read models (those are the projector's:
+ * `ensureReadModelSchema`), gives the writer services their schemas, and turns on the analyst's
+ * row-level security in `analytics`. Run after every migration run by the migration owner; a no-op
+ * for a service role (it cannot grant) or when the roles do not exist. Idempotent; serialised per
+ * database (concurrent GRANTs on one object fail with "tuple concurrently updated").
+ *
+ * @example
+ * await migrateToLatest(db); // calls it
+ */
+export async function applyPrivileges(db: Kysely<unknown>): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    const run: RunSql = (text) => sql.raw(text).execute(trx);
+    if (!(await serviceRolesExist(run))) return;
+    for (const role of [projector, recompute, dispatcher, operator] as const)
+      if (!(await canActAs(run, role))) return;
+    await run(`select pg_advisory_xact_lock(hashtext('holdfast.privileges'))`);
+    // The recompute keeps its checkpoints in a schema no migration creates; its role may not create schemas.
+    await run(`create schema if not exists recompute authorization ${recompute}`);
+    const { rows } = await run(
+      `select n.nspname as schema, c.relname as name from pg_class c join pg_namespace n on n.oid = c.relnamespace
+        where c.relkind in ('r', 'p', 'v') and (n.nspname in ('control', 'analytics', 'recompute', 'dispatcher')
+           or (n.nspname = 'public' and c.relname like 'holdfast\\_%migration%'))`,
+    );
+    const existing = new Set(
+      (rows as { schema: string; name: string }[]).map((r) => `${r.schema}.${r.name}`),
+    );
+    const schemas = new Set((rows as { schema: string }[]).map((r) => r.schema));
+    const statements: string[] = [];
+    const services = [gateway, projector, recompute, dispatcher].join(', ');
+    // Every service reads the migration history at start (kysely checks it is up to date); none writes it.
+    for (const t of existing)
+      if (t.startsWith('public.')) {
+        statements.push(`grant select on ${qualified('public', t.slice(7))} to ${services}`);
+        statements.push(
+          `grant select, insert, update, delete on ${qualified('public', t.slice(7))} to ${operator}`,
+        );
+      }
+    // The operator runs migrations and rebuilds (a rebuild creates schemas beside the live one).
+    const { rows: db } = await run(
+      `select current_database() as name, has_database_privilege('${operator}', current_database(), 'CREATE') as ok`,
+    );
+    const database = db[0] as { name: string; ok: boolean };
+    if (!database.ok)
+      statements.push(`grant create on database "${database.name.replace(/"/g, '""')}" to ${operator}`);
+    if (schemas.has('control')) {
+      statements.push(
+        `grant usage on schema control to ${gateway}, ${recompute}, ${dispatcher}, ${operator}`,
+      );
+      statements.push(`grant select, insert, update, delete on all tables in schema control to ${operator}`);
+      for (const [table, role, privileges] of CONTROL_GRANTS)
+        if (existing.has(`control.${table}`))
+          statements.push(`grant ${privileges} on ${qualified('control', table)} to ${role}`);
+    }
+    if (statements.length) await run(statements.join(';\n'));
+    for (const [schema, owner] of OWNED_SCHEMAS)
+      if (schemas.has(schema)) await adoptSchema(run, schema, owner);
+    if (schemas.has('analytics')) {
+      // An earlier migration granted the analyst every analytics table and those created later by the
+      // migration owner: that would include the recompute's per-account partitions, readable directly
+      // without the account filter. The analyst gets the account-keyed parents only.
+      await run(`grant usage on schema analytics to ${analyst}, ${operator};
+        alter default privileges in schema analytics revoke all on tables from ${analyst};
+        revoke all on all tables in schema analytics from ${analyst}`);
+      // The analyst reads the account-keyed tables through their parents (partitions stay private).
+      const { rows: keyed } = await run(
+        `select c.relname as name from pg_class c join pg_namespace n on n.oid = c.relnamespace
+          where n.nspname = 'analytics' and c.relkind in ('r', 'p') and not c.relispartition
+            and exists (select from pg_attribute a where a.attrelid = c.oid and a.attname = 'account_id')`,
+      );
+      const tables = (keyed as { name: string }[]).map((r) => qualified('analytics', r.name));
+      if (tables.length) await run(`grant select on ${tables.join(', ')} to ${analyst}`);
+      await enableAccountRowSecurity(run, 'analytics', []);
+    }
+  });
+}

@@ -1,0 +1,2 @@
+export * from './service-roles.js';
+export * from './apply-privileges.js';

@@ -1,0 +1,304 @@
+import { randomUUID } from 'node:crypto';
+import type pg from 'pg';
+import type { Kysely } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDb, createPool, migrateToLatest, SERVICE_ROLES, type Pool } from '@holdfast/db';
+import { migrateDispatcher } from '@holdfast/dispatcher';
+import { ensureReadModelSchema, rebuildReadModels } from '@holdfast/projector';
+import { silentLogger } from '@holdfast/platform';
+import { migrateAnalytics, migrateCampaigns } from '@holdfast/recompute';
+import { createTestEnv, type TestEnv } from '@holdfast/testing';
+
+// Each service connects as its own role (trust authentication locally, so no password): every grant
+// below is what the role needs, and every write outside them fails with "permission denied".
+let t: TestEnv;
+const pools = new Map<string, Pool>();
+const A = randomUUID();
+const B = randomUUID();
+
+function poolAs(role: string): Pool {
+  let p = pools.get(role);
+  if (!p) {
+    const url = new URL(t.databaseUrl);
+    url.username = role;
+    url.password = '';
+    p = createPool(url.toString(), `test-${role}`, 2);
+    pools.set(role, p);
+  }
+  return p;
+}
+
+const as = (role: string, text: string, values: unknown[] = []) => poolAs(role).query(text, values);
+const denied = (role: string, text: string, values: unknown[] = []) =>
+  expect(as(role, text, values)).rejects.toThrow(/permission denied/);
+
+/** As the analyst (a NOLOGIN role: analysts' logins are granted it), in one transaction. */
+async function asAnalyst<T>(accountId: string | null, fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
+  const c = await t.pool.connect();
+  try {
+    await c.query('begin');
+    await c.query(`set local role ${SERVICE_ROLES.analyst}`);
+    if (accountId !== null) await c.query(`select set_config('holdfast.account_id', $1, true)`, [accountId]);
+    return await fn(c);
+  } finally {
+    await c.query('rollback').catch(() => {});
+    c.release();
+  }
+}
+
+const countOrders = (c: pg.PoolClient) =>
+  c.query<{ account_id: string }>('select account_id from read_models.orders order by account_id');
+
+async function seedOrders(): Promise<void> {
+  for (const [account, n] of [
+    [A, 2],
+    [B, 3],
+  ] as const)
+    for (let i = 0; i < n; i++)
+      await as(
+        SERVICE_ROLES.projector,
+        `insert into read_models.orders (account_id, order_id, customer_id, order_date, order_amount, product_name,
+                                         first_seen_at, updated_at)
+         values ($1, $2, $3, now(), 10, 'tea', now(), now())`,
+        [account, `o-${i}`, randomUUID()],
+      );
+}
+
+beforeAll(async () => {
+  t = await createTestEnv('privileges');
+  const db = t.db as Kysely<unknown>;
+  // The migration owner (the superuser locally) migrates everything first, as `holdfast migrate` does.
+  await ensureReadModelSchema(t.pool, 'read_models');
+  await migrateAnalytics(db);
+  await migrateCampaigns(db);
+  await migrateDispatcher(db);
+  for (const id of [A, B])
+    await t.pool.query(`insert into control.accounts (id, name) values ($1, 'x')`, [id]);
+  await t.pool.query(
+    `insert into control.api_keys (id, account_id, kind, prefix, key_hash) values ($1, $2, 'ingest_live', 'tk_live_', $3)`,
+    [randomUUID(), A, Buffer.from(randomUUID())],
+  );
+  await t.pool.query(
+    `insert into control.webhook_subscriptions (id, account_id, url, secret) values ($1, $2, 'https://example.com/h', 'whsec_x')`,
+    [randomUUID(), A],
+  );
+  await seedOrders();
+  for (const id of [A, B])
+    await t.pool.query(
+      `insert into analytics.model_fits (account_id, as_of, model, params, customers, repeat_customers, converged)
+       values ($1, now(), 'heuristic', '{}', 1, 0, true)`,
+      [id],
+    );
+});
+
+afterAll(async () => {
+  for (const p of pools.values()) await p.end();
+  await t?.close();
+});
+
+describe('every service starts as its own role', () => {
+  it('runs its start-up migrations and schema checks without DDL rights (already migrated)', async () => {
+    for (const role of [SERVICE_ROLES.gateway, SERVICE_ROLES.recompute, SERVICE_ROLES.dispatcher])
+      await expect(migrateToLatest(createDb(poolAs(role)) as Kysely<unknown>)).resolves.toEqual([]);
+    await expect(
+      migrateAnalytics(createDb(poolAs(SERVICE_ROLES.recompute)) as Kysely<unknown>),
+    ).resolves.toEqual([]);
+    await expect(
+      migrateCampaigns(createDb(poolAs(SERVICE_ROLES.recompute)) as Kysely<unknown>),
+    ).resolves.toEqual([]);
+    await expect(
+      migrateDispatcher(createDb(poolAs(SERVICE_ROLES.dispatcher)) as Kysely<unknown>),
+    ).resolves.toEqual([]);
+    // The projector owns its tables and re-runs its DDL; the gateway only checks they exist.
+    await ensureReadModelSchema(poolAs(SERVICE_ROLES.projector), 'read_models');
+    await ensureReadModelSchema(poolAs(SERVICE_ROLES.gateway), 'read_models');
+    await expect(
+      ensureReadModelSchema(poolAs(SERVICE_ROLES.gateway), 'read_models_elsewhere'),
+    ).rejects.toThrow('read-model schema "read_models_elsewhere" lacks orders, customers');
+    // The recompute's checkpoint table, in the schema the migration owner made for it.
+    await as(SERVICE_ROLES.recompute, `create table if not exists recompute.projection_checkpoints (x int)`);
+  });
+
+  it('the read models belong to the projector, analytics and recompute to the recompute, dispatcher to the dispatcher', async () => {
+    const { rows } = await t.pool.query<{ schema: string; owner: string }>(
+      `select distinct n.nspname as schema, pg_get_userbyid(c.relowner) as owner
+         from pg_class c join pg_namespace n on n.oid = c.relnamespace
+        where n.nspname in ('read_models', 'analytics', 'recompute', 'dispatcher') and c.relkind in ('r', 'p', 'v')
+        order by 1, 2`,
+    );
+    expect(rows).toEqual([
+      { schema: 'analytics', owner: SERVICE_ROLES.recompute },
+      { schema: 'dispatcher', owner: SERVICE_ROLES.dispatcher },
+      { schema: 'read_models', owner: SERVICE_ROLES.projector },
+      { schema: 'recompute', owner: SERVICE_ROLES.recompute },
+    ]);
+  });
+});
+
+describe('gateway role', () => {
+  const g = SERVICE_ROLES.gateway;
+  it('reads the control plane and the read models, writes its counters, marks and tasks', async () => {
+    expect((await as(g, 'select key_hash from control.api_keys')).rowCount).toBe(1);
+    await as(g, 'update control.api_keys set last_used_at = now()');
+    await as(g, `insert into control.rate_counters (bucket, window_start, count) values ('k', now(), 1)`);
+    await as(
+      g,
+      `insert into control.sync_tasks (id, account_id, trigger, status, queued_at)
+                 values (gen_random_uuid(), '${A}', 'api', 'queued', now())`,
+    );
+    expect((await as(g, 'select 1 from read_models.orders')).rowCount).toBe(5);
+    await as(g, `delete from read_models.ingest_batches where received_at < now() - interval '90 days'`);
+  });
+  it('cannot write the read models, rewrite a key, or read secrets and dead letters', async () => {
+    await denied(
+      g,
+      `insert into read_models.orders (account_id, order_id, customer_id, order_date, order_amount, product_name,
+                                       first_seen_at, updated_at)
+       values ($1, 'x', $2, now(), 1, 'x', now(), now())`,
+      [A, randomUUID()],
+    );
+    await denied(g, `update read_models.orders set order_amount = 0`);
+    await denied(g, `update control.api_keys set key_hash = 'x'`);
+    await denied(g, `update control.api_keys set revoked_at = null`);
+    await denied(g, `select secret from control.webhook_subscriptions`);
+    await denied(g, `select * from read_models.dead_letters`);
+    await denied(g, `insert into control.accounts (id, name) values (gen_random_uuid(), 'x')`);
+    await denied(g, `select * from analytics.model_fits`);
+  });
+});
+
+describe('projector role', () => {
+  const p = SERVICE_ROLES.projector;
+  it('writes the read models, its checkpoints and dead letters', async () => {
+    await as(
+      p,
+      `insert into read_models.projection_checkpoints (projection, topic, partition, last_offset)
+                 values ('x', 't', 0, 1)`,
+    );
+    expect((await as(p, 'select 1 from read_models.dead_letters')).rowCount).toBe(0);
+  });
+  it("cannot touch the control plane's keys, nor analytics", async () => {
+    await denied(p, 'select key_hash from control.api_keys');
+    await denied(p, 'select token_hash from control.tiles');
+    await denied(p, 'select * from analytics.model_fits');
+    await denied(p, 'select * from dispatcher.deliveries');
+  });
+});
+
+describe('recompute role', () => {
+  const r = SERVICE_ROLES.recompute;
+  it('reads the read models, writes analytics and sync tasks', async () => {
+    expect((await as(r, 'select 1 from read_models.orders')).rowCount).toBe(5);
+    await as(
+      r,
+      `insert into analytics.model_fits (account_id, as_of, model, params, customers, repeat_customers, converged)
+                 values ('${A}', now() + interval '1 day', 'heuristic', '{}', 1, 0, true)`,
+    );
+    await as(
+      r,
+      `insert into control.sync_tasks (id, account_id, trigger, status, queued_at)
+                 values (gen_random_uuid(), '${A}', 'nightly', 'queued', now())`,
+    );
+  });
+  it('cannot write the read models nor read keys or webhook secrets', async () => {
+    await denied(r, `delete from read_models.orders`);
+    await denied(r, 'select key_hash from control.api_keys');
+    await denied(r, 'select secret from control.webhook_subscriptions');
+  });
+});
+
+describe('dispatcher role', () => {
+  const d = SERVICE_ROLES.dispatcher;
+  it('reads the subscriptions it delivers to and writes its delivery tables', async () => {
+    expect((await as(d, 'select url, secret from control.webhook_subscriptions')).rowCount).toBe(1);
+    expect((await as(d, 'select 1 from dispatcher.deliveries')).rowCount).toBe(0);
+  });
+  it('reads nothing else', async () => {
+    await denied(d, 'select key_hash from control.api_keys');
+    await denied(d, 'select * from control.accounts');
+    await denied(d, 'select * from read_models.orders');
+    await denied(d, 'select * from read_models.customers');
+    await denied(d, 'select * from analytics.model_fits');
+  });
+});
+
+describe('analyst role: one account at a time', () => {
+  it('sees nothing without the session setting', async () => {
+    await asAnalyst(null, async (c) => {
+      expect((await countOrders(c)).rows).toEqual([]);
+      expect((await c.query('select 1 from analytics.model_fits')).rowCount).toBe(0);
+      expect((await c.query('select 1 from read_models.pixel_events_stitched')).rowCount).toBe(0);
+    });
+  });
+  it("sees the set account's rows only, in read models, views and analytics", async () => {
+    await t.pool.query(
+      `insert into read_models.pixel_events (account_id, event_id, pixel_key_id, origin, anonymous_id, event_type,
+                                           occurred_at, received_at)
+       select a, gen_random_uuid(), 'pk', 'https://shop.example', 'anon', 'page_view', now(), now()
+         from unnest($1::uuid[]) a`,
+      [[A, B]],
+    );
+    await asAnalyst(A, async (c) => {
+      expect((await countOrders(c)).rows).toEqual([{ account_id: A }, { account_id: A }]);
+      const stitched = await c.query<{ account_id: string }>(
+        'select account_id from read_models.pixel_events_stitched',
+      );
+      expect(stitched.rows).toEqual([{ account_id: A }]);
+      expect((await c.query('select distinct account_id from analytics.model_fits')).rows).toEqual([
+        { account_id: A },
+      ]);
+    });
+    await asAnalyst(B, async (c) => expect((await countOrders(c)).rowCount).toBe(3));
+  });
+  it('cannot read dead letters, checkpoints or the control plane, nor write', async () => {
+    for (const q of [
+      'select * from read_models.dead_letters',
+      'select * from read_models.projection_checkpoints',
+      // a partition read directly would skip the parent's row-level security
+      'select * from analytics.customer_scores_default',
+      'select * from control.accounts',
+      'delete from read_models.orders',
+    ])
+      await expect(asAnalyst(A, (c) => c.query(q))).rejects.toThrow(/permission denied/);
+  });
+  it('answers a malformed account id with an error, not with rows', async () => {
+    await expect(asAnalyst('not-a-uuid', (c) => countOrders(c))).rejects.toThrow(
+      /invalid input syntax for type uuid/,
+    );
+  });
+});
+
+describe('operator role', () => {
+  it('sees every account', async () => {
+    const o = SERVICE_ROLES.operator;
+    expect((await as(o, 'select 1 from read_models.orders')).rowCount).toBe(5);
+    expect((await as(o, 'select 1 from analytics.model_fits')).rowCount).toBeGreaterThanOrEqual(2);
+    expect((await as(o, 'select 1 from control.api_keys')).rowCount).toBe(1);
+  });
+});
+
+describe('a rebuild switched in keeps every grant and policy', () => {
+  it('rebuilds as the operator, then the roles see the new tables as they saw the old ones', async () => {
+    const before = await t.pool.query<{ oid: number }>(`select 'read_models.orders'::regclass::oid as oid`);
+    const result = await rebuildReadModels(
+      { topicPrefix: t.topicPrefix, readSchema: 'read_models' },
+      { pool: poolAs(SERVICE_ROLES.operator), kafka: t.kafka, codec: t.codec, logger: silentLogger },
+    );
+    expect(result.oldSchema).toMatch(/^read_models_old_/);
+    const after = await t.pool.query<{ oid: number; owner: string }>(
+      `select c.oid, pg_get_userbyid(c.relowner) as owner from pg_class c where c.oid = 'read_models.orders'::regclass`,
+    );
+    expect(after.rows[0]!.oid).not.toBe(before.rows[0]!.oid);
+    expect(after.rows[0]!.owner).toBe(SERVICE_ROLES.projector);
+    // The log is empty here: the rebuilt tables start empty; fill them as the live projector would.
+    await seedOrders();
+    await asAnalyst(A, async (c) => expect((await countOrders(c)).rowCount).toBe(2));
+    await asAnalyst(null, async (c) => expect((await countOrders(c)).rowCount).toBe(0));
+    expect((await as(SERVICE_ROLES.gateway, 'select 1 from read_models.orders')).rowCount).toBe(5);
+    await denied(SERVICE_ROLES.gateway, `delete from read_models.orders`);
+    await denied(SERVICE_ROLES.dispatcher, `select 1 from read_models.orders`);
+    await asAnalyst(A, async (c) =>
+      expect((await c.query('select 1 from read_models.pixel_events_stitched')).rowCount).toBe(0),
+    );
+  });
+});
