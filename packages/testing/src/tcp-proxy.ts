@@ -28,8 +28,9 @@ export class TcpProxy {
     upstreamPort: number,
     { forwarding = true, port = 0 } = {},
   ): Promise<TcpProxy> {
-    let proxy!: TcpProxy;
+    const state: { proxy?: TcpProxy } = {};
     const server = createServer((client) => {
+      const proxy = state.proxy!;
       if (!proxy.forwarding) return void client.destroy();
       const upstream = connect(upstreamPort, upstreamHost);
       for (const s of [client, upstream]) {
@@ -43,8 +44,7 @@ export class TcpProxy {
       client.pipe(upstream).pipe(client);
     });
     await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-    proxy = new TcpProxy(server, (server.address() as AddressInfo).port, forwarding);
-    return proxy;
+    return (state.proxy = new TcpProxy(server, (server.address() as AddressInfo).port, forwarding));
   }
 
   /** Lets new connections through to the upstream. */

@@ -82,6 +82,8 @@ export async function createTestEnv(label: string, { partitions = 2 } = {}): Pro
       HOLDFAST_TOPIC_PREFIX: topicPrefix,
       HOLDFAST_PARTITIONS: String(partitions),
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
+      // Ops listeners (/healthz, /readyz, /metrics) on free ports: test processes run side by side.
+      HOLDFAST_OPS_PORT: '0',
     },
     close: async () => {
       await db.destroy();

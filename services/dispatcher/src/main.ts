@@ -48,7 +48,8 @@ readiness
   .add('kafka', kafkaReady)
   .add('registry', registryProbe(infra.schemaRegistryUrl));
 
-let dispatcher: RunningDispatcher | undefined;
+// Set once started; the signal handlers are installed before (a stop during start-up just exits).
+const started: { dispatcher?: RunningDispatcher } = {};
 let stopping = false;
 const aborted = new AbortController();
 async function shutdown(code: number): Promise<void> {
@@ -56,6 +57,7 @@ async function shutdown(code: number): Promise<void> {
   stopping = true;
   aborted.abort();
   // Still starting: nothing is half-done that a restart would not redo (crash-only start-up).
+  const { dispatcher } = started;
   if (!dispatcher) process.exit(code);
   await dispatcher
     .stop()
@@ -86,7 +88,7 @@ await waitFor(
 readiness.phase('waiting for the schema registry');
 const codec = await waitFor('registry', () => EventCodec.connect(infra.schemaRegistryUrl), wait);
 readiness.phase('starting the consumer');
-dispatcher = await waitFor(
+const dispatcher = (started.dispatcher = await waitFor(
   'dispatcher',
   () =>
     startDispatcher(
@@ -99,12 +101,11 @@ dispatcher = await waitFor(
       { pool, kafka, codec, logger, metrics },
     ),
   wait,
-);
+));
 registerConsumerLag(registry, [dispatcher.lag]);
-const running = dispatcher;
 readiness
-  .add('consumer', () => running.health.check(opsConfig.consumerStuckMs))
-  .add('poller', () => running.pollerCheck());
+  .add('consumer', () => dispatcher.health.check(opsConfig.consumerStuckMs))
+  .add('poller', () => dispatcher.pollerCheck());
 readiness.started();
 logger.info('dispatcher_ready', { metricsPort: ops.port });
 void dispatcher.crashed.then((err) => {

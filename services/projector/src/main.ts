@@ -47,7 +47,8 @@ readiness
   .add('kafka', kafkaReady)
   .add('registry', registryProbe(config.schemaRegistryUrl));
 
-let projector: RunningProjector | undefined;
+// Set once started; the signal handlers are installed before (a stop during start-up just exits).
+const started: { projector?: RunningProjector } = {};
 let stopping = false;
 const aborted = new AbortController();
 async function shutdown(code: number): Promise<void> {
@@ -55,10 +56,9 @@ async function shutdown(code: number): Promise<void> {
   stopping = true;
   aborted.abort();
   // Still starting: nothing is half-done that a restart would not redo (crash-only start-up).
+  const { projector } = started;
   if (!projector) process.exit(code);
-  await projector
-    ?.stop()
-    .catch((err: Error) => logger.error('projector_stop_failed', { error: err.message }));
+  await projector.stop().catch((err: Error) => logger.error('projector_stop_failed', { error: err.message }));
   await kafkaReady.close();
   await ops.close();
   await pool.end();
@@ -86,7 +86,7 @@ readiness.phase('waiting for the schema registry');
 const codec = await waitFor('registry', () => EventCodec.connect(config.schemaRegistryUrl), wait);
 configureCommerceMemory(config.memoryBudget);
 readiness.phase('starting the consumer');
-projector = await waitFor(
+const projector = (started.projector = await waitFor(
   'projector',
   () =>
     startProjector(
@@ -100,10 +100,9 @@ projector = await waitFor(
       { pool, kafka, codec, logger, metrics },
     ),
   wait,
-);
+));
 registerConsumerLag(registry, [projector.lag]);
-const running = projector;
-readiness.add('consumer', () => running.health.check(opsConfig.consumerStuckMs));
+readiness.add('consumer', () => projector.health.check(opsConfig.consumerStuckMs));
 readiness.started();
 logger.info('projector_ready', { metricsPort: ops.port });
 void projector.crashed.then((err) => {

@@ -1,10 +1,33 @@
 // The recompute process: the sync-command consumer (scoring each task's account) and the nightly
-// 02:00 UTC schedule on the real stack. SIGTERM/SIGINT stop it cleanly.
+// 02:00 UTC schedule on the real stack. Its ops listener (/healthz, /readyz, /metrics on
+// HOLDFAST_OPS_PORT, default 9467) starts first; PostgreSQL, Kafka and the registry are waited for
+// with backoff, never a reason to exit. SIGTERM/SIGINT stop it cleanly.
 import type { Kysely } from 'kysely';
 import { EventCodec } from '@holdfast/contracts';
 import { createDb, createPool, migrateToLatest } from '@holdfast/db';
-import { createKafka, ensureTopics, TransactionalAppender } from '@holdfast/kafka';
-import { createLogger, EnvReader, readInfraConfig } from '@holdfast/platform';
+import {
+  consumerLag,
+  createKafka,
+  ensureTopics,
+  kafkaDeadLetterPublisher,
+  kafkaProbe,
+  registerConsumerLag,
+  topicName,
+  TransactionalAppender,
+  type RunningConsumer,
+} from '@holdfast/kafka';
+import {
+  createLogger,
+  createMetricsRegistry,
+  EnvReader,
+  postgresProbe,
+  Readiness,
+  readInfraConfig,
+  readOpsConfig,
+  registryProbe,
+  startOpsServer,
+  waitFor,
+} from '@holdfast/platform';
 import { createCampaignStep, migrateCampaigns } from './campaigns/index.js';
 import { migrateAnalytics } from './migrations/migrate-analytics.js';
 import { enqueueNightly } from './nightly/enqueue-nightly.js';
@@ -17,59 +40,123 @@ const r = new EnvReader(process.env);
 const config = r.done({
   infra: readInfraConfig(r),
   readModelSchema: r.string('HOLDFAST_READ_SCHEMA', 'read_models'),
+  ops: readOpsConfig(r, 'HOLDFAST_OPS_PORT', 9467),
 });
+const { infra } = config;
 const logger = createLogger('recompute');
-const pool = createPool(config.infra.databaseUrl, 'recompute', 4);
-const db = createDb(pool) as Kysely<unknown>;
-await migrateToLatest(db);
-await migrateAnalytics(db);
-await migrateCampaigns(db);
-const kafka = createKafka(config.infra.kafkaBrokers, 'recompute', logger);
-const admin = kafka.admin();
-await admin.connect();
-await ensureTopics(admin, config.infra.topicPrefix, config.infra.partitions);
-await admin.disconnect();
-const codec = await EventCodec.connect(config.infra.schemaRegistryUrl);
+const registry = createMetricsRegistry('recompute');
+const readiness = new Readiness();
+const ops = await startOpsServer({ ...config.ops, registry, readiness });
+logger.info('recompute_ops_listening', { metricsPort: ops.port });
+
+const pool = createPool(infra.databaseUrl, 'recompute', 4, {
+  statementTimeoutMs: infra.pgStatementTimeoutMs,
+  connectTimeoutMs: infra.pgConnectTimeoutMs,
+  logger,
+});
+const kafka = createKafka(infra.kafkaBrokers, 'recompute', logger);
+const kafkaReady = kafkaProbe(kafka);
+readiness
+  .add('postgres', postgresProbe(pool))
+  .add('kafka', kafkaReady)
+  .add('registry', registryProbe(infra.schemaRegistryUrl));
+
+const closers: (() => Promise<void>)[] = [];
+// Set once started; the signal handlers are installed before (a stop during start-up just exits).
+const started: { consumer?: RunningConsumer } = {};
+let stopping = false;
+const aborted = new AbortController();
+async function stop(signal: string, code = 0): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  aborted.abort();
+  logger.info('recompute_stopping', { signal });
+  // Still starting: nothing is half-done that a restart would not redo (crash-only start-up).
+  if (!started.consumer) process.exit(code);
+  for (const close of closers.reverse())
+    await close().catch((err: Error) => logger.error('recompute_stop_failed', { error: err.message }));
+  await kafkaReady.close();
+  await ops.close();
+  await pool.end();
+  process.exit(code);
+}
+process.on('SIGTERM', () => void stop('SIGTERM'));
+process.on('SIGINT', () => void stop('SIGINT'));
+
+const wait = { logger, signal: aborted.signal };
+readiness.phase('waiting for postgres');
+await waitFor(
+  'postgres',
+  async () => {
+    const db = createDb(pool) as Kysely<unknown>;
+    await migrateToLatest(db);
+    await migrateAnalytics(db);
+    await migrateCampaigns(db);
+  },
+  wait,
+);
+readiness.phase('waiting for kafka');
+await waitFor(
+  'kafka',
+  async () => {
+    const admin = kafka.admin();
+    await admin.connect();
+    try {
+      await ensureTopics(admin, infra.topicPrefix, infra.partitions);
+    } finally {
+      await admin.disconnect();
+    }
+  },
+  wait,
+);
+readiness.phase('waiting for the schema registry');
+const codec = await waitFor('registry', () => EventCodec.connect(infra.schemaRegistryUrl), wait);
+readiness.phase('starting the consumer');
+const producer = (name: string) =>
+  waitFor(
+    'kafka',
+    async () => {
+      const appender = await TransactionalAppender.create(kafka, {
+        name: `${infra.topicPrefix}${name}`,
+        size: 1,
+      });
+      closers.push(() => appender.close());
+      return appender;
+    },
+    wait,
+  );
 const score = scoreTaskAccount({ pool, readModelSchema: config.readModelSchema, logger });
 // After an account's scores are written: audiences, sends, CampaignSent records, attribution, lift.
-const campaignAppender = await TransactionalAppender.create(kafka, {
-  name: `${config.infra.topicPrefix}recompute-campaigns`,
-  size: 1,
-});
+const campaignAppender = await producer('recompute-campaigns');
 const campaigns = createCampaignStep(
-  { topicPrefix: config.infra.topicPrefix, readModelSchema: config.readModelSchema },
+  { topicPrefix: infra.topicPrefix, readModelSchema: config.readModelSchema },
   { pool, appender: campaignAppender, codec, logger },
 );
 const recompute = async (task: SyncTaskRef): Promise<void> => {
   await score(task);
   await campaigns({ accountId: task.accountId, taskId: task.taskId });
 };
-const consumer = await startSyncConsumer(config, { pool, kafka, codec, logger, recompute });
-const appender = await TransactionalAppender.create(kafka, {
-  name: `${config.infra.topicPrefix}recompute-nightly`,
-  size: 1,
-});
+const deadLetters = kafkaDeadLetterPublisher(await producer('recompute-dlq'), codec, infra.topicPrefix);
+const appender = await producer('recompute-nightly');
+const consumer = (started.consumer = await waitFor(
+  'consumer',
+  () => startSyncConsumer(config, { pool, kafka, codec, logger, recompute, deadLetters }),
+  wait,
+));
+closers.push(() => consumer.stop());
+const lag = consumerLag(kafka, consumer.groupId, [topicName(infra.topicPrefix, 'holdfast.sync-commands')]);
+closers.push(() => lag.close());
+registerConsumerLag(registry, [lag]);
 const nightly = scheduleNightly({
-  run: (firedAt) => enqueueNightly({ pool, appender, codec, topicPrefix: config.infra.topicPrefix }, firedAt),
+  run: (firedAt) => enqueueNightly({ pool, appender, codec, topicPrefix: infra.topicPrefix }, firedAt),
   logger,
 });
-logger.info('recompute_started', {});
+closers.push(() => nightly.stop());
+readiness.add('consumer', () => consumer.health.check(config.ops.consumerStuckMs));
+readiness.started();
+logger.info('recompute_started', { metricsPort: ops.port });
 
-let stopping = false;
-async function stop(signal: string): Promise<void> {
-  if (stopping) return;
-  stopping = true;
-  logger.info('recompute_stopping', { signal });
-  await nightly.stop();
-  await consumer.stop();
-  await appender.close();
-  await campaignAppender.close();
-  await pool.end();
-  process.exit(0);
-}
-process.on('SIGTERM', () => void stop('SIGTERM'));
-process.on('SIGINT', () => void stop('SIGINT'));
 void consumer.crashed.then((err) => {
   logger.error('recompute_consumer_crashed', { error: err.message });
-  process.exit(1);
+  void stop('crash', 1);
 });

@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 import { Gauge } from 'prom-client';
@@ -52,7 +52,7 @@ export async function startOpsServer(opts: OpsServerOptions): Promise<OpsServer>
         this.set(loop.lagMs() / 1000);
       },
     });
-  const json = (res: import('node:http').ServerResponse, status: number, body: unknown) => {
+  const json = (res: ServerResponse, status: number, body: unknown) => {
     res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' });
     res.end(JSON.stringify(body));
   };

@@ -1,7 +1,7 @@
 import { describeFailure } from '../failure/backoff.js';
 
 /** A readiness check: resolves when ready, throws (ideally a NotReadyError) when not. */
-export type ReadinessCheck = () => Promise<unknown> | unknown;
+export type ReadinessCheck = () => unknown;
 
 /** "Not ready" with a reason that is safe to show on the ops port (no internal error text). */
 export class NotReadyError extends Error {

@@ -81,7 +81,7 @@ export async function startProjector(
   config: ProjectorConfig,
   deps: ProjectorDeps,
 ): Promise<RunningProjector> {
-  const { kafka, codec, logger, metrics } = deps;
+  const { kafka, codec } = deps;
   await ensureReadModelSchema(deps.pool, config.readSchema, { deferIndexes: config.deferIndexes ?? false });
   const projections = selectProjections(config.projections);
   let appender: TransactionalAppender | undefined;
