@@ -32,9 +32,9 @@ describe('retry', () => {
     let calls = 0;
     const retried: number[] = [];
     const value = await retry(
-      async () => {
+      () => {
         if (++calls < 4) throw new TransientError('not yet');
-        return 'ok';
+        return Promise.resolve('ok');
       },
       { ...fast, onRetry: (_e, n) => retried.push(n) },
     );
@@ -46,13 +46,13 @@ describe('retry', () => {
   it('throws permanent failures and bugs at once', async () => {
     let calls = 0;
     await expect(
-      retry(async () => {
+      retry(() => {
         calls++;
         throw new PermanentError('never');
       }, fast),
     ).rejects.toThrow('never');
     await expect(
-      retry(async () => {
+      retry(() => {
         calls++;
         throw new TypeError('bug');
       }, fast),
@@ -64,7 +64,7 @@ describe('retry', () => {
     let calls = 0;
     await expect(
       retry(
-        async () => {
+        () => {
           calls++;
           throw new TransientError('down');
         },
@@ -76,7 +76,7 @@ describe('retry', () => {
     setTimeout(() => abort.abort(), 30);
     await expect(
       retry(
-        async () => {
+        () => {
           throw new TransientError('still down');
         },
         { ...fast, signal: abort.signal },

@@ -1,7 +1,8 @@
+// createPool (packages/db) against the real PostgreSQL: connections that die do not kill the process.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPool, type Pool } from '@holdfast/db';
 import { classifyError } from '@holdfast/platform';
-import { createTestEnv, type TestEnv } from '@holdfast/testing';
-import { createPool, type Pool } from './pool.js';
+import { createTestEnv, type TestEnv } from './test-env.js';
 
 let t: TestEnv;
 let pool: Pool;
