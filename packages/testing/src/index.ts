@@ -4,3 +4,4 @@ export { dropRunResources } from './cleanup.js';
 export { spawnTs, REPO_ROOT } from './run-ts.js';
 export { TcpProxy } from './tcp-proxy.js';
 export { registerUnseenSchema, withUnseenSchema } from './unseen-schema.js';
+export { readDeadLetters, type ReadDeadLetter } from './dead-letter-reader.js';
