@@ -98,16 +98,18 @@ export async function benchStack(partitions = 4): Promise<BenchStack> {
     children,
     async startService(svc, extra = {}, nodeArgs = []) {
       const port = await freePort();
+      // Every service's /readyz answers on its ops listener (the gateway's is apart from PORT).
+      const opsPort = svc === 'gateway' || svc === 'recompute' ? await freePort() : port;
       const child = spawn(
         process.execPath,
         [...nodeArgs, '--conditions=source', '--import', 'tsx', `services/${svc}/src/main.ts`],
         {
-          env: { ...process.env, ...env, PORT: String(port), ...extra },
+          env: { ...process.env, ...env, PORT: String(port), HOLDFAST_OPS_PORT: String(opsPort), ...extra },
           stdio: ['ignore', 'inherit', 'inherit'],
         },
       );
       children.set(svc, child);
-      await waitHttp(`http://127.0.0.1:${port}/${svc === 'gateway' ? 'readyz' : 'metrics'}`);
+      await waitHttp(`http://127.0.0.1:${opsPort}/readyz`);
       return port;
     },
     async account() {

@@ -15,6 +15,8 @@ const COLORS = { projector: 36, gateway: 32, recompute: 35, dispatcher: 33 };
 const settings = loadSettings();
 const port = Number(process.env.PORT ?? settings.services.gateway.port);
 const baseUrl = `http://127.0.0.1:${port}`;
+// The gateway's /readyz is on its ops listener (HOLDFAST_OPS_PORT, default 9465), not the API port.
+const opsUrl = `http://127.0.0.1:${Number(process.env.HOLDFAST_OPS_PORT ?? 9465)}`;
 
 const before = await status(settings);
 const startedStack = !before.kafka.listening || !before.registry.listening;
@@ -88,7 +90,7 @@ async function ready() {
   const until = Date.now() + 120_000;
   while (Date.now() < until) {
     try {
-      const r = await fetch(`${baseUrl}/readyz`);
+      const r = await fetch(`${opsUrl}/readyz`);
       if (r.ok) return true;
     } catch {
       /* not yet */

@@ -101,7 +101,8 @@ export function createContext(
       return config;
     },
     pool() {
-      pool ??= createPool(this.config().databaseUrl, 'holdfast-cli', 4);
+      // No statement timeout: the console runs long operator work (a rebuild's index builds) on purpose.
+      pool ??= createPool(this.config().databaseUrl, 'holdfast-cli', 4, { statementTimeoutMs: 0 });
       return pool;
     },
     async migrate() {

@@ -48,6 +48,15 @@ export async function whileSubjectSettles<T>(
 }
 
 /**
+ * The registry could not be asked about a schema id (down, restarting, answering 5xx): the record is
+ * probably fine, so the work is retried later and the record is never dead-lettered for it.
+ */
+export class SchemaRegistryUnavailableError extends Error {
+  override readonly name = 'SchemaRegistryUnavailableError';
+  readonly isRetriable = true;
+}
+
+/**
  * Encodes and decodes events in the Confluent wire format (magic byte, 4-byte schema id, Avro body).
  * Schemas are registered with the registry at start-up (BACKWARD compatibility); records written
  * under an older schema id are read through an Avro resolver into the current type.
@@ -170,9 +179,13 @@ export class EventCodec {
     try {
       writerType = (await this.registry.getSchema(id)) as unknown as avro.Type;
     } catch (err) {
-      throw new UndecodableRecordError(
-        `schema id ${id} is unknown to the registry: ${(err as Error).message}`,
-      );
+      // Only a definite "not found" condemns the record; anything else (ECONNREFUSED, a timeout, a
+      // 5xx) says nothing about it.
+      if ((err as { status?: unknown }).status === 404)
+        throw new UndecodableRecordError(`schema id ${id} is unknown to the registry`);
+      throw new SchemaRegistryUnavailableError(`schema id ${id} could not be fetched from the registry`, {
+        cause: err,
+      });
     }
     const name = (writerType.name ?? '').replace(/^holdfast\./, '') as EventName;
     const current = this.types.get(name);

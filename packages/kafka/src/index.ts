@@ -1,6 +1,7 @@
 /**
  * Kafka plumbing: clients, topics, the transactional appender, the single-partition idempotent
- * appender and the exactly-once consumer runner.
+ * appender, the exactly-once consumer runner with the shared poison policy (retry what is transient,
+ * dead-letter what is permanent, crash on bugs), dead letters, consumer health and lag.
  */
 export { createKafka, kafkaSecurityOptions } from './client.js';
 export { LOCAL_REPLICATION, TOPICS, ensureTopics, topicName } from './topics.js';
@@ -14,3 +15,8 @@ export {
 export { memoKeyPartitioner } from './partitioner.js';
 export { LogPositions, LogPositionTimeoutError, type LogPositionSource } from './log-position.js';
 export * from './exactly-once-runner.js';
+export * from './consumer-health.js';
+export * from './consumer-lag.js';
+export * from './consumer-policy.js';
+export * from './dead-letters.js';
+export * from './probes.js';

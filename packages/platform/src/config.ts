@@ -67,6 +67,14 @@ export interface InfraConfig extends TransportConfig {
   /** Prepended to every topic name; lets test runs share one broker without seeing each other. */
   readonly topicPrefix: string;
   readonly partitions: number;
+  /**
+   * PostgreSQL `statement_timeout` of every pool (HOLDFAST_PG_STATEMENT_TIMEOUT_MS, default 30 s; 0 =
+   * none): a statement stuck behind a lock or a lost server fails, and the work is retried, instead
+   * of holding a connection forever.
+   */
+  readonly pgStatementTimeoutMs?: number;
+  /** How long opening a PostgreSQL connection may take (HOLDFAST_PG_CONNECT_TIMEOUT_MS, default 10 s). */
+  readonly pgConnectTimeoutMs?: number;
 }
 
 export function readInfraConfig(r: EnvReader): InfraConfig {
@@ -81,5 +89,7 @@ export function readInfraConfig(r: EnvReader): InfraConfig {
     topicPrefix: r.optional('HOLDFAST_TOPIC_PREFIX') ?? '',
     partitions: r.int('HOLDFAST_PARTITIONS', 4, { min: 1, max: 256 }),
     ...readTransportConfig(r),
+    pgStatementTimeoutMs: r.int('HOLDFAST_PG_STATEMENT_TIMEOUT_MS', 30_000, { min: 0, max: 86_400_000 }),
+    pgConnectTimeoutMs: r.int('HOLDFAST_PG_CONNECT_TIMEOUT_MS', 10_000, { min: 100, max: 600_000 }),
   };
 }

@@ -2,3 +2,6 @@
 export { createTestEnv, type TestEnv } from './test-env.js';
 export { dropRunResources } from './cleanup.js';
 export { spawnTs, REPO_ROOT } from './run-ts.js';
+export { TcpProxy } from './tcp-proxy.js';
+export { registerUnseenSchema, withUnseenSchema } from './unseen-schema.js';
+export { readDeadLetters, type ReadDeadLetter } from './dead-letter-reader.js';

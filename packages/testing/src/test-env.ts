@@ -89,6 +89,8 @@ export async function createTestEnv(label: string, { partitions = 2 } = {}): Pro
           process.env[k] ? [[k, process.env[k]]] : [],
         ),
       ),
+      // Ops listeners (/healthz, /readyz, /metrics) on free ports: test processes run side by side.
+      HOLDFAST_OPS_PORT: '0',
     },
     close: async () => {
       await db.destroy();

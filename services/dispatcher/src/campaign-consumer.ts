@@ -1,6 +1,12 @@
 import type { CampaignSent, EventCodec } from '@holdfast/contracts';
 import { readCheckpoint, writeCheckpoint, type Pool } from '@holdfast/db';
-import type { BatchHandler } from '@holdfast/kafka';
+import {
+  deadLetterOf,
+  deadLetterReason,
+  type BatchHandler,
+  type DeadLetter,
+  type DeadLetterPublisher,
+} from '@holdfast/kafka';
 import type { Logger } from '@holdfast/platform';
 import { deliveryId } from './delivery-id.js';
 import { activeSubscriptions, insertDeliveries, type NewDelivery } from './delivery-store.js';
@@ -21,11 +27,18 @@ export function campaignSentBody(
   });
 }
 
+/** Who dead-letters campaign records (the `projection` field of their DeadLettered record). */
+export const DISPATCHER_DLQ_NAME = 'dispatcher.deliveries';
+
 /**
  * The batch handler of holdfast.campaigns: turns each CampaignSent record into one pending delivery per
  * active subscription of its account, in the same transaction as the dispatcher's checkpoint (records
  * at or below the checkpoint are skipped), so every record is enqueued exactly once. `onEnqueued` is
  * told how many deliveries were created (the poller is woken with it).
+ *
+ * The shared poison policy: a record that can never be read (not a record, an unknown schema, not a
+ * CampaignSent) is dead-lettered to holdfast.dlq with its reason, before the checkpoint moves past
+ * it; a registry or database outage is thrown, and the runner retries the chunk until it is back.
  */
 export function campaignBatchHandler(deps: {
   readonly pool: Pool;
@@ -33,21 +46,24 @@ export function campaignBatchHandler(deps: {
   readonly logger: Logger;
   readonly now: () => Date;
   readonly onEnqueued: (count: number) => void;
+  readonly deadLetters: DeadLetterPublisher;
 }): BatchHandler {
   return async ({ partition, records }) => {
     const events: { offset: number; value: CampaignSent }[] = [];
+    const dead: DeadLetter[] = [];
     for (const r of records) {
+      let reason: string | undefined;
       try {
-        const e = await deps.codec.decode(r.value ?? Buffer.alloc(0));
-        if (e.type === 'CampaignSent') events.push({ offset: Number(r.offset), value: e.value });
+        if (!r.value) reason = 'empty record value';
+        else {
+          const e = await deps.codec.decode(r.value);
+          if (e.type === 'CampaignSent') events.push({ offset: Number(r.offset), value: e.value });
+          else reason = `unexpected record type ${e.type} for ${DISPATCHER_DLQ_NAME}`;
+        }
       } catch (err) {
-        // A record that cannot be decoded never will be: note it and move past it.
-        deps.logger.error('campaign_record_unreadable', {
-          partition,
-          offset: r.offset,
-          error: (err as Error).message,
-        });
+        reason = `undecodable: ${deadLetterReason(err)}`;
       }
+      if (reason !== undefined) dead.push(deadLetterOf(DISPATCHER_DLQ_NAME, 'holdfast.campaigns', r, reason));
     }
     const key = { schema: 'dispatcher', projection: 'deliveries', topic: 'holdfast.campaigns', partition };
     const last = Number(records[records.length - 1]!.offset);
@@ -69,6 +85,16 @@ export function campaignBatchHandler(deps: {
         })),
       );
       created = await insertDeliveries(client, list, deps.now());
+      const freshDead = dead.filter((d) => Number(d.offset) > checkpoint);
+      // Announced before the checkpoint commits: a crash in between announces a letter twice, never zero times.
+      await deps.deadLetters.publish(freshDead);
+      for (const d of freshDead)
+        deps.logger.warn('record_dead_lettered', {
+          projection: d.projection,
+          partition: d.partition,
+          offset: d.offset,
+          reason: d.reason.replace(/"[^"]*"/g, '"…"'),
+        });
       if (last > checkpoint) await writeCheckpoint(client, key, last);
       await client.query('commit');
     } catch (err) {

@@ -33,8 +33,20 @@ describe('dispatcher process (main.ts)', () => {
         () => Promise.resolve(logs.find((l) => l.event === 'dispatcher_ready')),
         60_000,
       );
-      const metrics = await fetch(`http://127.0.0.1:${String(ready.metricsPort)}/metrics`);
-      expect(await metrics.text()).toContain('holdfast_webhook_attempts_total');
+      const ops = `http://127.0.0.1:${String(ready.metricsPort)}`;
+      const metrics = await fetch(`${ops}/metrics`);
+      const text = await metrics.text();
+      expect(text).toContain('holdfast_webhook_attempts_total');
+      expect(text).toMatch(/holdfast_webhook_backlog_deliveries\{service="dispatcher"\} 0\n/);
+      expect((await fetch(`${ops}/healthz`)).status).toBe(200);
+      const readyz = await eventually(async () => {
+        const r = await fetch(`${ops}/readyz`);
+        return r.status === 200 ? await r.json() : undefined;
+      }, 30_000);
+      expect(readyz).toEqual({
+        ready: true,
+        checks: { postgres: 'ok', kafka: 'ok', registry: 'ok', consumer: 'ok', poller: 'ok' },
+      });
 
       const sent = campaignSent(accountId, { campaign_type: 'vip', provider: 'local-mail' });
       await appendCampaignSent(t, [sent]);

@@ -1,4 +1,5 @@
-import { Counter, Histogram, type Registry } from '@holdfast/platform';
+import type { Pool } from '@holdfast/db';
+import { Counter, Gauge, Histogram, type Registry } from '@holdfast/platform';
 
 /** The dispatcher's Prometheus metrics. */
 export class DispatcherMetrics {
@@ -23,6 +24,45 @@ export class DispatcherMetrics {
       help: 'Duration of one delivery attempt (POST to the receiver).',
       buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers: [registry],
+    });
+  }
+
+  /**
+   * Adds the webhook backlog, read from PostgreSQL at scrape time: `holdfast_webhook_backlog_deliveries`
+   * (deliveries not yet delivered, failed or cancelled: pending, due or waiting for a retry) and
+   * `holdfast_webhook_oldest_undelivered_age_seconds` (age of the oldest of them by the injected clock;
+   * 0 when none). A scrape while PostgreSQL is away leaves both out.
+   */
+  watchBacklog(registry: Registry, pool: Pool, now: () => Date = () => new Date()): void {
+    let pending: Promise<{ count: number; oldest: Date | null }> | undefined;
+    // Both gauges are collected in one scrape: one query serves them.
+    const backlog = () =>
+      (pending ??= pool
+        .query<{ count: number; oldest: Date | null }>(
+          `select count(*)::int as count, min(created_at) as oldest
+             from dispatcher.deliveries where status = 'pending'`,
+        )
+        .then((r) => r.rows[0]!)
+        .finally(() => setTimeout(() => (pending = undefined), 100).unref()));
+    new Gauge({
+      name: 'holdfast_webhook_backlog_deliveries',
+      help: 'Webhook deliveries not yet delivered (pending first attempt or a retry).',
+      registers: [registry],
+      async collect() {
+        const b = await backlog().catch(() => undefined);
+        if (b) this.set(b.count);
+        else this.reset();
+      },
+    });
+    new Gauge({
+      name: 'holdfast_webhook_oldest_undelivered_age_seconds',
+      help: 'Age of the oldest webhook delivery not yet delivered (0 when none).',
+      registers: [registry],
+      async collect() {
+        const b = await backlog().catch(() => undefined);
+        if (!b) return this.reset();
+        this.set(b.oldest ? Math.max(0, (now().getTime() - b.oldest.getTime()) / 1000) : 0);
+      },
     });
   }
 

@@ -9,10 +9,21 @@ import {
   type Pool,
   type SecretsKeyring,
 } from '@holdfast/db';
-import { runExactlyOnce, topicName } from '@holdfast/kafka';
+import {
+  consumerLag,
+  kafkaDeadLetterPublisher,
+  runExactlyOnce,
+  topicName,
+  TransactionalAppender,
+  type ConsumerHealth,
+  type DeadLetterPublisher,
+  type LagSource,
+} from '@holdfast/kafka';
 import {
   createOutboundClient,
   defaultOutboundPolicy,
+  describeFailure,
+  NotReadyError,
   silentLogger,
   type Logger,
   type OutboundClient,
@@ -44,8 +55,10 @@ export interface DispatcherConfig {
 export interface DispatcherDeps {
   readonly pool: Pool;
   readonly kafka: Kafka;
-  readonly codec: Pick<EventCodec, 'decode'>;
+  readonly codec: Pick<EventCodec, 'decode' | 'encode'>;
   readonly logger?: Logger;
+  /** Where unreadable campaign records go; default: holdfast.dlq through a producer of its own. */
+  readonly deadLetters?: DeadLetterPublisher;
   /** The clock due times are judged by (tests move it forward). Default: the system clock. */
   readonly now?: () => Date;
   /** Every delivery goes through it. Default: the guarded client under `defaultOutboundPolicy()`. */
@@ -60,6 +73,12 @@ export interface RunningDispatcher {
   pollOnce(): Promise<PollResult>;
   /** Resolves if the consumer stops for good; the process should exit non-zero. */
   readonly crashed: Promise<Error>;
+  /** The campaign consumer's state (joined, retrying, stuck), for /readyz. */
+  readonly health: ConsumerHealth;
+  /** Throws NotReadyError while the last poll failed (PostgreSQL away): for /readyz. */
+  pollerCheck(): void;
+  /** The campaign consumer group's lag per partition. */
+  readonly lag: LagSource & { readonly groupId: string };
   stop(): Promise<void>;
 }
 
@@ -106,12 +125,25 @@ export async function startDispatcher(
   let running: Promise<PollResult> | null = null;
   let again = false;
   let stopped = false;
+  // A failed poll (PostgreSQL away) is retried at the next tick; until one succeeds, not ready.
+  let pollFailure: string | undefined;
   const poll = (): Promise<PollResult> => {
     if (running) {
       again = true;
       return running;
     }
-    running = pollOnce(pollOptions).finally(() => {
+    running = pollOnce(pollOptions).then(
+      (r) => {
+        pollFailure = undefined;
+        return r;
+      },
+      (err: unknown) => {
+        const d = describeFailure(err);
+        pollFailure = d.code ? `${d.error} (${d.code})` : d.error;
+        throw err;
+      },
+    );
+    running = running.finally(() => {
       running = null;
       if (again && !stopped) {
         again = false;
@@ -126,27 +158,49 @@ export async function startDispatcher(
   const timer = setInterval(tick, config.pollIntervalMs ?? 1000);
   timer.unref();
 
-  const consumer = await runExactlyOnce({
-    kafka: deps.kafka,
-    groupId: config.groupId ?? `${config.topicPrefix}holdfast.dispatcher`,
-    topics: [topicName(config.topicPrefix, 'holdfast.campaigns')],
-    logger,
-    chunkSize: 500,
-    sessionTimeoutMs: config.sessionTimeoutMs,
-    handler: campaignBatchHandler({
-      pool: deps.pool,
-      codec: deps.codec,
+  const groupId = config.groupId ?? `${config.topicPrefix}holdfast.dispatcher`;
+  const topics = [topicName(config.topicPrefix, 'holdfast.campaigns')];
+  let dlqAppender: TransactionalAppender | undefined;
+  let consumer: Awaited<ReturnType<typeof runExactlyOnce>>;
+  try {
+    const deadLetters =
+      deps.deadLetters ??
+      kafkaDeadLetterPublisher(
+        (dlqAppender = await TransactionalAppender.create(deps.kafka, {
+          name: `${config.topicPrefix}holdfast.dispatcher.dlq`,
+          size: 1,
+        })),
+        deps.codec,
+        config.topicPrefix,
+      );
+    consumer = await runExactlyOnce({
+      kafka: deps.kafka,
+      groupId,
+      topics,
       logger,
-      now,
-      onEnqueued: (n) => {
-        deps.metrics?.onEnqueued(n);
-        tick();
-      },
-    }),
-  });
-  logger.info('dispatcher_started', {
-    groupId: config.groupId ?? `${config.topicPrefix}holdfast.dispatcher`,
-  });
+      chunkSize: 500,
+      sessionTimeoutMs: config.sessionTimeoutMs,
+      handler: campaignBatchHandler({
+        pool: deps.pool,
+        codec: deps.codec,
+        logger,
+        now,
+        deadLetters,
+        onEnqueued: (n) => {
+          deps.metrics?.onEnqueued(n);
+          tick();
+        },
+      }),
+    });
+  } catch (err) {
+    // Start-up is retried by the caller while a dependency is away: leave nothing running behind.
+    stopped = true;
+    clearInterval(timer);
+    await dlqAppender?.close().catch(() => {});
+    throw err;
+  }
+  const lag = consumerLag(deps.kafka, groupId, topics);
+  logger.info('dispatcher_started', { groupId });
   tick();
 
   return {
@@ -156,11 +210,18 @@ export async function startDispatcher(
       return poll();
     },
     crashed: consumer.crashed,
+    health: consumer.health,
+    lag,
+    pollerCheck: () => {
+      if (pollFailure !== undefined) throw new NotReadyError(`delivery poller failing: ${pollFailure}`);
+    },
     stop: async () => {
       stopped = true;
       clearInterval(timer);
       await consumer.stop();
       await running?.catch(() => undefined);
+      await lag.close();
+      await dlqAppender?.close();
     },
   };
 }

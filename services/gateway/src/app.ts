@@ -1,7 +1,14 @@
 import express, { type Express } from 'express';
 import { createDb, type Pool } from '@holdfast/db';
 import type { Appender, LogPositionSource, SinglePartitionAppender } from '@holdfast/kafka';
-import { createMetricsRegistry, silentLogger, type Logger, type Registry } from '@holdfast/platform';
+import {
+  createMetricsRegistry,
+  postgresProbe,
+  Readiness,
+  silentLogger,
+  type Logger,
+  type Registry,
+} from '@holdfast/platform';
 import { authenticate } from './auth/authenticate.js';
 import { CredentialListener } from './auth/credential-listener.js';
 import { CredentialStore } from './auth/credential-store.js';
@@ -23,7 +30,7 @@ import { accountRoute } from './routes/account.js';
 import { batchesRoute } from './routes/batches.js';
 import { customersRoute } from './routes/customers.js';
 import { healthRoute } from './routes/health.js';
-import { metricsRoute, postgresProbe, readyzRoute, type Probe } from './routes/operations.js';
+import { metricsRoute, readyzRoute } from './routes/operations.js';
 import { ordersRoute } from './routes/orders.js';
 import { syncRoute, syncStatusRoute } from './routes/sync.js';
 import { SyncTasks } from './sync-tasks.js';
@@ -44,13 +51,21 @@ export interface GatewayDeps {
   readonly clock?: Clock;
   readonly logger?: Logger;
   readonly metricsRegistry?: Registry;
-  /** Readiness probes besides PostgreSQL (main adds Kafka and the registry). */
-  readonly probes?: Readonly<Record<string, Probe>>;
+  /** The checks behind /readyz; default: PostgreSQL only (main adds Kafka and the registry). */
+  readonly readiness?: Readiness;
+  /**
+   * Whether the API app itself serves GET /readyz and /metrics (default true, for embedding and
+   * in-process tests). The gateway process serves them on its ops listener and passes false unless
+   * HOLDFAST_OPS_ON_API_PORT is set: operational endpoints stay off the public surface.
+   */
+  readonly opsOnApiPort?: boolean;
 }
 
 /** A built gateway: the express app plus what must be stopped with it. */
 export interface Gateway {
   readonly app: Express;
+  /** Its metrics (served on the ops listener by main). */
+  readonly metricsRegistry: Registry;
   readonly janitor: Janitor;
   readonly lastUsed: LastUsedTracker;
   readonly credentials: CredentialStore;
@@ -59,8 +74,9 @@ export interface Gateway {
 }
 
 /**
- * Builds the gateway: GET /readyz, /metrics, /v1/openapi.json, and the authenticated /ingest/*
- * routes of the spec, with errors mapped to the spec's bodies in one place.
+ * Builds the gateway: GET /v1/openapi.json, the authenticated /ingest/*
+ * routes of the spec, with errors mapped to the spec's bodies in one place (and GET /readyz, /metrics
+ * unless `opsOnApiPort` is false).
  *
  * @example
  * const gateway = await createGateway(loadGatewayConfig(process.env), { pool, appender, codec });
@@ -101,8 +117,12 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps): P
   app.use(accessLog(logger));
 
   const openapi = buildOpenApiDocument();
-  app.get('/readyz', readyzRoute({ postgres: postgresProbe(deps.pool), ...deps.probes }));
-  app.get('/metrics', metricsRoute(metrics.registry));
+  if (deps.opsOnApiPort ?? true) {
+    const readiness = deps.readiness ?? new Readiness().add('postgres', postgresProbe(deps.pool));
+    if (!deps.readiness) readiness.started();
+    app.get('/readyz', readyzRoute(readiness));
+    app.get('/metrics', metricsRoute(metrics.registry));
+  }
   app.get('/v1/openapi.json', (_req, res) => void res.json(openapi));
 
   const ingest = express.Router();
@@ -126,6 +146,7 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps): P
 
   return {
     app,
+    metricsRegistry: metrics.registry,
     janitor,
     lastUsed,
     credentials,

@@ -1,5 +1,8 @@
-// The gateway process: configuration from the environment, real PostgreSQL, Kafka and registry,
-// HTTP on PORT (default 8080). SIGTERM/SIGINT stop accepting, finish in-flight requests, close cleanly.
+// The gateway process: configuration from the environment, real PostgreSQL, Kafka and registry.
+// The ops listener (/healthz, /readyz, /metrics on HOLDFAST_OPS_PORT, default 9465) starts first and
+// reports not-ready while PostgreSQL, Kafka or the registry are waited for (with backoff: a
+// dependency that is not up yet is never a reason to exit). The public API listens on PORT (default
+// 8080) once everything answers. SIGTERM/SIGINT stop accepting, finish in-flight requests, close.
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import type { Kysely } from 'kysely';
@@ -9,39 +12,113 @@ import {
   createKafka,
   ensureTopics,
   IdempotentBatchAppender,
+  kafkaProbe,
   LogPositions,
   TransactionalAppender,
 } from '@holdfast/kafka';
-import { createLogger } from '@holdfast/platform';
+import {
+  createLogger,
+  createMetricsRegistry,
+  EnvReader,
+  postgresProbe,
+  Readiness,
+  readOpsConfig,
+  registryProbe,
+  startOpsServer,
+  waitFor,
+} from '@holdfast/platform';
 import { ensureReadModelSchema } from '@holdfast/projector';
 import { createGateway } from './app.js';
 import { loadGatewayConfig } from './config.js';
 
 const config = loadGatewayConfig(process.env);
-const logger = createLogger('gateway');
-const pool = createPool(config.infra.databaseUrl, 'gateway', 20);
-await migrateToLatest(createDb(pool) as Kysely<unknown>);
-// The gateway reads the projector's tables; creating them (idempotently) lets it answer before the
-// projector's first start.
-await ensureReadModelSchema(pool, config.readModelSchema);
-const kafka = createKafka(config.infra.kafkaBrokers, 'gateway', logger, config.infra.kafkaSecurity);
-const admin = kafka.admin();
-await admin.connect();
-await ensureTopics(admin, config.infra.topicPrefix, config.infra.partitions, config.infra.topicReplication);
-const codec = await EventCodec.connect(config.infra.schemaRegistryUrl, { auth: config.infra.registryAuth });
-const appender = await TransactionalAppender.create(kafka, {
-  name: `${config.infra.topicPrefix}gateway`,
-  size: config.producerPoolSize,
-  // One HTTP batch = one Kafka transaction (DESIGN.md). Group commit (merging waiting appends into
-  // one transaction) measured 1.4x on the pixel bench but is off: a failed merged transaction would
-  // fail requests that were not at fault.
-  groupCommit: false,
+const env = new EnvReader(process.env);
+const opsConfig = env.done({
+  ...readOpsConfig(env, 'HOLDFAST_OPS_PORT', 9465),
+  // Also serve /readyz and /metrics on the public API port (off: they are operator surfaces).
+  onApiPort: env.bool('HOLDFAST_OPS_ON_API_PORT', false),
 });
+const logger = createLogger('gateway');
+const registry = createMetricsRegistry('gateway');
+const readiness = new Readiness();
+const ops = await startOpsServer({ ...opsConfig, registry, readiness });
+process.stdout.write(`gateway ops listening on http://${opsConfig.host}:${ops.port}\n`);
+
+const { infra } = config;
+const pool = createPool(infra.databaseUrl, 'gateway', 20, {
+  statementTimeoutMs: infra.pgStatementTimeoutMs,
+  connectTimeoutMs: infra.pgConnectTimeoutMs,
+  logger,
+});
+const kafka = createKafka(infra.kafkaBrokers, 'gateway', logger, infra.kafkaSecurity);
+const kafkaReady = kafkaProbe(kafka);
+readiness
+  .add('postgres', postgresProbe(pool))
+  .add('kafka', kafkaReady)
+  .add('registry', registryProbe(infra.schemaRegistryUrl, infra.registryAuth));
+
+const closers: (() => Promise<void>)[] = [];
+let listening = false;
+let stopping = false;
+const aborted = new AbortController();
+const wait = { logger, signal: aborted.signal };
+process.on('SIGTERM', () => void stop('SIGTERM'));
+process.on('SIGINT', () => void stop('SIGINT'));
+
+readiness.phase('waiting for postgres');
+await waitFor(
+  'postgres',
+  async () => {
+    await migrateToLatest(createDb(pool) as Kysely<unknown>);
+    // The gateway reads the projector's tables; creating them (idempotently) lets it answer before
+    // the projector's first start.
+    await ensureReadModelSchema(pool, config.readModelSchema);
+  },
+  wait,
+);
+readiness.phase('waiting for kafka');
+await waitFor(
+  'kafka',
+  async () => {
+    const admin = kafka.admin();
+    await admin.connect();
+    try {
+      await ensureTopics(admin, infra.topicPrefix, infra.partitions, infra.topicReplication);
+    } finally {
+      await admin.disconnect();
+    }
+  },
+  wait,
+);
+readiness.phase('waiting for the schema registry');
+const codec = await waitFor('registry', () => EventCodec.connect(infra.schemaRegistryUrl, { auth: infra.registryAuth }), wait);
+readiness.phase('starting producers');
+const appender = await waitFor(
+  'kafka',
+  () =>
+    TransactionalAppender.create(kafka, {
+      name: `${infra.topicPrefix}gateway`,
+      size: config.producerPoolSize,
+      // One HTTP batch = one Kafka transaction (DESIGN.md). Group commit (merging waiting appends
+      // into one transaction) measured 1.4x on the pixel bench but is off: a failed merged
+      // transaction would fail requests that were not at fault.
+      groupCommit: false,
+    }),
+  wait,
+);
+closers.push(() => appender.close());
 // POST /pixel/collect: a request's events share one key (the account id), so ONE produce request of
 // ONE record batch on ONE partition stores them all or none without a transaction (the reasoning is
 // on IdempotentBatchAppender; measured 1 round trip instead of 4 per request, docs/performance.md).
-const pixelAppender = await IdempotentBatchAppender.create(kafka, { size: config.pixelProducerPoolSize });
-const logPositions = LogPositions.create(kafka, config.infra.topicPrefix);
+const pixelAppender = await waitFor(
+  'kafka',
+  () => IdempotentBatchAppender.create(kafka, { size: config.pixelProducerPoolSize }),
+  wait,
+);
+closers.push(() => pixelAppender.close());
+// POST /ingest/sync reads the account's commerce partition's position for the sync's barrier.
+const logPositions = LogPositions.create(kafka, infra.topicPrefix);
+closers.push(() => logPositions.close().catch(() => {}));
 const gateway = await createGateway(config, {
   pool,
   appender,
@@ -49,44 +126,36 @@ const gateway = await createGateway(config, {
   codec,
   logPositions,
   logger,
-  probes: {
-    kafka: () => admin.describeCluster(),
-    registry: async () => {
-      const auth = config.infra.registryAuth;
-      const r = await fetch(`${config.infra.schemaRegistryUrl}/subjects`, {
-        headers: auth
-          ? { authorization: `Basic ${Buffer.from(`${auth.username}:${auth.password}`).toString('base64')}` }
-          : {},
-      });
-      if (!r.ok) throw new Error(`registry answered ${r.status}`);
-    },
-  },
+  metricsRegistry: registry,
+  readiness,
+  opsOnApiPort: opsConfig.onApiPort,
 });
+closers.unshift(() => gateway.close());
 const server = gateway.app.listen(config.port, config.host);
 await once(server, 'listening');
+listening = true;
+readiness.started();
 const { port } = server.address() as AddressInfo;
-logger.info('gateway_listening', { port, host: config.host });
+logger.info('gateway_listening', { port, host: config.host, opsPort: ops.port });
 // One plain line on stdout whatever LOG_LEVEL says, so whoever started the process learns the port.
 process.stdout.write(`gateway listening on http://${config.host}:${port}\n`);
 
-let stopping = false;
 async function stop(signal: string): Promise<void> {
   if (stopping) return;
   stopping = true;
+  aborted.abort();
   logger.info('gateway_stopping', { signal });
+  // Still starting: nothing is half-done that a restart would not redo (crash-only start-up).
+  if (!listening) process.exit(0);
   const hardStop = setTimeout(() => process.exit(1), 15_000);
   hardStop.unref();
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   server.closeIdleConnections();
   await closed;
-  await gateway.close();
-  await appender.close();
-  await pixelAppender.close();
-  await logPositions.close().catch(() => {});
-  await admin.disconnect().catch(() => {});
+  for (const close of closers) await close().catch(() => {});
+  await kafkaReady.close();
+  await ops.close();
   await pool.end();
   logger.info('gateway_stopped', { signal });
   process.exit(0);
 }
-process.on('SIGTERM', () => void stop('SIGTERM'));
-process.on('SIGINT', () => void stop('SIGINT'));

@@ -22,7 +22,6 @@ export {
 } from './runtime/start-projector.js';
 export { ProjectorMetrics } from './runtime/metrics.js';
 export { connectProjectorDeps, type ConnectedDeps } from './runtime/connect-deps.js';
-export { startMetricsServer } from './runtime/metrics-server.js';
 export {
   kafkaDeadLetterPublisher,
   type DeadLetter,

@@ -1,55 +1,110 @@
 /**
- * The projector process: reads its configuration from the environment, ensures topics and the
- * read-model schema, folds the log into PostgreSQL, serves /metrics. SIGTERM/SIGINT stop it cleanly
- * (the current chunk commits or rolls back; nothing is lost either way). A consumer that crashes for
- * good exits non-zero so the supervisor restarts it.
+ * The projector process: reads its configuration from the environment, starts its ops listener
+ * (/healthz, /readyz, /metrics on PORT), waits for Kafka, the registry and PostgreSQL (with backoff:
+ * a dependency that is not up yet is waited for, never a reason to exit), ensures topics and the
+ * read-model schema, and folds the log into PostgreSQL. SIGTERM/SIGINT stop it cleanly (the current
+ * chunk commits or rolls back; nothing is lost either way). A consumer that crashes for good (a bug)
+ * exits non-zero so the supervisor restarts it.
  */
 import { EventCodec } from '@holdfast/contracts';
 import { createPool } from '@holdfast/db';
-import { createKafka, ensureTopics } from '@holdfast/kafka';
-import { createLogger, createMetricsRegistry } from '@holdfast/platform';
+import { createKafka, ensureTopics, kafkaProbe, registerConsumerLag } from '@holdfast/kafka';
+import {
+  createLogger,
+  createMetricsRegistry,
+  EnvReader,
+  postgresProbe,
+  Readiness,
+  readOpsConfig,
+  registryProbe,
+  startOpsServer,
+  waitFor,
+} from '@holdfast/platform';
 import { loadProjectorConfig } from './config.js';
 import { configureCommerceMemory } from './projections/commerce/commerce.projection.js';
 import { ProjectorMetrics } from './runtime/metrics.js';
-import { startMetricsServer } from './runtime/metrics-server.js';
-import { startProjector } from './runtime/start-projector.js';
+import { startProjector, type RunningProjector } from './runtime/start-projector.js';
 
 const logger = createLogger('projector');
 const config = loadProjectorConfig(process.env);
-const pool = createPool(config.databaseUrl, 'holdfast-projector', 4);
-const kafka = createKafka(config.kafkaBrokers, 'holdfast-projector', logger, config.kafkaSecurity);
-const admin = kafka.admin();
-await admin.connect();
-await ensureTopics(admin, config.topicPrefix, config.partitions, config.topicReplication);
-await admin.disconnect();
-const codec = await EventCodec.connect(config.schemaRegistryUrl, { auth: config.registryAuth });
-configureCommerceMemory(config.memoryBudget);
+const env = new EnvReader(process.env);
+const opsConfig = env.done(readOpsConfig(env, 'PORT', 9464));
 const registry = createMetricsRegistry('projector');
 const metrics = new ProjectorMetrics(registry);
-const projector = await startProjector(
-  {
-    topicPrefix: config.topicPrefix,
-    readSchema: config.readSchema,
-    projections: config.projections,
-    chunkSize: config.chunkSize,
-    sessionTimeoutMs: config.sessionTimeoutMs,
-  },
-  { pool, kafka, codec, logger, metrics },
-);
-const http = await startMetricsServer(registry, config.port);
-logger.info('projector_ready', { metricsPort: http.port });
+const readiness = new Readiness();
+const ops = await startOpsServer({ ...opsConfig, registry, readiness });
+logger.info('projector_ops_listening', { metricsPort: ops.port });
 
+const pool = createPool(config.databaseUrl, 'holdfast-projector', 4, {
+  statementTimeoutMs: config.pgStatementTimeoutMs,
+  connectTimeoutMs: config.pgConnectTimeoutMs,
+  logger,
+});
+const kafka = createKafka(config.kafkaBrokers, 'holdfast-projector', logger, config.kafkaSecurity);
+const kafkaReady = kafkaProbe(kafka);
+readiness
+  .add('postgres', postgresProbe(pool))
+  .add('kafka', kafkaReady)
+  .add('registry', registryProbe(config.schemaRegistryUrl, config.registryAuth));
+
+// Set once started; the signal handlers are installed before (a stop during start-up just exits).
+const started: { projector?: RunningProjector } = {};
 let stopping = false;
+const aborted = new AbortController();
 async function shutdown(code: number): Promise<void> {
   if (stopping) return;
   stopping = true;
+  aborted.abort();
+  // Still starting: nothing is half-done that a restart would not redo (crash-only start-up).
+  const { projector } = started;
+  if (!projector) process.exit(code);
   await projector.stop().catch((err: Error) => logger.error('projector_stop_failed', { error: err.message }));
-  await http.close();
+  await kafkaReady.close();
+  await ops.close();
   await pool.end();
   process.exit(code);
 }
 process.on('SIGTERM', () => void shutdown(0));
 process.on('SIGINT', () => void shutdown(0));
+
+const wait = { logger, signal: aborted.signal };
+readiness.phase('waiting for kafka');
+await waitFor(
+  'kafka',
+  async () => {
+    const admin = kafka.admin();
+    await admin.connect();
+    try {
+      await ensureTopics(admin, config.topicPrefix, config.partitions, config.topicReplication);
+    } finally {
+      await admin.disconnect();
+    }
+  },
+  wait,
+);
+readiness.phase('waiting for the schema registry');
+const codec = await waitFor('registry', () => EventCodec.connect(config.schemaRegistryUrl, { auth: config.registryAuth }), wait);
+configureCommerceMemory(config.memoryBudget);
+readiness.phase('starting the consumer');
+const projector = (started.projector = await waitFor(
+  'projector',
+  () =>
+    startProjector(
+      {
+        topicPrefix: config.topicPrefix,
+        readSchema: config.readSchema,
+        projections: config.projections,
+        chunkSize: config.chunkSize,
+        sessionTimeoutMs: config.sessionTimeoutMs,
+      },
+      { pool, kafka, codec, logger, metrics },
+    ),
+  wait,
+));
+registerConsumerLag(registry, [projector.lag]);
+readiness.add('consumer', () => projector.health.check(opsConfig.consumerStuckMs));
+readiness.started();
+logger.info('projector_ready', { metricsPort: ops.port });
 void projector.crashed.then((err) => {
   logger.error('projector_crashed', { error: err.message });
   void shutdown(1);

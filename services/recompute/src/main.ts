@@ -1,16 +1,36 @@
 // The recompute process: the sync-command consumer (scoring each task's account) and the nightly
-// 02:00 UTC schedule on the real stack. SIGTERM/SIGINT stop it cleanly.
+// 02:00 UTC schedule on the real stack. Its ops listener (/healthz, /readyz, /metrics on
+// HOLDFAST_OPS_PORT, default 9467) starts first; PostgreSQL, Kafka and the registry are waited for
+// with backoff, never a reason to exit. SIGTERM/SIGINT stop it cleanly.
 import type { Kysely } from 'kysely';
 import { EventCodec } from '@holdfast/contracts';
 import { sendsOnTrigger } from '@holdfast/domain';
 import { createDb, createPool, migrateToLatest } from '@holdfast/db';
-import { createKafka, ensureTopics, LogPositions, TransactionalAppender } from '@holdfast/kafka';
+import {
+  consumerLag,
+  createKafka,
+  ensureTopics,
+  kafkaDeadLetterPublisher,
+  kafkaProbe,
+  LogPositions,
+  registerConsumerLag,
+  topicName,
+  TransactionalAppender,
+  type RunningConsumer,
+} from '@holdfast/kafka';
 import {
   createLogger,
+  createMetricsRegistry,
   createOutboundClient,
   EnvReader,
+  postgresProbe,
+  Readiness,
   readInfraConfig,
+  readOpsConfig,
   readOutboundPolicy,
+  registryProbe,
+  startOpsServer,
+  waitFor,
 } from '@holdfast/platform';
 import { createCampaignStep, migrateCampaigns } from './campaigns/index.js';
 import { migrateAnalytics } from './migrations/migrate-analytics.js';
@@ -24,6 +44,7 @@ const r = new EnvReader(process.env);
 const config = r.done({
   infra: readInfraConfig(r),
   readModelSchema: r.string('HOLDFAST_READ_SCHEMA', 'read_models'),
+  ops: readOpsConfig(r, 'HOLDFAST_OPS_PORT', 9467),
   // Provider sends leave through the guarded client: https, public destinations only by default.
   outbound: readOutboundPolicy(r),
   // Sync tasks: how long one waits for the read models to pass its barrier, and a worker's lease.
@@ -32,26 +53,94 @@ const config = r.done({
     leaseMs: r.int('HOLDFAST_SYNC_LEASE_MS', 60_000, { min: 3_000, max: 3_600_000 }),
   },
 });
+const { infra } = config;
 const logger = createLogger('recompute');
-const pool = createPool(config.infra.databaseUrl, 'recompute', 4);
-const db = createDb(pool) as Kysely<unknown>;
-await migrateToLatest(db);
-await migrateAnalytics(db);
-await migrateCampaigns(db);
-const kafka = createKafka(config.infra.kafkaBrokers, 'recompute', logger, config.infra.kafkaSecurity);
-const admin = kafka.admin();
-await admin.connect();
-await ensureTopics(admin, config.infra.topicPrefix, config.infra.partitions, config.infra.topicReplication);
-await admin.disconnect();
-const codec = await EventCodec.connect(config.infra.schemaRegistryUrl, { auth: config.infra.registryAuth });
+const registry = createMetricsRegistry('recompute');
+const readiness = new Readiness();
+const ops = await startOpsServer({ ...config.ops, registry, readiness });
+logger.info('recompute_ops_listening', { metricsPort: ops.port });
+
+const pool = createPool(infra.databaseUrl, 'recompute', 4, {
+  statementTimeoutMs: infra.pgStatementTimeoutMs,
+  connectTimeoutMs: infra.pgConnectTimeoutMs,
+  logger,
+});
+const kafka = createKafka(infra.kafkaBrokers, 'recompute', logger, infra.kafkaSecurity);
+const kafkaReady = kafkaProbe(kafka);
+readiness
+  .add('postgres', postgresProbe(pool))
+  .add('kafka', kafkaReady)
+  .add('registry', registryProbe(infra.schemaRegistryUrl, infra.registryAuth));
+
+const closers: (() => Promise<void>)[] = [];
+// Set once started; the signal handlers are installed before (a stop during start-up just exits).
+const started: { consumer?: RunningConsumer } = {};
+let stopping = false;
+const aborted = new AbortController();
+async function stop(signal: string, code = 0): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  aborted.abort();
+  logger.info('recompute_stopping', { signal });
+  // Still starting: nothing is half-done that a restart would not redo (crash-only start-up).
+  if (!started.consumer) process.exit(code);
+  for (const close of closers.reverse())
+    await close().catch((err: Error) => logger.error('recompute_stop_failed', { error: err.message }));
+  await kafkaReady.close();
+  await ops.close();
+  await pool.end();
+  process.exit(code);
+}
+process.on('SIGTERM', () => void stop('SIGTERM'));
+process.on('SIGINT', () => void stop('SIGINT'));
+
+const wait = { logger, signal: aborted.signal };
+readiness.phase('waiting for postgres');
+await waitFor(
+  'postgres',
+  async () => {
+    const db = createDb(pool) as Kysely<unknown>;
+    await migrateToLatest(db);
+    await migrateAnalytics(db);
+    await migrateCampaigns(db);
+  },
+  wait,
+);
+readiness.phase('waiting for kafka');
+await waitFor(
+  'kafka',
+  async () => {
+    const admin = kafka.admin();
+    await admin.connect();
+    try {
+      await ensureTopics(admin, infra.topicPrefix, infra.partitions, infra.topicReplication);
+    } finally {
+      await admin.disconnect();
+    }
+  },
+  wait,
+);
+readiness.phase('waiting for the schema registry');
+const codec = await waitFor('registry', () => EventCodec.connect(infra.schemaRegistryUrl, { auth: infra.registryAuth }), wait);
+readiness.phase('starting the consumer');
+const producer = (name: string) =>
+  waitFor(
+    'kafka',
+    async () => {
+      const appender = await TransactionalAppender.create(kafka, {
+        name: `${infra.topicPrefix}${name}`,
+        size: 1,
+      });
+      closers.push(() => appender.close());
+      return appender;
+    },
+    wait,
+  );
 const score = scoreTaskAccount({ pool, readModelSchema: config.readModelSchema, logger });
 // After an account's scores are written: audiences, sends, CampaignSent records, attribution, lift.
-const campaignAppender = await TransactionalAppender.create(kafka, {
-  name: `${config.infra.topicPrefix}recompute-campaigns`,
-  size: 1,
-});
+const campaignAppender = await producer('recompute-campaigns');
 const campaigns = createCampaignStep(
-  { topicPrefix: config.infra.topicPrefix, readModelSchema: config.readModelSchema },
+  { topicPrefix: infra.topicPrefix, readModelSchema: config.readModelSchema },
   { pool, appender: campaignAppender, codec, logger, outbound: createOutboundClient(config.outbound) },
 );
 const recompute = async (task: SyncTaskRef) => {
@@ -59,35 +148,29 @@ const recompute = async (task: SyncTaskRef) => {
   await campaigns({ accountId: task.accountId, taskId: task.taskId }, { send: sendsOnTrigger(task.trigger) });
   return scored;
 };
-const consumer = await startSyncConsumer(config, { pool, kafka, codec, logger, recompute });
-const appender = await TransactionalAppender.create(kafka, {
-  name: `${config.infra.topicPrefix}recompute-nightly`,
-  size: 1,
-});
-const positions = LogPositions.create(kafka, config.infra.topicPrefix);
+const deadLetters = kafkaDeadLetterPublisher(await producer('recompute-dlq'), codec, infra.topicPrefix);
+const appender = await producer('recompute-nightly');
+const consumer = (started.consumer = await waitFor(
+  'consumer',
+  () => startSyncConsumer(config, { pool, kafka, codec, logger, recompute, deadLetters }),
+  wait,
+));
+closers.push(() => consumer.stop());
+const lag = consumerLag(kafka, consumer.groupId, [topicName(infra.topicPrefix, 'holdfast.sync-commands')]);
+closers.push(() => lag.close());
+registerConsumerLag(registry, [lag]);
+const positions = LogPositions.create(kafka, infra.topicPrefix);
+closers.push(() => positions.close().catch(() => {}));
 const nightly = scheduleNightly({
-  run: (firedAt) =>
-    enqueueNightly({ pool, appender, codec, topicPrefix: config.infra.topicPrefix, positions }, firedAt),
+  run: (firedAt) => enqueueNightly({ pool, appender, codec, topicPrefix: infra.topicPrefix, positions }, firedAt),
   logger,
 });
-logger.info('recompute_started', {});
+closers.push(() => nightly.stop());
+readiness.add('consumer', () => consumer.health.check(config.ops.consumerStuckMs));
+readiness.started();
+logger.info('recompute_started', { metricsPort: ops.port });
 
-let stopping = false;
-async function stop(signal: string): Promise<void> {
-  if (stopping) return;
-  stopping = true;
-  logger.info('recompute_stopping', { signal });
-  await nightly.stop();
-  await consumer.stop();
-  await appender.close();
-  await campaignAppender.close();
-  await positions.close().catch(() => {});
-  await pool.end();
-  process.exit(0);
-}
-process.on('SIGTERM', () => void stop('SIGTERM'));
-process.on('SIGINT', () => void stop('SIGINT'));
 void consumer.crashed.then((err) => {
   logger.error('recompute_consumer_crashed', { error: err.message });
-  process.exit(1);
+  void stop('crash', 1);
 });

@@ -1,8 +1,16 @@
 import type { Kafka } from 'kafkajs';
 import type { EventCodec } from '@holdfast/contracts';
 import type { Pool } from '@holdfast/db';
-import { runExactlyOnce, topicName, type ConsumedRecord, type RunningConsumer } from '@holdfast/kafka';
-import { silentLogger, type InfraConfig, type Logger } from '@holdfast/platform';
+import {
+  deadLetterOf,
+  deadLetterReason,
+  runExactlyOnce,
+  topicName,
+  type ConsumedRecord,
+  type DeadLetterPublisher,
+  type RunningConsumer,
+} from '@holdfast/kafka';
+import { PermanentError, silentLogger, type InfraConfig, type Logger } from '@holdfast/platform';
 import { projectorPositionReader } from './read-barrier.js';
 import { RECOMPUTE_SCHEMA, SyncTaskStore, type SyncTaskRef } from './sync-task-store.js';
 import {
@@ -38,6 +46,8 @@ export interface SyncConsumerDeps {
    * makes them the task's counters. Default: nothing.
    */
   readonly recompute?: RecomputeTask;
+  /** Where unreadable commands are dead-lettered (holdfast.dlq); default: only logged. */
+  readonly deadLetters?: DeadLetterPublisher;
 }
 
 const PROJECTION = 'sync-consumer';
@@ -91,7 +101,7 @@ export async function startSyncConsumer(
     let task: SyncTaskRef;
     try {
       const event = await deps.codec.decode(r.value ?? Buffer.alloc(0));
-      if (event.type !== 'SyncRequested') throw new Error(`unexpected ${event.type}`);
+      if (event.type !== 'SyncRequested') throw new PermanentError(`unexpected ${event.type}`);
       const v = event.value;
       task = {
         taskId: v.task_id,
@@ -101,7 +111,12 @@ export async function startSyncConsumer(
         barrier: v.barrier ?? null,
       };
     } catch (err) {
-      // A record that is not a sync command can never be run: note it and move on.
+      // The shared poison policy: a registry or database outage is rethrown (the runner retries the
+      // chunk); a record that is not a sync command can never be run: dead-letter it and move on.
+      const reason = deadLetterReason(err);
+      await deps.deadLetters?.publish([
+        deadLetterOf('recompute.sync-commands', 'holdfast.sync-commands', r, `undecodable: ${reason}`),
+      ]);
       logger.error('sync_command_unreadable', {
         partition: r.partition,
         offset: r.offset,
@@ -138,8 +153,7 @@ export async function startSyncConsumer(
     throw err;
   }
   return {
-    consumer: running.consumer,
-    crashed: running.crashed,
+    ...running,
     stop: async () => {
       await running.stop();
       await worker.stop();

@@ -1,5 +1,5 @@
 import type { Pool, PoolClient } from '@holdfast/db';
-import type { Logger } from '@holdfast/platform';
+import { backoffDelay, describeFailure, type Logger } from '@holdfast/platform';
 import type { CredentialStore } from './credential-store.js';
 
 /** The channel control.* triggers notify on every change of keys, tiles and accounts. */
@@ -7,13 +7,16 @@ export const CREDENTIALS_CHANNEL = 'holdfast_credentials';
 
 /**
  * Holds one connection that LISTENs on `holdfast_credentials` and drops the credential cache on every
- * notification. While the connection is down the store serves nothing from cache, and a reconnect
- * is attempted every second: correctness never depends on this connection, only speed does.
+ * notification. While the connection is down (a server restart, `pg_terminate_backend`) the store
+ * serves nothing from cache, and reconnects are attempted with exponential backoff and full jitter
+ * (250 ms doubling to 5 s): correctness never depends on this connection, only speed does.
  */
 export class CredentialListener {
   private client: PoolClient | null = null;
   private timer: NodeJS.Timeout | null = null;
   private closed = false;
+  /** Failed reconnects since the connection was last up. */
+  private attempts = 0;
 
   constructor(
     private readonly pool: Pool,
@@ -27,18 +30,27 @@ export class CredentialListener {
 
   private async connect(): Promise<void> {
     if (this.closed) return;
+    let client: PoolClient | undefined;
     try {
-      const client = await this.pool.connect();
-      client.on('notification', (msg) => {
+      const c = (client = await this.pool.connect());
+      c.on('notification', (msg) => {
         if (msg.channel === CREDENTIALS_CHANNEL) this.store.invalidate();
       });
-      client.on('error', (err) => this.lost(client, err));
-      client.on('end', () => this.lost(client, new Error('connection ended')));
-      await client.query(`listen ${CREDENTIALS_CHANNEL}`);
-      this.client = client;
+      c.on('error', (err) => this.lost(c, err));
+      c.on('end', () => this.lost(c, new Error('connection ended')));
+      this.client = c;
+      await c.query(`listen ${CREDENTIALS_CHANNEL}`);
+      if (this.client !== c) return; // lost (and released) while listening: `lost` retries
+      // Trusting again drops the cache: a change made while the connection was down was never notified.
       this.store.setTrusted(true);
+      if (this.attempts) this.logger.info('credential_listener_reconnected', { attempts: this.attempts });
+      this.attempts = 0;
     } catch (err) {
-      this.logger.warn('credential_listener_connect_failed', { error: (err as Error).message });
+      if (client && this.client === client) {
+        this.client = null;
+        client.release(err as Error);
+      }
+      this.logger.warn('credential_listener_connect_failed', describeFailure(err));
       this.retry();
     }
   }
@@ -48,17 +60,18 @@ export class CredentialListener {
     this.client = null;
     this.store.setTrusted(false);
     if (this.closed) return;
-    this.logger.warn('credential_listener_lost', { error: err.message });
+    this.logger.warn('credential_listener_lost', describeFailure(err));
     client.release(err);
     this.retry();
   }
 
   private retry(): void {
     if (this.closed || this.timer) return;
+    const delay = backoffDelay(this.attempts++, { baseMs: 250, maxMs: 5_000 });
     this.timer = setTimeout(() => {
       this.timer = null;
       void this.connect();
-    }, 1000);
+    }, delay);
     this.timer.unref();
   }
 

@@ -7,9 +7,10 @@ import { call, newAccount, type AccountFixture } from '../test-support/harness.j
 let t: TestEnv;
 const children: ChildProcess[] = [];
 let urls: string[] = [];
+let opsUrls: string[] = [];
 
-/** Starts src/main.ts as a real process on a free port and resolves with its address. */
-async function spawnGateway(): Promise<{ child: ChildProcess; url: string }> {
+/** Starts src/main.ts as a real process on a free port and resolves with its address (and its ops listener's). */
+async function spawnGateway(): Promise<{ child: ChildProcess; url: string; ops: string }> {
   const child = spawnTs('services/gateway/src/main.ts', {
     ...t.env,
     PORT: '0',
@@ -21,15 +22,16 @@ async function spawnGateway(): Promise<{ child: ChildProcess; url: string }> {
   let out = '';
   let err = '';
   child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
-  const url = await new Promise<string>((resolve, reject) => {
+  const [url, ops] = await new Promise<[string, string]>((resolve, reject) => {
     child.stdout!.on('data', (d: Buffer) => {
       out += d.toString();
       const m = /gateway listening on (http:\/\/[\d.]+:\d+)/.exec(out);
-      if (m) resolve(m[1]!);
+      const o = /gateway ops listening on http:\/\/[\d.]+:(\d+)/.exec(out);
+      if (m && o) resolve([m[1]!, `http://127.0.0.1:${o[1]!}`]);
     });
     child.once('exit', (code) => reject(new Error(`gateway exited with ${code}: ${err}`)));
   });
-  return { child, url };
+  return { child, url, ops };
 }
 
 /** Fixed one-minute windows: start a burst with enough of the current minute left to finish in it. */
@@ -40,7 +42,9 @@ async function awaitRoomInMinute(seconds: number): Promise<void> {
 
 beforeAll(async () => {
   t = await createTestEnv('gw-shared');
-  urls = (await Promise.all([spawnGateway(), spawnGateway()])).map((g) => g.url);
+  const gateways = await Promise.all([spawnGateway(), spawnGateway()]);
+  urls = gateways.map((g) => g.url);
+  opsUrls = gateways.map((g) => g.ops);
 });
 
 afterAll(async () => {
@@ -49,8 +53,9 @@ afterAll(async () => {
 });
 
 describe('two gateway processes on one database', () => {
-  it('are ready once Kafka, the registry and PostgreSQL answer', async () => {
-    for (const url of urls) {
+  it('are ready once Kafka, the registry and PostgreSQL answer (on the ops listener, not the API port)', async () => {
+    for (const url of urls) expect((await call(url, 'GET', '/readyz')).status).toBe(404);
+    for (const url of opsUrls) {
       const r = await call(url, 'GET', '/readyz');
       expect(r.status).toBe(200);
       expect(r.json).toEqual({ ready: true, checks: { postgres: 'ok', kafka: 'ok', registry: 'ok' } });

@@ -1,27 +1,11 @@
-import type { EventCodec } from '@holdfast/contracts';
 import type { PoolClient } from '@holdfast/db';
-import { topicName, type Appender } from '@holdfast/kafka';
+import type { DeadLetter } from '@holdfast/kafka';
 import { columnsOf } from '../projections/sql-arrays.js';
 import { qualified } from '../projection.js';
 
-/** A record a projection can never apply, with where it sits in the log and why. */
-export interface DeadLetter {
-  readonly projection: string;
-  /** Logical topic name (without the deployment's prefix). */
-  readonly topic: string;
-  readonly partition: number;
-  readonly offset: string;
-  readonly key: Buffer | null;
-  readonly value: Buffer | null;
-  /** Kafka record timestamp (ms since the epoch, as text). */
-  readonly timestamp: string;
-  readonly reason: string;
-}
-
-/** Where dead letters are announced besides the table: the holdfast.dlq topic. */
-export interface DeadLetterPublisher {
-  publish(letters: readonly DeadLetter[]): Promise<void>;
-}
+// The dead letter, its publisher and the holdfast.dlq topic are shared by every consumer
+// (packages/kafka); the projector also keeps its letters in a table, for `holdfast dlq`.
+export { kafkaDeadLetterPublisher, type DeadLetter, type DeadLetterPublisher } from '@holdfast/kafka';
 
 /** Records dead letters in read_models.dead_letters, in the caller's transaction (the checkpoint's). */
 export async function insertDeadLetters(
@@ -54,38 +38,3 @@ export async function insertDeadLetters(
 
 // PostgreSQL text cannot hold NUL; keys and error messages of garbage records may.
 const text = (s: string) => s.replaceAll('\u0000', '');
-
-/**
- * Publishes DeadLettered records to `<prefix>holdfast.dlq`. It runs before the checkpoint's
- * transaction commits: a crash in between publishes a letter twice (consumers of the topic dedupe on
- * projection/topic/partition/offset), never zero times.
- */
-export function kafkaDeadLetterPublisher(
-  appender: Appender,
-  codec: EventCodec,
-  prefix: string,
-): DeadLetterPublisher {
-  const topic = topicName(prefix, 'holdfast.dlq');
-  return {
-    async publish(letters) {
-      if (!letters.length) return;
-      const failedAt = new Date().toISOString();
-      await appender.append(
-        letters.map((d) => ({
-          topic,
-          key: d.key?.toString('utf8') ?? d.projection,
-          value: codec.encode('DeadLettered', {
-            projection: d.projection,
-            topic: d.topic,
-            partition: d.partition,
-            offset: d.offset,
-            key: d.key,
-            value: d.value,
-            reason: d.reason,
-            failed_at: failedAt,
-          }),
-        })),
-      );
-    },
-  };
-}

@@ -27,7 +27,9 @@ export function deadLetterOf(projection: AnyProjection, record: ConsumedRecord, 
  * Decodes records through the registry codec (synchronously for schema ids already known, which is
  * every record our own services wrote). Bytes that are not a record of a known schema, empty values,
  * and record types this projection does not apply become dead letters here, before any SQL runs.
- * Registry outages surface as UndecodableRecordError too, but only for ids this build never saw.
+ * A registry that cannot be asked about an unseen schema id throws SchemaRegistryUnavailableError
+ * (retriable): the runner retries the chunk once the registry is back; the record is never
+ * dead-lettered for it.
  */
 export async function decodeChunk(
   codec: EventCodec,

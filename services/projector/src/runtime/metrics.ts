@@ -1,7 +1,7 @@
+import type { LagSource } from '@holdfast/kafka';
 import { Counter, Gauge, Histogram, type Registry } from '@holdfast/platform';
 
-/** A source of per-partition lag, asked at scrape time so /metrics never shows a stale number. */
-export type LagSource = () => Promise<readonly { topic: string; partition: number; lag: number }[]>;
+export type { LagSource } from '@holdfast/kafka';
 
 /** The projector's Prometheus metrics. */
 export class ProjectorMetrics {

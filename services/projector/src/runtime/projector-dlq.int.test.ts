@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TransactionalAppender, topicName } from '@holdfast/kafka';
-import { createMetricsRegistry, silentLogger } from '@holdfast/platform';
+import { registerConsumerLag, TransactionalAppender, topicName } from '@holdfast/kafka';
+import { createMetricsRegistry, Readiness, silentLogger, startOpsServer } from '@holdfast/platform';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
 import { listDeadLetters, redriveDeadLetters } from '../dlq/dead-letter-store.js';
 import { metadata, orderRow, orderUpserted } from '../test-support/events.js';
 import { until } from '../test-support/until.js';
 import { ProjectorMetrics } from './metrics.js';
-import { startMetricsServer } from './metrics-server.js';
 import { startProjector, type RunningProjector } from './start-projector.js';
 
 let t: TestEnv;
@@ -119,8 +118,9 @@ describe('the projector on the real stack', () => {
     expect(await listDeadLetters(t.pool, 'read_models')).toHaveLength(2);
   });
 
-  it('exposes projection lag per partition on /metrics', async () => {
-    const http = await startMetricsServer(registry, 0);
+  it('exposes projection lag per partition on /metrics, also as the shared per-group lag gauge', async () => {
+    registerConsumerLag(registry, [projector.lag]);
+    const http = await startOpsServer({ port: 0, host: '127.0.0.1', registry, readiness: new Readiness() });
     try {
       const body = await until(
         'lag metric',
@@ -135,6 +135,9 @@ describe('the projector on the real stack', () => {
       );
       expect(body).toMatch(
         /holdfast_projector_records_total\{projection="commerce",outcome="dead_lettered"[^}]*\} 3/,
+      );
+      expect(body).toContain(
+        `holdfast_consumer_lag_records{group="${projector.groupId}",topic="${t.topicPrefix}holdfast.commerce",partition="0"`,
       );
     } finally {
       await http.close();

@@ -2,16 +2,18 @@ import type { EventCodec } from '@holdfast/contracts';
 import type { Pool } from '@holdfast/db';
 import {
   TransactionalAppender,
+  consumerLag,
   runExactlyOnce,
   topicName,
   type BatchHandler,
   type BatchOutcome,
+  type ConsumerHealth,
+  type LagSource,
 } from '@holdfast/kafka';
 import type { Logger } from '@holdfast/platform';
 import type { Consumer, Kafka } from 'kafkajs';
 import { selectProjections } from '../projections/index.js';
 import { ensureReadModelSchema } from '../schema/ensure-read-model-schema.js';
-import { consumerLag } from './consumer-lag.js';
 import { kafkaDeadLetterPublisher, type DeadLetterPublisher } from './dead-letters.js';
 import type { ProjectorMetrics } from './metrics.js';
 import { ProjectionRunner } from './projection-runner.js';
@@ -55,7 +57,11 @@ export interface ProjectorDeps {
 export interface RunningProjector {
   readonly groupId: string;
   readonly consumer: Consumer;
-  /** Resolves if the consumer stops for good (kafkajs gave up); the process should exit non-zero. */
+  /** Joined, retrying, stuck: for /readyz. */
+  readonly health: ConsumerHealth;
+  /** The group's lag per partition (asked at scrape time). */
+  readonly lag: LagSource & { readonly groupId: string };
+  /** Resolves if the consumer stops for good (kafkajs gave up, or a bug); exit non-zero. */
   readonly crashed: Promise<Error>;
   stop(): Promise<void>;
 }
@@ -75,7 +81,7 @@ export async function startProjector(
   config: ProjectorConfig,
   deps: ProjectorDeps,
 ): Promise<RunningProjector> {
-  const { kafka, codec, logger, metrics } = deps;
+  const { kafka, codec } = deps;
   await ensureReadModelSchema(deps.pool, config.readSchema, { deferIndexes: config.deferIndexes ?? false });
   const projections = selectProjections(config.projections);
   let appender: TransactionalAppender | undefined;
@@ -89,6 +95,23 @@ export async function startProjector(
       codec,
       config.topicPrefix,
     );
+  try {
+    return await startConsuming(config, deps, projections, publisher, appender);
+  } catch (err) {
+    // Start-up is retried by the caller while a dependency is away: leave nothing open behind.
+    await appender?.close().catch(() => {});
+    throw err;
+  }
+}
+
+async function startConsuming(
+  config: ProjectorConfig,
+  deps: ProjectorDeps,
+  projections: ReturnType<typeof selectProjections>,
+  publisher: DeadLetterPublisher,
+  appender: TransactionalAppender | undefined,
+): Promise<RunningProjector> {
+  const { kafka, codec, logger, metrics } = deps;
   const byTopic = new Map<string, ProjectionRunner[]>();
   for (const p of projections) {
     const topic = topicName(config.topicPrefix, p.topic);
@@ -161,6 +184,8 @@ export async function startProjector(
   return {
     groupId,
     consumer: running.consumer,
+    health: running.health,
+    lag,
     crashed: running.crashed,
     stop: async () => {
       clearInterval(watch);

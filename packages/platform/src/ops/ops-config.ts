@@ -1,0 +1,28 @@
+import type { EnvReader } from '../config.js';
+
+/** Settings of a service's ops listener (/healthz, /readyz, /metrics). */
+export interface OpsConfig {
+  readonly port: number;
+  /** HOLDFAST_OPS_HOST (default 0.0.0.0: probes come from outside the pod or host). */
+  readonly host: string;
+  /** HOLDFAST_LOOP_LAG_MAX_MS (default 5,000): /healthz fails above this event-loop lag. */
+  readonly maxLoopLagMs: number;
+  /**
+   * HOLDFAST_CONSUMER_STUCK_MS (default 120,000): a consumer busy with one chunk longer than this, or
+   * retrying a dependency, is reported not ready.
+   */
+  readonly consumerStuckMs: number;
+}
+
+/**
+ * Reads the ops listener's settings; `portVar` and `defaultPort` are the service's own (the
+ * projector and the dispatcher keep `PORT`, the gateway and the recompute use `HOLDFAST_OPS_PORT`).
+ */
+export function readOpsConfig(r: EnvReader, portVar: string, defaultPort: number): OpsConfig {
+  return {
+    port: r.int(portVar, defaultPort, { min: 0, max: 65_535 }),
+    host: r.string('HOLDFAST_OPS_HOST', '0.0.0.0'),
+    maxLoopLagMs: r.int('HOLDFAST_LOOP_LAG_MAX_MS', 5_000, { min: 100, max: 600_000 }),
+    consumerStuckMs: r.int('HOLDFAST_CONSUMER_STUCK_MS', 120_000, { min: 1_000, max: 86_400_000 }),
+  };
+}
