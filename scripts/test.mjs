@@ -2,7 +2,7 @@
 // (vitest's global setup starts Kafka, the registry and PostgreSQL when they are not running).
 import { spawnSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
-import { ensureChromium } from './ensure-chromium.mjs';
+import { ensureSystemTools } from './ensure-system-tools.mjs';
 
 // `npm test` runs this on the project's Node 24 (the `node` devDependency, first on PATH in npm scripts).
 if (Number(process.versions.node.split('.')[0]) < 22) {
@@ -29,7 +29,7 @@ if (!args.includes('--tests-only')) {
     }
   }
 }
-ensureChromium();
+ensureSystemTools();
 const report = 'node_modules/.cache/holdfast-vitest.json';
 rmSync(report, { force: true });
 console.log('\n== tests: vitest run (unit, integration, e2e)');
