@@ -87,7 +87,11 @@ await waitFor(
   wait,
 );
 readiness.phase('waiting for the schema registry');
-const codec = await waitFor('registry', () => EventCodec.connect(infra.schemaRegistryUrl, { auth: infra.registryAuth }), wait);
+const codec = await waitFor(
+  'registry',
+  () => EventCodec.connect(infra.schemaRegistryUrl, { auth: infra.registryAuth }),
+  wait,
+);
 readiness.phase('starting the consumer');
 const dispatcher = (started.dispatcher = await waitFor(
   'dispatcher',

@@ -91,7 +91,11 @@ await waitFor(
   wait,
 );
 readiness.phase('waiting for the schema registry');
-const codec = await waitFor('registry', () => EventCodec.connect(infra.schemaRegistryUrl, { auth: infra.registryAuth }), wait);
+const codec = await waitFor(
+  'registry',
+  () => EventCodec.connect(infra.schemaRegistryUrl, { auth: infra.registryAuth }),
+  wait,
+);
 readiness.phase('starting producers');
 const appender = await waitFor(
   'kafka',

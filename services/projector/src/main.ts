@@ -83,7 +83,11 @@ await waitFor(
   wait,
 );
 readiness.phase('waiting for the schema registry');
-const codec = await waitFor('registry', () => EventCodec.connect(config.schemaRegistryUrl, { auth: config.registryAuth }), wait);
+const codec = await waitFor(
+  'registry',
+  () => EventCodec.connect(config.schemaRegistryUrl, { auth: config.registryAuth }),
+  wait,
+);
 configureCommerceMemory(config.memoryBudget);
 readiness.phase('starting the consumer');
 const projector = (started.projector = await waitFor(

@@ -121,7 +121,11 @@ await waitFor(
   wait,
 );
 readiness.phase('waiting for the schema registry');
-const codec = await waitFor('registry', () => EventCodec.connect(infra.schemaRegistryUrl, { auth: infra.registryAuth }), wait);
+const codec = await waitFor(
+  'registry',
+  () => EventCodec.connect(infra.schemaRegistryUrl, { auth: infra.registryAuth }),
+  wait,
+);
 readiness.phase('starting the consumer');
 const producer = (name: string) =>
   waitFor(
@@ -162,7 +166,8 @@ registerConsumerLag(registry, [lag]);
 const positions = LogPositions.create(kafka, infra.topicPrefix);
 closers.push(() => positions.close().catch(() => {}));
 const nightly = scheduleNightly({
-  run: (firedAt) => enqueueNightly({ pool, appender, codec, topicPrefix: infra.topicPrefix, positions }, firedAt),
+  run: (firedAt) =>
+    enqueueNightly({ pool, appender, codec, topicPrefix: infra.topicPrefix, positions }, firedAt),
   logger,
 });
 closers.push(() => nightly.stop());
