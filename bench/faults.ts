@@ -198,9 +198,10 @@ interface Supervised {
 
 /** The line of a service's recent output that best explains an exit. */
 function exitReason(tail: readonly string[]): string {
+  const lines = tail.filter((l) => !/^\s*at |^Node\.js v|^\s*\^+\s*$|^\s*$/.test(l));
   const pick =
-    [...tail].reverse().find((l) => /uncaught|unhandled|fatal|"level":(50|60)|\berror\b/i.test(l)) ??
-    tail[tail.length - 1] ??
+    [...lines].reverse().find((l) => /uncaught|unhandled|fatal|"level":(50|60)|error/i.test(l)) ??
+    lines[lines.length - 1] ??
     '(no output)';
   return pick.length > 300 ? `${pick.slice(0, 300)}…` : pick;
 }
@@ -300,7 +301,8 @@ export class ServiceSupervisor {
     child.stderr.on('data', onData);
     s.ready = this.waitReady(s, child);
     s.ready.catch(() => {});
-    child.once('exit', (code, signal) => {
+    // 'close', not 'exit': the last output (the crash's stack) may arrive after 'exit'.
+    child.once('close', (code, signal) => {
       const planned = s.plannedKill || this.stopping;
       s.plannedKill = false;
       this.exits.push({
