@@ -449,7 +449,7 @@ export function chaosPreset(
       pixelEventsPerRequest: 20,
       maxOrders: n('max-orders', full ? 150_000 : 3_000),
     },
-    settleS: n('settle', full ? 20 : 6),
+    settleS: n('settle', full ? 20 : 4),
     outageS: n('outage', full ? 10 : 4),
     freezeS: n('freeze', full ? 30 : 6),
     projectorKills: full ? 3 : 1,

@@ -198,12 +198,16 @@ interface Supervised {
 
 /** The line of a service's recent output that best explains an exit. */
 function exitReason(tail: readonly string[]): string {
-  const lines = tail.filter((l) => !/^\s*at |^Node\.js v|^\s*\^+\s*$|^\s*$/.test(l));
+  // Only unindented lines (not stack frames or the fields of a printed error object), no banner.
+  const lines = tail.filter((l) => !/^\s|^Node\.js v|^[\^{}()[\],]*$/.test(l));
   const pick =
+    [...lines].reverse().find((l) => /^[A-Za-z]*(Error|error)\b[^:]*:/.test(l)) ??
     [...lines].reverse().find((l) => /uncaught|unhandled|fatal|"level":(50|60)|error/i.test(l)) ??
     lines[lines.length - 1] ??
     '(no output)';
-  return pick.length > 300 ? `${pick.slice(0, 300)}…` : pick;
+  const emitter = tail.map((l) => /^Emitted 'error' event on (\S+)/.exec(l)?.[1]).find(Boolean);
+  const why = emitter ? `${pick} (unhandled 'error' event on ${emitter})` : pick;
+  return why.length > 300 ? `${why.slice(0, 300)}…` : why;
 }
 
 /**
@@ -294,7 +298,7 @@ export class ServiceSupervisor {
       for (const line of d.toString('utf8').split('\n')) {
         if (!line.trim()) continue;
         s.tail.push(line);
-        if (s.tail.length > 40) s.tail.shift();
+        if (s.tail.length > 400) s.tail.shift();
       }
     };
     child.stdout.on('data', onData);
