@@ -272,7 +272,8 @@ export class MixedLoad {
     const max = this.opts.maxOrders ?? Infinity;
     const reposts = this.ackedOrderIds.length ? Math.floor(size / 7) : 0;
     let duplicates = 0;
-    for (let i = 0; i < size - reposts && this.nextOrder < max; i++) {
+    // At most `size` rows in all (the spec's limit is 5,000 per request), duplicates included.
+    while (rows.length < size - reposts - 1 && this.nextOrder < max) {
       const n = this.nextOrder++;
       const row = this.newOrder(n);
       // Duplicate order ids in one batch: an earlier row that must lose to the later one.

@@ -138,6 +138,7 @@ export async function benchSoak(args: Record<string, string>): Promise<number> {
         gaveUp: number;
         rejected: number;
         perMinute: number[][];
+        lastRejection?: string;
       }
     >();
     for (const c of clients)
@@ -155,6 +156,7 @@ export async function benchSoak(args: Record<string, string>): Promise<number> {
         r.failed += s.failedAttempts;
         r.gaveUp += s.gaveUp;
         r.rejected += s.rejected;
+        if (s.lastRejection) r.lastRejection = s.lastRejection;
         for (const l of s.latencies) {
           const m = Math.floor((l.at - t0) / 60_000);
           (r.perMinute[m] ??= []).push(l.ms);
@@ -185,7 +187,7 @@ export async function benchSoak(args: Record<string, string>): Promise<number> {
     for (const [route, r] of routes) {
       table.push([
         route,
-        `${r.ok} ok, ${r.throttled} × 429 (honoured), ${r.failed} failed attempts, ${r.gaveUp} given up, ${r.rejected} rejected`,
+        `${r.ok} ok, ${r.throttled} × 429 (honoured), ${r.failed} failed attempts, ${r.gaveUp} given up, ${r.rejected} rejected${r.lastRejection ? ` (${r.lastRejection.slice(0, 200)})` : ''}`,
       ]);
       table.push([
         `  p99 ms per minute`,
