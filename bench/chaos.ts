@@ -402,7 +402,11 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
         },
       ]),
     );
-    const loadOk = [...client.stats.values()].every((s) => s.gaveUp === 0 && s.rejected === 0);
+    // The one sync only gives the recompute work: its 429 (one per 10 minutes, e.g. after a retried
+    // 5xx whose first attempt was queued) is the spec's answer, not a failure of the load.
+    const loadOk = [...client.stats]
+      .filter(([route]) => route !== 'POST /ingest/sync')
+      .every(([, s]) => s.gaveUp === 0 && s.rejected === 0);
     return {
       faults: results,
       findings,
