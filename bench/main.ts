@@ -1,13 +1,16 @@
 // npm run bench -- <name> [--option value ...]
 import { benchBackfill } from './backfill.js';
+import { benchChaos } from './chaos.js';
 import { benchClassify } from './classify.js';
 import { benchLift } from './lift.js';
 import { benchPixel } from './pixel.js';
 import { benchProject } from './project.js';
 import { benchRecompute } from './recompute.js';
 import { benchReplay } from './replay.js';
+import { benchSoak } from './soak.js';
 
-type Bench = (args: Record<string, string>) => Promise<void>;
+// A bench may resolve with an exit code (non-zero when a guarantee it checks failed).
+type Bench = (args: Record<string, string>) => Promise<void | number>;
 const BENCHES: Record<string, Bench> = {
   backfill: benchBackfill,
   classify: benchClassify,
@@ -16,6 +19,8 @@ const BENCHES: Record<string, Bench> = {
   pixel: benchPixel,
   recompute: benchRecompute,
   lift: benchLift,
+  chaos: benchChaos,
+  soak: benchSoak,
 };
 
 function parseArgs(argv: string[]): Record<string, string> {
@@ -39,5 +44,4 @@ if (!bench) {
   console.error(`usage: npm run bench -- <${Object.keys(BENCHES).join('|')}> [options]`);
   process.exit(2);
 }
-await bench(parseArgs(rest));
-process.exit(0);
+process.exit((await bench(parseArgs(rest))) ?? 0);

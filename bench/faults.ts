@@ -1,0 +1,373 @@
+// The fault injector's two halves: a private stack (broker, registry, embedded PostgreSQL on ports of
+// its own, in a temporary directory) that may be killed, frozen and restarted without touching the
+// stack anybody else uses; and a small supervisor that runs the Holdfast services as processes,
+// restarts one that exits, and records every exit as planned (the injector killed it) or not, with
+// the last error line of its log.
+import { spawn, type ChildProcess } from 'node:child_process';
+import {
+  chmodSync,
+  createWriteStream,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  type WriteStream,
+} from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { loadSettings } from '../infra/lib/settings.mjs';
+import { down, up, type StackEnv } from '../infra/lib/stack.mjs';
+import { freePort } from './stack.js';
+
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function waitGone(pid: number, ms = 60_000): Promise<void> {
+  const until = Date.now() + ms;
+  while (alive(pid) && Date.now() < until) await sleep(50);
+}
+
+/** Ports of a private stack; `base` gives base+0 … base+5, else free ports are picked. */
+async function stackPorts(base?: number): Promise<number[]> {
+  if (base) return [0, 1, 2, 3, 4, 5].map((i) => base + i);
+  const out: number[] = [];
+  while (out.length < 6) {
+    const p = await freePort();
+    if (!out.includes(p)) out.push(p);
+  }
+  return out;
+}
+
+/**
+ * A broker, a registry and an embedded PostgreSQL of their own, started by `infra/lib/stack.mjs` on
+ * private ports and data directories (downloads are shared with the main cache). Every fault the
+ * chaos benchmark injects lands here and nowhere else.
+ */
+export class PrivateStack {
+  private constructor(
+    readonly env: StackEnv,
+    private readonly settings: { runDir: string },
+    private readonly dirs: string[],
+    private readonly log: (m: string) => void,
+  ) {}
+
+  static async start(log: (m: string) => void, portBase?: number): Promise<PrivateStack> {
+    const [kafka, controller, registry, management, probe, embedded] = await stackPorts(portBase);
+    const cache = mkdtempSync(join(tmpdir(), 'holdfast-chaos-'));
+    // As root the embedded server runs as `postgres`, which must be able to reach its directory.
+    const pgParent = mkdtempSync('/var/tmp/holdfast-chaos-pg-');
+    chmodSync(pgParent, 0o755);
+    const mainCache = process.env.HOLDFAST_INSTALL_DIR ?? join(homedir(), '.cache', 'holdfast');
+    const env: Record<string, string | undefined> = {
+      HOLDFAST_CACHE: cache,
+      HOLDFAST_INSTALL_DIR: mainCache,
+      HOLDFAST_KAFKA_PORT: String(kafka),
+      HOLDFAST_KAFKA_CONTROLLER_PORT: String(controller),
+      HOLDFAST_REGISTRY_PORT: String(registry),
+      HOLDFAST_REGISTRY_MANAGEMENT_PORT: String(management),
+      // Nothing listens on the probed port, so the stack starts (and owns) an embedded server.
+      HOLDFAST_PG_PORT: String(probe),
+      HOLDFAST_EMBEDDED_PG_PORT: String(embedded),
+      HOLDFAST_PG_DATA: join(pgParent, 'data'),
+      HOLDFAST_KAFKA_HEAP: process.env.HOLDFAST_KAFKA_HEAP ?? '384m',
+      HOLDFAST_REGISTRY_HEAP: process.env.HOLDFAST_REGISTRY_HEAP ?? '256m',
+    };
+    const settings = loadSettings(env) as { runDir: string };
+    const stack = new PrivateStack(await up(settings, log), settings, [cache, pgParent], log);
+    return stack;
+  }
+
+  /** The pid of a daemon the stack started (kafka, registry, postgres). */
+  pid(name: 'kafka' | 'registry' | 'postgres'): number | undefined {
+    try {
+      const pid = Number(readFileSync(join(this.settings.runDir, `${name}.pid`), 'utf8').trim());
+      return Number.isInteger(pid) && alive(pid) ? pid : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Starts whatever is missing again (idempotent) and returns once all of it answers. */
+  async restore(): Promise<void> {
+    // Right after PostgreSQL comes back the registry's port is open but it may answer 5xx for a
+    // while (its pool reconnecting), which `up` reads as "not the registry": ask again.
+    const until = Date.now() + 180_000;
+    for (;;) {
+      try {
+        await up(this.settings, this.log);
+        return;
+      } catch (err) {
+        if (Date.now() > until) throw err;
+        this.log(`not all back yet (${(err as Error).message}); asking again`);
+        await sleep(1000);
+      }
+    }
+  }
+
+  /** SIGKILLs a daemon's process group and waits until it is gone. */
+  async kill(name: 'kafka' | 'registry'): Promise<void> {
+    const pid = this.pid(name);
+    if (pid === undefined) throw new Error(`${name} is not running under this stack`);
+    try {
+      process.kill(-pid, 'SIGKILL');
+    } catch {
+      process.kill(pid, 'SIGKILL');
+    }
+    await waitGone(pid);
+  }
+
+  freeze(name: 'registry'): void {
+    process.kill(this.pid(name)!, 'SIGSTOP');
+  }
+
+  thaw(name: 'registry'): void {
+    const pid = this.pid(name);
+    if (pid !== undefined) process.kill(pid, 'SIGCONT');
+  }
+
+  /** Fast shutdown of the embedded server (what a restart or a failover does to the clients). */
+  async stopPostgres(): Promise<void> {
+    const pid = this.pid('postgres');
+    if (pid === undefined) throw new Error('the embedded PostgreSQL is not running under this stack');
+    process.kill(pid, 'SIGINT');
+    await waitGone(pid);
+  }
+
+  /** `pg_terminate_backend` on every other connection of the private server; returns how many. */
+  async terminateConnections(): Promise<number> {
+    const admin = new URL(this.env.DATABASE_URL);
+    admin.pathname = '/postgres';
+    const c = new pg.Client({ connectionString: admin.toString() });
+    await c.connect();
+    try {
+      const { rows } = await c.query<{ n: number }>(
+        `select count(*) filter (where pg_terminate_backend(pid))::int as n
+           from pg_stat_activity where pid <> pg_backend_pid() and backend_type = 'client backend'`,
+      );
+      return rows[0]!.n;
+    } finally {
+      await c.end();
+    }
+  }
+
+  async close(): Promise<void> {
+    this.thaw('registry');
+    await down(this.settings, () => {});
+    for (const d of this.dirs) rmSync(d, { recursive: true, force: true });
+  }
+}
+
+export type ServiceName = 'gateway' | 'projector' | 'recompute' | 'dispatcher';
+
+/** One exit of a supervised service. */
+export interface ServiceExit {
+  service: ServiceName;
+  at: number;
+  code: number | null;
+  signal: string | null;
+  /** The injector killed it on purpose. */
+  planned: boolean;
+  /** The last error line of its output before the exit (unplanned exits). */
+  reason: string;
+}
+
+interface Supervised {
+  name: ServiceName;
+  port: number;
+  child?: ChildProcess;
+  plannedKill: boolean;
+  restarts: number;
+  startedAt: number;
+  tail: string[];
+  log: WriteStream;
+  /** Resolves when the current incarnation answers its readiness URL. */
+  ready?: Promise<number>;
+}
+
+/** The line of a service's recent output that best explains an exit. */
+function exitReason(tail: readonly string[]): string {
+  // Only unindented lines (not stack frames or the fields of a printed error object), no banner.
+  const lines = tail.filter((l) => !/^\s|^Node\.js v|^[\^{}()[\],]*$/.test(l));
+  const pick =
+    [...lines].reverse().find((l) => /^[A-Za-z]*(Error|error)\b[^:]*:/.test(l)) ??
+    [...lines].reverse().find((l) => /uncaught|unhandled|fatal|"level":(50|60)|error/i.test(l)) ??
+    lines[lines.length - 1] ??
+    '(no output)';
+  const emitter = tail.map((l) => /^Emitted 'error' event on (\S+)/.exec(l)?.[1]).find(Boolean);
+  const why = emitter ? `${pick} (unhandled 'error' event on ${emitter})` : pick;
+  return why.length > 300 ? `${why.slice(0, 300)}…` : why;
+}
+
+/**
+ * Runs services as processes and restarts one that exits (backoff 0.25 s doubling to 5 s, reset
+ * after 10 s of life), as a process supervisor would. `kill` marks the next exit as planned.
+ */
+export class ServiceSupervisor {
+  readonly exits: ServiceExit[] = [];
+  private readonly services = new Map<ServiceName, Supervised>();
+  private stopping = false;
+
+  constructor(
+    private readonly env: Record<string, string>,
+    private readonly logDir: string,
+  ) {
+    mkdirSync(logDir, { recursive: true });
+  }
+
+  /** Starts a service on a fixed port (kept across restarts) and waits until it answers. */
+  async start(name: ServiceName, extra: Record<string, string> = {}): Promise<number> {
+    const s: Supervised = {
+      name,
+      port: await freePort(),
+      plannedKill: false,
+      restarts: 0,
+      startedAt: 0,
+      tail: [],
+      log: createWriteStream(join(this.logDir, `${name}.log`), { flags: 'a' }),
+    };
+    this.services.set(name, s);
+    this.spawn(s, extra);
+    await this.ready(name);
+    return s.port;
+  }
+
+  port(name: ServiceName): number {
+    return this.services.get(name)!.port;
+  }
+
+  pid(name: ServiceName): number | undefined {
+    const c = this.services.get(name)?.child;
+    return c && c.exitCode === null && c.signalCode === null ? c.pid : undefined;
+  }
+
+  pids(): Record<string, number | undefined> {
+    return Object.fromEntries([...this.services.keys()].map((n) => [n, this.pid(n)]));
+  }
+
+  /** The time the current incarnation answered its readiness URL (waits for it). */
+  ready(name: ServiceName): Promise<number> {
+    return this.services.get(name)!.ready!;
+  }
+
+  /** SIGKILLs the service on purpose; the supervisor restarts it. */
+  kill(name: ServiceName): void {
+    const s = this.services.get(name)!;
+    s.plannedKill = true;
+    s.child?.kill('SIGKILL');
+  }
+
+  /**
+   * SIGKILLs the service and waits for the supervisor's next incarnation to answer; returns the
+   * time of the kill and the time it answered again.
+   */
+  async killAndWaitReady(name: ServiceName): Promise<{ killedAt: number; readyAt: number }> {
+    const s = this.services.get(name)!;
+    const old = s.child;
+    const killedAt = Date.now();
+    this.kill(name);
+    while (s.child === old) await sleep(20);
+    return { killedAt, readyAt: await s.ready! };
+  }
+
+  private spawn(s: Supervised, extra: Record<string, string>): void {
+    const child = spawn(
+      process.execPath,
+      ['--conditions=source', '--import', 'tsx', `services/${s.name}/src/main.ts`],
+      {
+        cwd: ROOT,
+        env: { ...process.env, ...this.env, PORT: String(s.port), ...extra },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    s.child = child;
+    s.startedAt = Date.now();
+    const onData = (d: Buffer) => {
+      s.log.write(d);
+      for (const line of d.toString('utf8').split('\n')) {
+        if (!line.trim()) continue;
+        s.tail.push(line);
+        if (s.tail.length > 400) s.tail.shift();
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    s.ready = this.waitReady(s, child);
+    s.ready.catch(() => {});
+    // 'close', not 'exit': the last output (the crash's stack) may arrive after 'exit'.
+    child.once('close', (code, signal) => {
+      const planned = s.plannedKill || this.stopping;
+      s.plannedKill = false;
+      this.exits.push({
+        service: s.name,
+        at: Date.now(),
+        code,
+        signal,
+        planned,
+        reason: planned ? 'killed by the injector' : exitReason(s.tail),
+      });
+      s.log.write(
+        `\n--- exit code=${code} signal=${signal} planned=${planned} at ${new Date().toISOString()}\n`,
+      );
+      s.tail = [];
+      if (this.stopping) return;
+      const lived = Date.now() - s.startedAt;
+      if (lived > 10_000) s.restarts = 0;
+      const delay = planned ? 0 : Math.min(5000, 250 * 2 ** s.restarts++);
+      setTimeout(() => {
+        if (!this.stopping) this.spawn(s, extra);
+      }, delay);
+    });
+  }
+
+  private async waitReady(s: Supervised, child: ChildProcess): Promise<number> {
+    const path = s.name === 'gateway' ? '/readyz' : '/metrics';
+    for (;;) {
+      if (child.exitCode !== null || child.signalCode !== null) {
+        // This incarnation died before it was ready: wait for the next one.
+        await sleep(100);
+        if (s.child !== child) return s.ready!;
+        continue;
+      }
+      if (s.name === 'recompute') {
+        // No HTTP endpoint: alive for 3 s after start counts as started.
+        if (Date.now() - s.startedAt > 3000) return Date.now();
+      } else {
+        try {
+          const r = await fetch(`http://127.0.0.1:${s.port}${path}`, { signal: AbortSignal.timeout(1000) });
+          await r.arrayBuffer();
+          if (r.ok) return Date.now();
+        } catch {
+          /* not yet */
+        }
+      }
+      await sleep(100);
+    }
+  }
+
+  async stopAll(): Promise<void> {
+    this.stopping = true;
+    const waits: Promise<unknown>[] = [];
+    for (const s of this.services.values()) {
+      const c = s.child;
+      if (c && c.exitCode === null && c.signalCode === null) {
+        waits.push(new Promise((r) => c.once('exit', r)));
+        c.kill('SIGTERM');
+        setTimeout(() => c.kill('SIGKILL'), 10_000).unref();
+      }
+    }
+    await Promise.all(waits);
+    for (const s of this.services.values()) s.log.end();
+  }
+}

@@ -1,0 +1,235 @@
+// npm run bench -- soak [--minutes 10] [--orders-per-s N] [--accounts 2] [--port-base P]: a steady
+// mixed load (the chaos benchmark's four client streams per account, no faults) against the four
+// services on a private stack. Reports failed requests (429s honoured with Retry-After are not
+// failures), the RSS of every Node process sampled every 5 s (growth after the first two minutes must
+// stay under 10 %), and p99 latency per route per minute. Exit code 1 when a request failed or an RSS
+// grew 10 % or more.
+//
+// Default rate: half the measured capacity. docs/performance.md measured the backfill at 13,879
+// orders/s end to end on a quiet 2-core machine (6,871 under the load of other suites); half of the
+// quiet figure, ~6,900 orders/s, is the default (`--orders-per-s` to change it), plus per account 300
+// customer rows/s, 4 custom-api events/s and 4 pixel requests of 20 events/s.
+import { mkdtempSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import type { Kysely } from 'kysely';
+import {
+  connectTile,
+  createAccount,
+  createDb,
+  createPixelKey,
+  migrateToLatest,
+  mintApiKey,
+} from '@holdfast/db';
+import { createKafka, ensureTopics } from '@holdfast/kafka';
+import { silentLogger } from '@holdfast/platform';
+import { MixedLoad, RetryingClient } from './chaos-load.js';
+import { PrivateStack, ServiceSupervisor, type ServiceName } from './faults.js';
+import { percentile, report } from './report.js';
+import { rssMb } from './rss.js';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const ORIGIN = 'https://shop.example.com';
+const SERVICES: ServiceName[] = ['gateway', 'projector', 'recompute', 'dispatcher'];
+export const DEFAULT_SOAK_ORDERS_PER_S = 6_900;
+/** RSS may grow less than this after the first two minutes. */
+const RSS_GROWTH_LIMIT = 0.1;
+
+export async function benchSoak(args: Record<string, string>): Promise<number> {
+  const minutes = Number(args.minutes ?? 10);
+  const accounts = Number(args.accounts ?? 2);
+  const ordersPerS = Number(args['orders-per-s'] ?? DEFAULT_SOAK_ORDERS_PER_S);
+  const log = (m: string) => console.error(`[soak] ${m}`);
+  const load0 = loadavg()[0]!;
+  const stack = await PrivateStack.start(
+    (m) => log(`[infra] ${m}`),
+    args['port-base'] ? Number(args['port-base']) : undefined,
+  );
+  const logDir = mkdtempSync(join(tmpdir(), 'holdfast-soak-logs-'));
+  const pool = new pg.Pool({ connectionString: stack.env.DATABASE_URL, max: 2 });
+  pool.on('error', () => {});
+  const sup = new ServiceSupervisor(
+    { ...stack.env, HOLDFAST_TOPIC_PREFIX: 'soak-', HOLDFAST_PARTITIONS: '4', LOG_LEVEL: 'warn' },
+    logDir,
+  );
+  const loads: MixedLoad[] = [];
+  const clients: RetryingClient[] = [];
+  try {
+    const db = createDb(pool);
+    await migrateToLatest(db as Kysely<unknown>);
+    const kafka = createKafka(stack.env.KAFKA_BROKERS.split(','), 'soak', silentLogger);
+    const admin = kafka.admin();
+    await admin.connect();
+    await ensureTopics(admin, 'soak-', 4);
+    await admin.disconnect();
+    for (const svc of SERVICES) await sup.start(svc);
+    const base = `http://127.0.0.1:${sup.port('gateway')}`;
+    for (let a = 0; a < accounts; a++) {
+      const { id: accountId } = await createAccount(db, {
+        name: `soak-${a}`,
+        storefrontDomain: 'shop.example.com',
+      });
+      const key = async () => (await mintApiKey(db, accountId, 'ingest_live')).key;
+      const creds = {
+        accountId,
+        ordersKey: await key(),
+        customersKey: await key(),
+        webhookKey: await key(),
+        pixelKey: (await createPixelKey(db, accountId, [ORIGIN])).key,
+        origin: ORIGIN,
+      };
+      await connectTile(db, accountId, 'custom_integration');
+      const client = new RetryingClient(base);
+      clients.push(client);
+      loads.push(
+        new MixedLoad(
+          client,
+          creds,
+          {
+            ordersPerSecond: ordersPerS / accounts,
+            ordersPerBatch: 5000,
+            customersA: 20_000,
+            customersB: 2_000,
+            customersO: 50_000,
+            customersPerBatch: 300,
+            customerBatchesPerSecond: 1,
+            webhooksPerSecond: 4,
+            pixelRequestsPerSecond: 4,
+            pixelEventsPerRequest: 20,
+            window: 20_000,
+          },
+          () => 0,
+        ),
+      );
+    }
+    const t0 = Date.now();
+    const rss: { at: number; mb: Record<string, number> }[] = [];
+    const sample = () => {
+      const mb: Record<string, number> = { bench: rssMb(process.pid) };
+      for (const svc of SERVICES) {
+        const pid = sup.pid(svc);
+        if (pid) mb[svc] = rssMb(pid);
+      }
+      rss.push({ at: Date.now() - t0, mb });
+    };
+    const timer = setInterval(sample, 5000);
+    sample();
+    for (const l of loads) l.start();
+    const loadSamples: number[] = [];
+    while (Date.now() - t0 < minutes * 60_000) {
+      await sleep(10_000);
+      loadSamples.push(loadavg()[0]!);
+      const done = Math.round((Date.now() - t0) / 1000);
+      const ok = clients.reduce((s, c) => s + [...c.stats.values()].reduce((t, r) => t + r.ok, 0), 0);
+      log(`${done} s: ${ok} requests answered 2xx; load ${loadavg()[0]!.toFixed(2)}`);
+    }
+    await Promise.all(loads.map((l) => l.stop()));
+    clearInterval(timer);
+    sample();
+
+    // Failed requests, and p99 per route per minute.
+    const routes = new Map<
+      string,
+      {
+        ok: number;
+        throttled: number;
+        failed: number;
+        gaveUp: number;
+        rejected: number;
+        perMinute: number[][];
+        lastRejection?: string;
+      }
+    >();
+    for (const c of clients)
+      for (const [route, s] of c.stats) {
+        const r = routes.get(route) ?? {
+          ok: 0,
+          throttled: 0,
+          failed: 0,
+          gaveUp: 0,
+          rejected: 0,
+          perMinute: [],
+        };
+        r.ok += s.ok;
+        r.throttled += s.throttled;
+        r.failed += s.failedAttempts;
+        r.gaveUp += s.gaveUp;
+        r.rejected += s.rejected;
+        if (s.lastRejection) r.lastRejection = s.lastRejection;
+        for (const l of s.latencies) {
+          const m = Math.floor((l.at - t0) / 60_000);
+          (r.perMinute[m] ??= []).push(l.ms);
+        }
+        routes.set(route, r);
+      }
+    // RSS growth: the mean of the samples in minute 2–2.5 against the mean of the last 30 s.
+    const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
+    const end = rss[rss.length - 1]!.at;
+    const growth: Record<string, { at2min: number; end: number; growth: number }> = {};
+    for (const name of ['bench', ...SERVICES]) {
+      const at2 = mean(rss.filter((s) => s.at >= 120_000 && s.at < 150_000).map((s) => s.mb[name] ?? 0));
+      const last = mean(rss.filter((s) => s.at >= end - 30_000).map((s) => s.mb[name] ?? 0));
+      growth[name] = { at2min: Math.round(at2), end: Math.round(last), growth: at2 ? (last - at2) / at2 : 0 };
+    }
+    const failed = [...routes.values()].reduce((s, r) => s + r.failed + r.gaveUp + r.rejected, 0);
+    const rssOk = SERVICES.every((s) => growth[s]!.growth < RSS_GROWTH_LIMIT);
+    const exits = sup.exits.filter((e) => !e.planned);
+    const ok = failed === 0 && rssOk && exits.length === 0 && minutes >= 3;
+
+    const table: [string, string | number][] = [
+      ['minutes / accounts / orders per s (target)', `${minutes} / ${accounts} / ${ordersPerS}`],
+      [
+        'load average (start, mean, max)',
+        `${load0.toFixed(2)}, ${mean(loadSamples).toFixed(2)}, ${Math.max(...loadSamples).toFixed(2)}`,
+      ],
+    ];
+    for (const [route, r] of routes) {
+      table.push([
+        route,
+        `${r.ok} ok, ${r.throttled} × 429 (honoured), ${r.failed} failed attempts, ${r.gaveUp} given up, ${r.rejected} rejected${r.lastRejection ? ` (${r.lastRejection.slice(0, 200)})` : ''}`,
+      ]);
+      table.push([
+        `  p99 ms per minute`,
+        r.perMinute.map((xs) => (xs?.length ? Math.round(percentile(xs, 99)) : '-')).join(' '),
+      ]);
+    }
+    for (const [name, g] of Object.entries(growth))
+      table.push([
+        `RSS ${name} MiB (2 min → end)`,
+        `${g.at2min} → ${g.end} (${(g.growth * 100).toFixed(1)} %)${name === 'bench' ? ' (the load client, not gated)' : ''}`,
+      ]);
+    table.push([
+      'unplanned service exits',
+      exits.length ? exits.map((e) => `${e.service}: ${e.reason}`).join(' | ') : 0,
+    ]);
+    table.push(['service logs', logDir]);
+    table.push([
+      'RESULT',
+      ok
+        ? 'ok: no failed request, RSS growth < 10 % after 2 min, no exit'
+        : `FAILED (failed requests ${failed}, RSS ok ${rssOk}, exits ${exits.length}${minutes < 3 ? ', under 3 minutes' : ''})`,
+    ]);
+    report(
+      'soak',
+      {
+        minutes,
+        orders_per_s_target: ordersPerS,
+        failed_requests: failed,
+        rss_growth_pct: Object.fromEntries(
+          Object.entries(growth).map(([k, g]) => [k, Math.round(g.growth * 1000) / 10]),
+        ),
+        load_avg_mean: Math.round(mean(loadSamples) * 100) / 100,
+        ok: ok ? 'yes' : 'no',
+      },
+      table,
+    );
+    return ok ? 0 : 1;
+  } finally {
+    for (const c of clients) c.abandon = true;
+    await Promise.all(loads.map((l) => l.stop().catch(() => {})));
+    await sup.stopAll();
+    await pool.end().catch(() => {});
+    await stack.close();
+  }
+}
