@@ -10,6 +10,7 @@ import { createLogger } from '@holdfast/platform';
 import { ensureReadModelSchema } from '@holdfast/projector';
 import { createGateway } from './app.js';
 import { loadGatewayConfig } from './config.js';
+import { createGatewayServer } from './http/server.js';
 
 const config = loadGatewayConfig(process.env);
 const logger = createLogger('gateway');
@@ -49,7 +50,8 @@ const gateway = await createGateway(config, {
     },
   },
 });
-const server = gateway.app.listen(config.port, config.host);
+// Header, request and keep-alive timeouts, and JSON answers to what the HTTP parser refuses.
+const server = createGatewayServer(gateway.app, config).listen(config.port, config.host);
 await once(server, 'listening');
 const { port } = server.address() as AddressInfo;
 logger.info('gateway_listening', { port, host: config.host });
