@@ -10,7 +10,8 @@
  * - `numeric(18,4)` holds absolute values below 10^14 (`AMOUNT_ABS_BELOW`);
  * - `timestamptz` and the ISO form the log carries: UTC years 0001 to 9999 (`TIMESTAMP_MIN_MS`,
  *   `TIMESTAMP_MAX_MS`);
- * - integers travel as Avro longs through JavaScript numbers: at most 2^53 − 1 (`SAFE_INTEGER_MAX`);
+ * - integers travel as Avro longs through JavaScript numbers, and avsc encodes a long only up to
+ *   2^53 − 2 (9,007,199,254,740,990; one more threw inside the gateway): `SAFE_INTEGER_MAX`;
  * - other text is unindexed but bounded so one row stays a small Kafka record (`TEXT_CHARS`).
  * Characters PostgreSQL cannot store at all (U+0000, unpaired surrogates) are refused for the whole
  * request body before any schema runs (see the domain's `scanJsonText`).
@@ -39,8 +40,8 @@ export const COLUMN_LIMITS = Object.freeze({
   AMOUNT_PRECISION: 18,
   AMOUNT_SCALE: 4,
   AMOUNT_ABS_BELOW: 1e14,
-  /** Integers stored as bigint and carried as Avro longs in JavaScript numbers. */
-  SAFE_INTEGER_MAX: Number.MAX_SAFE_INTEGER,
+  /** Integers stored as bigint and carried as Avro longs in JavaScript numbers (avsc's bound). */
+  SAFE_INTEGER_MAX: Number.MAX_SAFE_INTEGER - 1,
   /** 0001-01-01T00:00:00.000Z and 9999-12-31T23:59:59.999Z: the ISO 8601 four-digit years. */
   TIMESTAMP_MIN_MS: -62_135_596_800_000,
   TIMESTAMP_MAX_MS: Date.UTC(9999, 11, 31, 23, 59, 59, 999),
