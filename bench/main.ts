@@ -1,6 +1,7 @@
 // npm run bench -- <name> [--option value ...]
 import { benchBackfill } from './backfill.js';
 import { benchClassify } from './classify.js';
+import { benchFuzz } from './fuzz.js';
 import { benchPixel } from './pixel.js';
 import { benchProject } from './project.js';
 import { benchRecompute } from './recompute.js';
@@ -14,6 +15,7 @@ const BENCHES: Record<string, Bench> = {
   replay: benchReplay,
   pixel: benchPixel,
   recompute: benchRecompute,
+  fuzz: benchFuzz,
 };
 
 function parseArgs(argv: string[]): Record<string, string> {
