@@ -12,6 +12,7 @@ import {
   type CorpusContext,
   type StoredMarker,
 } from './testing/hostile-corpus.js';
+import { runFuzz } from './testing/fuzz-run.js';
 import { rawRequest } from './testing/raw-client.js';
 
 const SHOP = 'https://shop.example.com';
@@ -196,11 +197,73 @@ describe('the body budget', () => {
         headers,
         body: new Blob([JSON.stringify({ orders: [{ product_name: 'y'.repeat(150_000) }] })]).stream(),
         duplex: 'half',
-      } as RequestInit);
+      });
       expect(chunked.status).toBe(503);
       await chunked.text();
     } finally {
       await small.close();
     }
   });
+});
+
+describe('a short fuzz run (the benchmark in small)', () => {
+  it('given 2,000 seeded hostile requests with the limits lifted, then no 5xx, no wrong accept, no malformed body, no leak, every canary answered, nothing dead-lettered', async () => {
+    const fuzz = await startWebStack(t, { config: { testMode: true, unsafeLiftLimits: true } });
+    try {
+      const tally = await runFuzz({
+        url: fuzz.url,
+        fixtures: {
+          ingestKey: ctx.ingestKey,
+          accountId: ctx.accountId,
+          zeroPartyQuery: ctx.zeroPartyQuery,
+          pixelKey: ctx.pixelKey,
+        },
+        requests: 2000,
+        seed: 2026,
+        concurrency: 8,
+        deadline: Date.now() + 240_000,
+      });
+      expect(tally.examples).toEqual([]);
+      expect({
+        sent: tally.sent,
+        serverErrors: tally.serverErrors,
+        transportErrors: tally.transportErrors,
+        canaries: tally.canaries,
+        canaryFailures: tally.canaryFailures,
+      }).toEqual({ sent: 2000, serverErrors: 0, transportErrors: 0, canaries: 20, canaryFailures: 0 });
+      // Everything the run appended is folded once a sentinel order of the same account is.
+      const sentinel = ctx.rng.id('sentinel');
+      await rawRequest(fuzz.url, {
+        method: 'POST',
+        path: '/ingest/orders',
+        headers: { authorization: `Bearer ${ctx.ingestKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          orders: [
+            {
+              order_id: sentinel,
+              customer_id: 'c',
+              order_date: '2024-01-02T10:00:00Z',
+              order_amount: 1,
+              product_name: 'Tea',
+            },
+          ],
+        }),
+      });
+      await until(
+        async () =>
+          (
+            await t.pool.query<{ n: number }>(
+              `select count(*)::int as n from read_models.orders where account_id = $1 and order_id = $2`,
+              [ctx.accountId, sentinel],
+            )
+          ).rows[0]!.n,
+        (n) => n === 1,
+        60_000,
+      );
+      const { rows } = await t.pool.query(`select reason from read_models.dead_letters`);
+      expect(rows).toEqual([]);
+    } finally {
+      await fuzz.close();
+    }
+  }, 300_000);
 });

@@ -1,6 +1,7 @@
 // Test and benchmark support (not shipped behaviour): an HTTP client that sends exactly the bytes,
 // method and headers it is given (fetch normalises all three), over a keep-alive agent.
-import { Agent, request } from 'node:http';
+import type { Agent } from 'node:http';
+import { request } from 'node:http';
 
 export interface RawRequest {
   readonly method: string;
