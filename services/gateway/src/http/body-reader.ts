@@ -40,7 +40,7 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   try {
     if (known) lease.take(declared);
   } catch (err) {
-    return Promise.reject(err);
+    return Promise.reject(err instanceof Error ? err : new Error(String(err)));
   }
   return new Promise<Buffer>((resolve, reject) => {
     const whole = known ? Buffer.allocUnsafe(declared) : null;
