@@ -10,6 +10,23 @@ const CLOSE_OBJECT = 0x7d;
 const CLOSE_ARRAY = 0x5d;
 const LOWER_U = 0x75;
 
+// Byte classes, looked up in one table per position (faster than comparing each byte five times:
+// this runs over every byte of up to 32 MiB on the ingest hot path).
+const OPEN = 1;
+const CLOSE = 2;
+const STRING = 3;
+const END = 1;
+const ESCAPE = 2;
+const OUTSIDE = new Uint8Array(256);
+OUTSIDE[OPEN_OBJECT] = OPEN;
+OUTSIDE[OPEN_ARRAY] = OPEN;
+OUTSIDE[CLOSE_OBJECT] = CLOSE;
+OUTSIDE[CLOSE_ARRAY] = CLOSE;
+OUTSIDE[QUOTE] = STRING;
+const INSIDE = new Uint8Array(256);
+INSIDE[QUOTE] = END;
+INSIDE[BACKSLASH] = ESCAPE;
+
 /** Value of one hex digit byte, or -1. */
 function hex(b: number | undefined): number {
   if (b === undefined) return -1;
@@ -57,37 +74,43 @@ export function scanJsonText(
   let depth = 0;
   let i = 0;
   while (i < n) {
-    const b = text[i]!;
-    if (b === QUOTE) {
-      // Inside a string: only the closing quote and escapes matter.
-      for (i++; i < n; i++) {
-        const c = text[i]!;
-        if (c === QUOTE) break;
-        if (c !== BACKSLASH) continue;
-        const unit = escapedUnit(text, i + 1);
-        if (unit < 0) {
-          i++; // a one-character escape (\" \\ \n ...): skip the escaped character
-          continue;
-        }
-        if (unit === 0)
-          return issue('string_unsupported_character', 'Strings cannot contain U+0000 (NUL)', i);
-        if (unit >= 0xd800 && unit <= 0xdbff) {
-          const low = text[i + 6] === BACKSLASH ? escapedUnit(text, i + 7) : -1;
-          if (low < 0xdc00 || low > 0xdfff)
-            return issue('string_unsupported_character', 'Strings cannot contain unpaired surrogates', i);
-          i += 11;
-          continue;
-        }
-        if (unit >= 0xdc00 && unit <= 0xdfff)
-          return issue('string_unsupported_character', 'Strings cannot contain unpaired surrogates', i);
-        i += 5;
-      }
+    const kind = OUTSIDE[text[i]!]!;
+    if (kind === 0) {
       i++;
       continue;
     }
-    if (b === OPEN_OBJECT || b === OPEN_ARRAY) {
+    if (kind === OPEN) {
       if (++depth > maxDepth) return issue('json_too_deep', `JSON nesting deeper than ${maxDepth} levels`, i);
-    } else if (b === CLOSE_OBJECT || b === CLOSE_ARRAY) depth--;
+      i++;
+      continue;
+    }
+    if (kind === CLOSE) {
+      depth--;
+      i++;
+      continue;
+    }
+    // A string: only the closing quote and escapes matter (one table lookup per byte).
+    for (i++; i < n; i++) {
+      const c = INSIDE[text[i]!]!;
+      if (c === 0) continue;
+      if (c === END) break;
+      const unit = escapedUnit(text, i + 1);
+      if (unit < 0) {
+        i++; // a one-character escape (\" \\ \n ...): skip the escaped character
+        continue;
+      }
+      if (unit === 0) return issue('string_unsupported_character', 'Strings cannot contain U+0000 (NUL)', i);
+      if (unit >= 0xd800 && unit <= 0xdbff) {
+        const low = text[i + 6] === BACKSLASH ? escapedUnit(text, i + 7) : -1;
+        if (low < 0xdc00 || low > 0xdfff)
+          return issue('string_unsupported_character', 'Strings cannot contain unpaired surrogates', i);
+        i += 11;
+        continue;
+      }
+      if (unit >= 0xdc00 && unit <= 0xdfff)
+        return issue('string_unsupported_character', 'Strings cannot contain unpaired surrogates', i);
+      i += 5;
+    }
     i++;
   }
   return null;
