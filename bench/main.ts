@@ -3,6 +3,7 @@ import { benchBackfill } from './backfill.js';
 import { benchChaos } from './chaos.js';
 import { benchClassify } from './classify.js';
 import { benchLift } from './lift.js';
+import { benchFuzz } from './fuzz.js';
 import { benchPixel } from './pixel.js';
 import { benchProject } from './project.js';
 import { benchRecompute } from './recompute.js';
@@ -21,6 +22,7 @@ const BENCHES: Record<string, Bench> = {
   lift: benchLift,
   chaos: benchChaos,
   soak: benchSoak,
+  fuzz: benchFuzz,
 };
 
 function parseArgs(argv: string[]): Record<string, string> {

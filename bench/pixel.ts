@@ -2,7 +2,7 @@
 // [--pixel-producer-pool N]: events/s accepted by /pixel/collect in 50-event batches from several
 // concurrent clients, counted in read_models.pixel_events at the end.
 // The collector's limits are contract (600 requests/min per IP, 6,000 per key): the bench spreads its
-// clients over one pixel key each and over client IPs (X-Forwarded-For behind TRUST_PROXY=true, as a
+// clients over one pixel key each and over client IPs (X-Forwarded-For behind TRUST_PROXY=loopback, as a
 // load balancer would send it), so it measures throughput, not the limiter's refusals.
 import { randomUUID } from 'node:crypto';
 import { createAccount, createPixelKey } from '@holdfast/db';
@@ -88,7 +88,7 @@ export async function benchPixel(args: Record<string, string>): Promise<void> {
     };
     const port = await stack.startService(
       'gateway',
-      { TRUST_PROXY: 'true', ...pool },
+      { TRUST_PROXY: 'loopback', ...pool },
       args.profile ? ['--cpu-prof', `--cpu-prof-dir=${args.profile}`] : [],
     );
     const sampler = new RssSampler(stack.pids()).start();

@@ -17,6 +17,7 @@ import { systemClock, type Clock } from './clock.js';
 import type { GatewayConfig } from './config.js';
 import type { GatewayContext } from './context.js';
 import { accessLog } from './http/access-log.js';
+import { BodyBudget, useBodyBudget } from './http/body-budget.js';
 import { errorHandler, notFound } from './http/error-handler.js';
 import { EventFactory, type Encoder } from './ingest/event-factory.js';
 import { Janitor } from './janitor.js';
@@ -86,7 +87,7 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps): P
   const clock = deps.clock ?? systemClock;
   const logger = deps.logger ?? silentLogger;
   const metrics = createGatewayMetrics(deps.metricsRegistry ?? createMetricsRegistry('gateway'));
-  const counter = new RateCounter(deps.pool);
+  const counter = new RateCounter(deps.pool, config.unsafeLiftLimits);
   const credentials = new CredentialStore(deps.pool, config.credentialCacheMs);
   const listener = new CredentialListener(deps.pool, credentials, logger);
   const lastUsed = new LastUsedTracker(deps.pool, clock, logger, config.lastUsedFlushMs);
@@ -115,6 +116,7 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps): P
   app.set('etag', false);
   app.use(observeRequests(metrics));
   app.use(accessLog(logger));
+  app.use(useBodyBudget(new BodyBudget(config.bodyBudgetBytes)));
 
   const openapi = buildOpenApiDocument();
   if (deps.opsOnApiPort ?? true) {

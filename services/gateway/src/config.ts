@@ -1,4 +1,5 @@
-import { EnvReader, readInfraConfig, type InfraConfig } from '@holdfast/platform';
+import { isIP } from 'node:net';
+import { ConfigError, EnvReader, readInfraConfig, type InfraConfig } from '@holdfast/platform';
 
 /** The gateway's configuration, parsed once at start-up from the environment. */
 export interface GatewayConfig {
@@ -10,10 +11,32 @@ export interface GatewayConfig {
   /** Schema of the projector's read models (HOLDFAST_READ_SCHEMA, default read_models). */
   readonly readModelSchema: string;
   /**
-   * Express `trust proxy` (TRUST_PROXY): false (default) takes the client IP from the socket; true, a hop
-   * count or a list of subnets takes it from X-Forwarded-For. The failed-authentication limit is per IP.
+   * Express `trust proxy` (TRUST_PROXY): false (default) takes the client IP from the socket; a hop
+   * count (`1`: one load balancer in front) or a comma-separated list of the proxies' addresses or
+   * CIDRs (`loopback`, `linklocal`, `uniquelocal`, `10.0.0.0/8`, ...) takes it from X-Forwarded-For, as
+   * far as those proxies vouch for it. `true` (trust any) is refused at start-up: with it a client
+   * picks its own IP and walks around every per-IP limit. (Tests may still set `true` on the object.)
    */
   readonly trustProxy: boolean | number | string;
+  /**
+   * Request-body bytes held at once by this gateway (BODY_BUDGET_BYTES, default 256 MiB, at least
+   * 32 MiB so one largest body fits). Over it: 503 with Retry-After.
+   */
+  readonly bodyBudgetBytes: number;
+  /** HEADERS_TIMEOUT_MS (default 10 s): a client must send its request headers within this. */
+  readonly headersTimeoutMs: number;
+  /** REQUEST_TIMEOUT_MS (default 120 s: 32 MiB at ~2.2 Mbit/s): headers and body within this. */
+  readonly requestTimeoutMs: number;
+  /** KEEP_ALIVE_TIMEOUT_MS (default 5 s): an idle keep-alive connection is closed after this. */
+  readonly keepAliveTimeoutMs: number;
+  /** HOLDFAST_TEST_MODE: a test or benchmark deployment; required by `unsafeLiftLimits`. */
+  readonly testMode: boolean;
+  /**
+   * HOLDFAST_UNSAFE_LIFT_LIMITS: the per-key, per-account and per-IP rate limits count nothing (the
+   * fuzz benchmark, so that validation and not the 429 answers). Refused at start-up unless
+   * HOLDFAST_TEST_MODE is set too. The sync throttle stays.
+   */
+  readonly unsafeLiftLimits: boolean;
   /**
    * How long a credential lookup is cached (CREDENTIAL_CACHE_MS, default 30 s). The cache is dropped on
    * every `holdfast_credentials` notification, and bypassed while that LISTEN connection is down, so a
@@ -38,11 +61,48 @@ export interface GatewayConfig {
   readonly pixelProducerPoolSize: number;
 }
 
-function parseTrustProxy(raw: string | undefined): boolean | number | string {
-  if (raw === undefined) return false;
-  if (raw === 'true') return true;
-  if (raw === 'false') return false;
-  return /^\d+$/.test(raw) ? Number(raw) : raw;
+const TRUST_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+const TRUST_ANY_CIDR = /^(?:0\.0\.0\.0|::)\/0$/;
+
+/** One entry of a TRUST_PROXY list: a name express knows, an address, or a CIDR. */
+function trustEntryProblem(entry: string): string | null {
+  if (TRUST_NAMES.has(entry)) return null;
+  if (TRUST_ANY_CIDR.test(entry)) return `"${entry}" trusts any address`;
+  const [addr, bits, ...rest] = entry.split('/');
+  const family = isIP(addr ?? '');
+  if (family === 0 || rest.length > 0)
+    return `"${entry}" is not an address, a CIDR or loopback/linklocal/uniquelocal`;
+  if (bits === undefined) return null;
+  const n = Number(bits);
+  return /^\d+$/.test(bits) && n >= 1 && n <= (family === 4 ? 32 : 128)
+    ? null
+    : `"${entry}" has an invalid prefix length`;
+}
+
+/** TRUST_PROXY as express takes it, never "trust any"; problems are collected, not thrown. */
+export function parseTrustProxy(raw: string | undefined, problems: string[]): false | number | string {
+  if (raw === undefined || raw.trim() === '' || raw.trim() === 'false') return false;
+  const v = raw.trim();
+  if (v.toLowerCase() === 'true') {
+    problems.push(
+      'TRUST_PROXY=true would trust any X-Forwarded-For, so a client could choose its own IP and walk around the per-IP limits; set the number of proxy hops in front of the gateway (e.g. 1) or their addresses/CIDRs (e.g. loopback,10.0.0.0/8)',
+    );
+    return false;
+  }
+  if (/^\d+$/.test(v)) {
+    const hops = Number(v);
+    if (hops > 10) problems.push(`TRUST_PROXY hop count must be at most 10, got "${v}"`);
+    return hops === 0 ? false : hops;
+  }
+  const entries = v
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean);
+  for (const e of entries) {
+    const problem = trustEntryProblem(e);
+    if (problem) problems.push(`TRUST_PROXY: ${problem}`);
+  }
+  return entries.join(',');
 }
 
 /**
@@ -53,17 +113,47 @@ function parseTrustProxy(raw: string | undefined): boolean | number | string {
  */
 export function loadGatewayConfig(env: Readonly<Record<string, string | undefined>>): GatewayConfig {
   const r = new EnvReader(env);
+  const problems: string[] = [];
   const readModelSchema = r.string('HOLDFAST_READ_SCHEMA', 'read_models');
-  return r.done({
-    infra: readInfraConfig(r),
-    port: r.int('PORT', 8080, { min: 0, max: 65_535 }),
-    host: r.string('HOST', '0.0.0.0'),
-    readModelSchema,
-    trustProxy: parseTrustProxy(r.optional('TRUST_PROXY')),
-    credentialCacheMs: r.int('CREDENTIAL_CACHE_MS', 30_000, { min: 0, max: 600_000 }),
-    lastUsedFlushMs: r.int('LAST_USED_FLUSH_MS', 60_000, { min: 10, max: 3_600_000 }),
-    janitorIntervalMs: r.int('JANITOR_INTERVAL_MS', 600_000, { min: 1_000, max: 86_400_000 }),
-    producerPoolSize: r.int('PRODUCER_POOL_SIZE', 16, { min: 1, max: 64 }),
-    pixelProducerPoolSize: r.int('PIXEL_PRODUCER_POOL_SIZE', 4, { min: 1, max: 64 }),
-  });
+  const trustProxy = parseTrustProxy(r.optional('TRUST_PROXY'), problems);
+  const testMode = r.bool('HOLDFAST_TEST_MODE', false);
+  const unsafeLiftLimits = r.bool('HOLDFAST_UNSAFE_LIFT_LIMITS', false);
+  if (unsafeLiftLimits && !testMode)
+    problems.push(
+      'HOLDFAST_UNSAFE_LIFT_LIMITS is honoured only with HOLDFAST_TEST_MODE=1 (it turns the rate limits off)',
+    );
+  const headersTimeoutMs = r.int('HEADERS_TIMEOUT_MS', 10_000, { min: 100, max: 600_000 });
+  const requestTimeoutMs = r.int('REQUEST_TIMEOUT_MS', 120_000, { min: 100, max: 3_600_000 });
+  if (requestTimeoutMs < headersTimeoutMs)
+    problems.push('REQUEST_TIMEOUT_MS must be at least HEADERS_TIMEOUT_MS');
+  let config: GatewayConfig;
+  try {
+    config = r.done({
+      infra: readInfraConfig(r),
+      port: r.int('PORT', 8080, { min: 0, max: 65_535 }),
+      host: r.string('HOST', '0.0.0.0'),
+      readModelSchema,
+      trustProxy,
+      bodyBudgetBytes: r.int('BODY_BUDGET_BYTES', 256 * 1024 * 1024, {
+        min: 32 * 1024 * 1024,
+        max: 64 * 1024 ** 3,
+      }),
+      headersTimeoutMs,
+      requestTimeoutMs,
+      keepAliveTimeoutMs: r.int('KEEP_ALIVE_TIMEOUT_MS', 5_000, { min: 100, max: 600_000 }),
+      testMode,
+      unsafeLiftLimits,
+      credentialCacheMs: r.int('CREDENTIAL_CACHE_MS', 30_000, { min: 0, max: 600_000 }),
+      lastUsedFlushMs: r.int('LAST_USED_FLUSH_MS', 60_000, { min: 10, max: 3_600_000 }),
+      janitorIntervalMs: r.int('JANITOR_INTERVAL_MS', 600_000, { min: 1_000, max: 86_400_000 }),
+      producerPoolSize: r.int('PRODUCER_POOL_SIZE', 16, { min: 1, max: 64 }),
+      pixelProducerPoolSize: r.int('PIXEL_PRODUCER_POOL_SIZE', 4, { min: 1, max: 64 }),
+    });
+  } catch (err) {
+    if (err instanceof ConfigError && problems.length > 0)
+      throw new ConfigError(`${err.message}; ${problems.join('; ')}`);
+    throw err;
+  }
+  if (problems.length > 0) throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
+  return config;
 }

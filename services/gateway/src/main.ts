@@ -30,6 +30,7 @@ import {
 import { ensureReadModelSchema } from '@holdfast/projector';
 import { createGateway } from './app.js';
 import { loadGatewayConfig } from './config.js';
+import { createGatewayServer } from './http/server.js';
 
 const config = loadGatewayConfig(process.env);
 const env = new EnvReader(process.env);
@@ -135,7 +136,8 @@ const gateway = await createGateway(config, {
   opsOnApiPort: opsConfig.onApiPort,
 });
 closers.unshift(() => gateway.close());
-const server = gateway.app.listen(config.port, config.host);
+// Header, request and keep-alive timeouts, and JSON answers to what the HTTP parser refuses.
+const server = createGatewayServer(gateway.app, config).listen(config.port, config.host);
 await once(server, 'listening');
 listening = true;
 readiness.started();

@@ -1,3 +1,5 @@
+import { COLUMN_LIMITS } from './column-limits.js';
+
 /** Largest number of events in one POST /pixel/collect call. */
 export const MAX_PIXEL_EVENTS = 50;
 
@@ -13,7 +15,7 @@ export const PIXEL_EVENT_TYPES = [
 const boundedString = (maxLength: number, description: string) =>
   ({ type: ['string', 'null'], maxLength, description }) as const;
 const countOrNull = (description: string) =>
-  ({ type: ['integer', 'null'], minimum: 0, description }) as const;
+  ({ type: ['integer', 'null'], minimum: 0, maximum: COLUMN_LIMITS.SAFE_INTEGER_MAX, description }) as const;
 
 /** One browser event (spec "Pixel event"). Unknown fields are rejected. */
 export const pixelEventSchema = {

@@ -1,6 +1,9 @@
+import { COLUMN_LIMITS } from './column-limits.js';
 import { MAX_BATCH_ROWS } from './orders-request.schema.js';
 
-const nullableString = (description: string) => ({ type: ['string', 'null'], description }) as const;
+const { ID_CHARS, EMAIL_CHARS, PHONE_CHARS, NAME_CHARS, TEXT_CHARS } = COLUMN_LIMITS;
+const nullableString = (description: string, maxLength: number = TEXT_CHARS) =>
+  ({ type: ['string', 'null'], maxLength, description }) as const;
 const nullableBoolean = (description: string) => ({ type: ['boolean', 'null'], description }) as const;
 
 /** Values of `subscription_status` (spec "Subscription status"). */
@@ -35,12 +38,13 @@ export const customerRowSchema = {
   type: 'object',
   description: 'One customer. Unknown fields are silently ignored.',
   properties: {
-    external_id: nullableString('Same value as orders.customer_id.'),
+    external_id: nullableString('Same value as orders.customer_id.', ID_CHARS),
     email: nullableString(
       'At least one of external_id, email, phone is needed, otherwise the row is skipped.',
+      EMAIL_CHARS,
     ),
-    phone: nullableString('Normalised to E.164, default region US.'),
-    name: nullableString('Customer name.'),
+    phone: nullableString('Normalised to E.164, default region US.', PHONE_CHARS),
+    name: nullableString('Customer name.', NAME_CHARS),
     address: addressSchema,
     consent: consentSchema,
     source_label: nullableString('Provenance label. Default custom-api.'),

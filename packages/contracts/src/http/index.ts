@@ -30,3 +30,4 @@ export { customApiEventSchema, zeroPartySubmissionSchema } from './webhook-bodie
 export { httpValidators } from './validators.js';
 export type { BodyValidator, SchemaError } from './validators.js';
 export { countRows } from './count-rows.js';
+export { AMOUNT_SQL_TYPE, COLUMN_LIMITS, amountFits } from './column-limits.js';

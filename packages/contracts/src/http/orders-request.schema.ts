@@ -1,7 +1,12 @@
+import { COLUMN_LIMITS } from './column-limits.js';
+
 /** Largest batch of POST /ingest/orders and POST /ingest/customers (spec "Limits"). */
 export const MAX_BATCH_ROWS = 5000;
 
-const nullableString = (description: string) => ({ type: ['string', 'null'], description }) as const;
+const { ID_CHARS, EMAIL_CHARS, PHONE_CHARS, NAME_CHARS, TEXT_CHARS, LIST_ITEMS, LIST_ITEM_CHARS } =
+  COLUMN_LIMITS;
+const nullableString = (description: string, maxLength: number = TEXT_CHARS) =>
+  ({ type: ['string', 'null'], maxLength, description }) as const;
 const nullableNumber = (description: string) => ({ type: ['number', 'null'], description }) as const;
 
 /**
@@ -18,9 +23,15 @@ export const orderRowSchema = {
     'One order. Unknown fields are accepted and discarded (dry-run warning unknown_fields_ignored).',
   required: ['order_id', 'customer_id', 'order_date', 'order_amount', 'product_name'],
   properties: {
-    order_id: { type: 'string', minLength: 1, description: 'Idempotency key. Unique per client.' },
+    order_id: {
+      type: 'string',
+      minLength: 1,
+      maxLength: ID_CHARS,
+      description: 'Idempotency key. Unique per client.',
+    },
     customer_id: {
       type: 'string',
+      maxLength: ID_CHARS,
       description:
         'Must equal customers.external_id. Never changes after first write. A blank value counts as no customer id.',
     },
@@ -34,10 +45,15 @@ export const orderRowSchema = {
       description:
         'Gross total in major units, before refunds. A non-numeric value (for example a string) is a 422 for the whole request. An unparseable value drops the row.',
     },
-    product_name: { type: 'string', minLength: 1, description: 'Primary product, single line.' },
-    email: nullableString('Buyer email.'),
-    phone: nullableString('Normalised to E.164, default region US.'),
-    customer_name: nullableString('Buyer name.'),
+    product_name: {
+      type: 'string',
+      minLength: 1,
+      maxLength: TEXT_CHARS,
+      description: 'Primary product, single line.',
+    },
+    email: nullableString('Buyer email.', EMAIL_CHARS),
+    phone: nullableString('Normalised to E.164, default region US.', PHONE_CHARS),
+    customer_name: nullableString('Buyer name.', NAME_CHARS),
     source: nullableString('Acquisition channel label, for example email, sms, paid_social, organic.'),
     order_channel: nullableString('For example email, web, pos. Used only to flag email-attributed orders.'),
     currency: nullableString(
@@ -51,7 +67,8 @@ export const orderRowSchema = {
     discount_pct: nullableNumber('Discount percentage.'),
     discount_codes: {
       type: ['array', 'null'],
-      items: { type: 'string' },
+      maxItems: LIST_ITEMS,
+      items: { type: 'string', maxLength: LIST_ITEM_CHARS },
       description: 'Codes used.',
     },
     cancelled_at: nullableString('ISO 8601 time of cancellation. Merges forward only.'),

@@ -43,7 +43,14 @@ export {
 export type { ZeroPartySubmission } from './webhooks/zero-party-submission.js';
 export { canonicalJson, fnv1a64 } from './webhooks/canonical-hash.js';
 
-export { MAX_VALIDATION_ISSUES, toValidationIssues } from './shared/validation-issue.js';
+export {
+  MAX_ECHOED_INPUT_CHARS,
+  MAX_VALIDATION_ISSUES,
+  echoable,
+  toValidationIssues,
+} from './shared/validation-issue.js';
+export { scanJsonText } from './shared/json-text.js';
+export { checkWebhookBody } from './webhooks/webhook-limits.js';
 export type { Validated, ValidationIssue } from './shared/validation-issue.js';
 export { parseTimestamp } from './shared/parse-timestamp.js';
 export type { ParsedTimestamp } from './shared/parse-timestamp.js';

@@ -1,6 +1,7 @@
 import type { RequestHandler, Response } from 'express';
 import { HttpError } from '@holdfast/platform';
 import type { Clock } from '../clock.js';
+import { rateLimitAddress } from '../limits/client-ip.js';
 import type { Limiter } from '../limits/limiter.js';
 import type { CredentialStore } from './credential-store.js';
 import type { LastUsedTracker } from './last-used.js';
@@ -19,7 +20,9 @@ export interface AuthDeps {
 
 /**
  * Express middleware for /ingest/*: authenticates (see `resolvePrincipal`), turns the 31st failure
- * of an IP within a minute into a 429, then counts the request against its key's 600 per minute.
+ * of an IP (IPv6: of a /64) within a minute into a 429, then counts the request against its key's
+ * 600 per minute. Every answer carries the RateLimit-Policy and RateLimit headers of the limit that
+ * counted it (`per-key`, `per-account` for the tile token, `failed-auth` for a failure).
  * Only headers and the query string are read: the body is still unread when this answers.
  */
 export function authenticate(deps: AuthDeps): RequestHandler {
@@ -37,11 +40,12 @@ export function authenticate(deps: AuthDeps): RequestHandler {
       );
     } catch (err) {
       if (err instanceof HttpError && AUTH_FAILURES.has(err.status)) {
-        throw (await deps.limiter.failedAuth(req.ip ?? 'unknown', deps.clock.now())) ?? err;
+        throw (await deps.limiter.failedAuth(rateLimitAddress(req.ip), deps.clock.now(), res)) ?? err;
       }
       throw err;
     }
-    await deps.limiter.request(principal.rateBucket, deps.clock.now());
+    const policy = principal.method === 'ingest_key' ? 'per-key' : 'per-account';
+    await deps.limiter.request(principal.rateBucket, deps.clock.now(), res, policy);
     if (principal.keyId !== null) deps.lastUsed.touch(principal.keyId);
     res.locals.principal = principal;
     next();

@@ -39,8 +39,17 @@ export const AUTH_DETAIL = Object.freeze({
 });
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const KEY_PARAMS = new Set(['key', 'api_key', 'apikey', 'access_token', 'ingest_key']);
-const KEY_PREFIXES = ['tk_live_', 'tk_test_', 'sk_live_'];
+const KEY_PARAMS = new Set([
+  'key',
+  'api_key',
+  'apikey',
+  'access_token',
+  'ingest_key',
+  'authorization',
+  'auth',
+  'bearer',
+]);
+const KEY_PREFIX = /(?:tk_live_|tk_test_|sk_live_)/i;
 
 function firstString(v: unknown): string | undefined {
   if (typeof v === 'string') return v;
@@ -48,12 +57,30 @@ function firstString(v: unknown): string | undefined {
   return undefined;
 }
 
-/** A key-like parameter name, or any value that carries an ingest or outbound key prefix. */
-function keyInQuery(query: Readonly<Record<string, unknown>>): boolean {
+/** Every string in a parsed query value (strings, arrays, nested objects of the extended parser). */
+function queryStrings(v: unknown, out: string[], depth = 0): string[] {
+  if (typeof v === 'string') out.push(v);
+  else if (depth < 8 && typeof v === 'object' && v !== null)
+    for (const [k, x] of Object.entries(v)) {
+      out.push(k);
+      queryStrings(x, out, depth + 1);
+    }
+  return out;
+}
+
+/**
+ * A key in the query string, in any parameter: a key-like parameter name (`key`, `api_key`,
+ * `authorization`, ...), or an ingest or outbound key prefix anywhere in any name or value
+ * (`?authorization=Bearer tk_live_...`, `?x=tk_live_...`, `?tk_live_...`), whatever the case.
+ * Query strings end up in access logs and proxies: such a key is refused even beside a valid header.
+ *
+ * @example
+ * keyInQuery({ authorization: 'Bearer tk_live_abc' }); // true
+ */
+export function keyInQuery(query: Readonly<Record<string, unknown>>): boolean {
   for (const [name, raw] of Object.entries(query)) {
-    if (KEY_PARAMS.has(name.toLowerCase())) return true;
-    const values = Array.isArray(raw) ? (raw as unknown[]) : [raw];
-    if (values.some((v) => typeof v === 'string' && KEY_PREFIXES.some((p) => v.startsWith(p)))) return true;
+    if (KEY_PARAMS.has(name.toLowerCase()) || KEY_PREFIX.test(name)) return true;
+    if (queryStrings(raw, []).some((v) => KEY_PREFIX.test(v))) return true;
   }
   return false;
 }

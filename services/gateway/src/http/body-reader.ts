@@ -1,5 +1,8 @@
+import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
+import { scanJsonText } from '@holdfast/domain';
 import { ValidationFailedError } from '@holdfast/platform';
+import { bodyLease } from './body-budget.js';
 
 /** The body went over its byte limit: answered with the spec's plain-text 413. */
 export class PayloadTooLargeError extends Error {
@@ -22,11 +25,25 @@ export const PAYLOAD_TOO_LARGE_TEXT = 'payload too large';
  * anything is parsed: a Content-Length over the limit is refused at once, and a streamed (chunked)
  * body is refused as soon as one byte more than the limit has arrived. After a refusal this stops
  * listening; the error handler answers and then drains the rest (`drainAfterEarlyAnswer`).
+ *
+ * Memory: the bytes are taken from the gateway's body budget first (503 when it is spent, see
+ * `BodyBudget`). A declared Content-Length is read straight into one buffer of that size, so a
+ * 32 MiB body is held once, not as chunks plus their concatenation; only a chunked body (length
+ * unknown) is gathered in chunks and joined once at the end.
  */
 export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
-  const declared = Number(req.headers['content-length']);
+  const header = req.headers['content-length'];
+  const declared = header === undefined ? NaN : Number(header);
   if (Number.isFinite(declared) && declared > limit) return Promise.reject(new PayloadTooLargeError(limit));
+  const lease = bodyLease(req);
+  const known = Number.isInteger(declared) && declared >= 0;
+  try {
+    if (known) lease.take(declared);
+  } catch (err) {
+    return Promise.reject(err instanceof Error ? err : new Error(String(err)));
+  }
   return new Promise<Buffer>((resolve, reject) => {
+    const whole = known ? Buffer.allocUnsafe(declared) : null;
     const chunks: Buffer[] = [];
     let size = 0;
     const cleanup = () => {
@@ -35,20 +52,32 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
       req.off('error', onError);
       req.off('close', onClose);
     };
+    const fail = (err: Error) => {
+      cleanup();
+      req.pause();
+      chunks.length = 0;
+      reject(err);
+    };
     const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        cleanup();
-        req.pause();
-        chunks.length = 0;
-        reject(new PayloadTooLargeError(limit));
+      if (size + chunk.length > limit || (whole !== null && size + chunk.length > whole.length)) {
+        fail(new PayloadTooLargeError(limit));
         return;
       }
-      chunks.push(chunk);
+      if (whole !== null) chunk.copy(whole, size);
+      else {
+        try {
+          lease.take(chunk.length);
+        } catch (err) {
+          fail(err as Error);
+          return;
+        }
+        chunks.push(chunk);
+      }
+      size += chunk.length;
     };
     const onEnd = () => {
       cleanup();
-      resolve(Buffer.concat(chunks, size));
+      resolve(whole !== null ? whole.subarray(0, size) : Buffer.concat(chunks, size));
     };
     const onError = (err: Error) => {
       cleanup();
@@ -93,15 +122,33 @@ export function drainAfterEarlyAnswer(
 }
 
 /**
- * Parses a JSON body. An empty body is `undefined` (the validators report the body as missing); text
- * that is not JSON is a 422 `json_invalid` entry at `['body', <position>]`, as FastAPI answers it.
+ * Parses a JSON body. An empty body is `undefined` (the validators report the body as missing). Before
+ * JSON.parse, the bytes must be UTF-8 (RFC 8259; invalid bytes are not silently replaced by U+FFFD)
+ * and the text must pass `scanJsonText` (nesting at most 32 levels, no `\u0000`, no unpaired surrogate
+ * escapes): each is a 422 at `['body', <byte position>]`. Text that is not JSON is a 422 `json_invalid`
+ * entry at `['body', <position>]`, as FastAPI answers it. Duplicate keys: the last one wins (as
+ * JSON.parse and Python's json do); `__proto__` is an ordinary own key (JSON.parse never touches a
+ * prototype).
  */
 export function parseJsonBody(body: Buffer): unknown {
   if (body.length === 0) return undefined;
+  if (!isUtf8(body))
+    throw new ValidationFailedError([
+      {
+        type: 'json_invalid',
+        loc: ['body', 0],
+        msg: 'JSON decode error',
+        ctx: { error: 'Body is not valid UTF-8' },
+      },
+    ]);
+  const unstorable = scanJsonText(body);
+  if (unstorable !== null) throw new ValidationFailedError([unstorable]);
   try {
     return JSON.parse(body.toString('utf8')) as unknown;
   } catch (err) {
-    const message = (err as Error).message;
+    // V8 quotes the start of the text in some messages ("ann@example.com" is not valid JSON): the
+    // answer must not echo what was sent, so the quoted part is cut.
+    const message = (err as Error).message.replace(/, "[\s\S]*" is not valid JSON$/, ' (not valid JSON)');
     const position = Number(/position (\d+)/.exec(message)?.[1] ?? 0);
     throw new ValidationFailedError([
       { type: 'json_invalid', loc: ['body', position], msg: 'JSON decode error', ctx: { error: message } },

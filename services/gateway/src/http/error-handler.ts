@@ -1,3 +1,4 @@
+import { STATUS_CODES } from 'node:http';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { HttpError, ValidationFailedError, type Logger } from '@holdfast/platform';
 import {
@@ -33,8 +34,9 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     } else if (err instanceof HttpError) {
       res.status(err.status).set(err.headers).json({ detail: err.detail });
     } else if (isClientError(err)) {
-      // Errors express itself raises for malformed requests (for example an undecodable path).
-      res.status(err.status).json({ detail: err.message });
+      // Errors express itself raises for malformed requests (for example an undecodable path). Their
+      // message quotes what was sent ("Failed to decode param '…'"): the answer names the status only.
+      res.status(err.status).json({ detail: STATUS_CODES[err.status] ?? 'Bad Request' });
     } else {
       logger.error('unhandled_error', {
         method: req.method,

@@ -76,7 +76,6 @@ export function ingestRoute(
   return async (req, res) => {
     const started = performance.now();
     const principal = principalOf(res);
-    if (requestIdOf(req)) res.set('X-Request-Id', requestIdOf(req)!);
     const meta: RequestMeta = {
       accountId: principal.accountId,
       batchId: randomUUID(),
@@ -137,7 +136,8 @@ export function ingestRoute(
     } catch (err) {
       if (err instanceof ClientAbortedError) throw err;
       const r = rejection(err);
-      if (r.status !== 429) {
+      // 429 and 503 (load shedding) are not recorded: a flood must not become a flood of log writes.
+      if (r.status !== 429 && r.status !== 503) {
         const codes = noted.errorCodes?.length ? noted.errorCodes : r.codes;
         const errors = noted.errors?.length ? noted.errors : r.errors;
         await recordQuietly(summaryOf({ accepted: 0, errorCodes: codes, errors }), r.status);

@@ -1,5 +1,6 @@
 import type { OrderRowInput } from '@holdfast/contracts';
 import {
+  echoable,
   MAX_VALIDATION_ISSUES,
   naiveTimestampWarning,
   nextHint,
@@ -99,12 +100,16 @@ export function currencyIssues(
   rows: readonly OrderRowInput[],
   indexes: readonly number[],
 ): ValidationIssue[] {
-  return indexes.slice(0, MAX_VALIDATION_ISSUES).map((i) => ({
-    type: 'invalid_currency_code_fails_whole_batch',
-    loc: ['body', 'orders', i, 'currency'],
-    msg: 'Currency must be a 3-letter ISO 4217 code; one invalid currency fails the whole batch and nothing was written',
-    input: rows[i]?.currency ?? null,
-  }));
+  return indexes.slice(0, MAX_VALIDATION_ISSUES).map((i) => {
+    const loc = ['body', 'orders', i, 'currency'];
+    const input = rows[i]?.currency ?? null;
+    return {
+      type: 'invalid_currency_code_fails_whole_batch',
+      loc,
+      msg: 'Currency must be a 3-letter ISO 4217 code; one invalid currency fails the whole batch and nothing was written',
+      ...(echoable(loc, input) ? { input } : {}),
+    };
+  });
 }
 
 /** Row errors and codes as the batch record keeps them (client order ids and codes only). */

@@ -8,6 +8,9 @@ export interface WindowHit {
   readonly retryAfterSeconds: number;
 }
 
+const secondsLeft = (start: number, windowMs: number, now: Date) =>
+  Math.max(1, Math.ceil((start + windowMs - now.getTime()) / 1000));
+
 /**
  * Fixed-window counters shared by every gateway process through control.rate_counters. One hit is
  * one round trip: an upsert that increments and returns the count atomically, so two processes (or
@@ -18,10 +21,18 @@ export interface WindowHit {
  * if (count > 600) throw new RateLimitedError(retryAfterSeconds);
  */
 export class RateCounter {
-  constructor(private readonly pool: Pool) {}
+  /**
+   * `lifted` (HOLDFAST_UNSAFE_LIFT_LIMITS, test mode only): nothing is counted and every hit is the
+   * window's first, so no limit ever refuses (the fuzz benchmark measures validation, not 429s).
+   */
+  constructor(
+    private readonly pool: Pool,
+    private readonly lifted = false,
+  ) {}
 
   async hit(bucket: string, windowMs: number, now: Date): Promise<WindowHit> {
     const start = Math.floor(now.getTime() / windowMs) * windowMs;
+    if (this.lifted) return { count: 1, retryAfterSeconds: secondsLeft(start, windowMs, now) };
     const { rows } = await this.pool.query<{ count: number }>(
       `insert into control.rate_counters as c (bucket, window_start, count) values ($1, $2, 1)
        on conflict (bucket, window_start) do update set count = c.count + 1
@@ -53,6 +64,10 @@ export class RateCounter {
   ): Promise<{ first: WindowHit; second: WindowHit | null }> {
     if (first === second) throw new Error('hitBoth needs two different buckets');
     const start = Math.floor(now.getTime() / windowMs) * windowMs;
+    if (this.lifted) {
+      const lifted = { count: 1, retryAfterSeconds: secondsLeft(start, windowMs, now) };
+      return { first: lifted, second: lifted };
+    }
     const { rows } = await this.pool.query<{ first: number; second: number | null }>(
       `with a as (
          insert into control.rate_counters as c (bucket, window_start, count) values ($1, $3, 1)

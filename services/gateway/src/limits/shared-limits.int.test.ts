@@ -15,7 +15,7 @@ async function spawnGateway(): Promise<{ child: ChildProcess; url: string; ops: 
     ...t.env,
     PORT: '0',
     HOST: '127.0.0.1',
-    TRUST_PROXY: 'true',
+    TRUST_PROXY: 'loopback',
     PRODUCER_POOL_SIZE: '1',
   });
   children.push(child);

@@ -4,6 +4,7 @@ import type { CollectorRequestInput, PixelEventCollected } from '@holdfast/contr
 import { filterPixelEvents, validateCollectorRequest, type NormalizedPixelEvent } from '@holdfast/domain';
 import { ForbiddenError, ValidationFailedError } from '@holdfast/platform';
 import { parseJsonBody, readBody } from '../http/body-reader.js';
+import { rateLimitAddress } from '../limits/client-ip.js';
 import { allowOrigin } from './cors.js';
 import type { PixelContext } from './pixel-context.js';
 import { normalizeRequestOrigin, type PixelKeyDirectory, type PixelKeyRecord } from './pixel-keys.js';
@@ -88,7 +89,7 @@ export function collectRoute(
   };
   return async (req, res) => {
     res.vary('Origin');
-    const ip = req.ip ?? 'unknown';
+    const ip = rateLimitAddress(req.ip);
     let checked: Checked;
     try {
       checked = await check(req);

@@ -1,7 +1,7 @@
 import type { RequestHandler } from 'express';
 import type { CustomerEventReceived } from '@holdfast/contracts';
-import { dedupKeyForCustomApi, parseCustomApiEvent } from '@holdfast/domain';
-import { BadRequestError, NotCaughtUpError, NotFoundError } from '@holdfast/platform';
+import { checkWebhookBody, dedupKeyForCustomApi, parseCustomApiEvent } from '@holdfast/domain';
+import { BadRequestError, NotCaughtUpError, NotFoundError, ValidationFailedError } from '@holdfast/platform';
 import { principalOf } from '../auth/authenticate.js';
 import { AUTH_DETAIL } from '../auth/resolve-principal.js';
 import { parseJsonBody, readBody } from '../http/body-reader.js';
@@ -22,7 +22,8 @@ export const DUPLICATE_ANSWER = Object.freeze({ received: true, duplicate: true 
  * POST /webhooks/custom-api, behind `authenticate` (ingest key as Bearer, or the legacy tile token):
  * 1. 404 when the account's custom integration tile is not connected (the legacy path already
  *    answered it during authentication; this covers the ingest key);
- * 2. 400 when the free-form body carries no email, phone or external id (alias customer_id);
+ * 2. 422 when a key it reads cannot be stored (`checkWebhookBody`: too long, a numeric id beyond 2^53);
+ *    400 when the free-form body carries no email, phone or external id (alias customer_id);
  * 3. a dedup key (event_type + external_id, else a hash of the body) already applied →
  *    `{received: true, duplicate: true}`;
  * 4. otherwise CustomerEventReceived is appended and the answer is read back from the projector
@@ -46,6 +47,8 @@ export function customApiRoute(
       if (!tile?.connected) throw new NotFoundError(AUTH_DETAIL.noCustomIntegration);
     }
     const body = parseJsonBody(await readBody(req, LIMITS.smallBodyBytes));
+    const unstorable = checkWebhookBody('custom-api', body);
+    if (unstorable.length > 0) throw new ValidationFailedError(unstorable);
     const parsed = parseCustomApiEvent(body);
     if (!parsed.ok) throw new BadRequestError(parsed.detail);
     const dedupKey = dedupKeyForCustomApi(parsed.event, body);

@@ -1,6 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { hashToken, type Pool } from '@holdfast/db';
 import { BadRequestError, NotFoundError, UnauthorizedError } from '@holdfast/platform';
+import { AUTH_DETAIL, keyInQuery } from '../auth/resolve-principal.js';
 
 /** The `detail` of every zero-party authentication failure (pinned by tests). */
 export const ZERO_PARTY_AUTH_DETAIL = Object.freeze({
@@ -24,6 +25,7 @@ function lastString(v: unknown): string | undefined {
 /**
  * Authenticates POST /webhooks/zero-party (spec "Authentication": the zero-party tile token, query
  * string only), failing in the order of the legacy tile path:
+ * 0. an ingest or outbound key anywhere in the query string → 401 (as on /ingest/*);
  * 1. no query credentials → 401 (with its own detail when an Authorization header was sent instead);
  * 2. account_id missing or not a UUID → 400;
  * 3. no connected zero-party tile for the account → 404;
@@ -35,6 +37,7 @@ export async function resolveZeroPartyAccount(
   pool: Pool,
   c: { readonly authorization: string | undefined; readonly query: Readonly<Record<string, unknown>> },
 ): Promise<string> {
+  if (keyInQuery(c.query)) throw new UnauthorizedError(AUTH_DETAIL.keyInQuery);
   const token = lastString(c.query.token);
   const accountId = lastString(c.query.account_id)?.trim();
   if (token === undefined && accountId === undefined)

@@ -1,8 +1,9 @@
 import type { RequestHandler } from 'express';
 import type { ZeroPartySubmitted } from '@holdfast/contracts';
-import { dedupKeyForZeroParty, parseZeroPartySubmission } from '@holdfast/domain';
-import { BadRequestError, HttpError } from '@holdfast/platform';
+import { checkWebhookBody, dedupKeyForZeroParty, parseZeroPartySubmission } from '@holdfast/domain';
+import { BadRequestError, HttpError, ValidationFailedError } from '@holdfast/platform';
 import { parseJsonBody, readBody } from '../http/body-reader.js';
+import { rateLimitAddress } from '../limits/client-ip.js';
 import { LIMITS } from '../limits/policy.js';
 import type { WebhookReadSide } from './webhook-read-side.js';
 import { requestIdOf, type WebhooksContext } from './webhooks-context.js';
@@ -16,7 +17,7 @@ const AUTH_FAILURES = new Set([400, 401, 404]);
  * (see `resolveZeroPartyAccount`); the 31st failure of an IP within a minute is a 429, and calls
  * count against 600 per minute per account (the spec's rate for the legacy token).
  *
- * 400 without email or an external id (external_customer_id, aliases external_id and customer_id).
+ * 422 when a key it reads cannot be stored (`checkWebhookBody`); 400 without email or an external id (external_customer_id, aliases external_id and customer_id).
  * Deduplicated on content (`dedupKeyForZeroParty`): a submission whose key the projector already
  * applied answers `{received: true, duplicate: true}`; otherwise ZeroPartySubmitted is appended and
  * the answer is `{received: true, duplicate: false}` at once. The projector stores it, links it to the
@@ -33,12 +34,14 @@ export function zeroPartyRoute(ctx: WebhooksContext, readSide: WebhookReadSide):
       });
     } catch (err) {
       if (err instanceof HttpError && AUTH_FAILURES.has(err.status))
-        throw (await ctx.limiter.failedAuth(req.ip ?? 'unknown', ctx.clock.now())) ?? err;
+        throw (await ctx.limiter.failedAuth(rateLimitAddress(req.ip), ctx.clock.now(), res)) ?? err;
       throw err;
     }
-    await ctx.limiter.request(`zp:${accountId}`, ctx.clock.now());
+    await ctx.limiter.request(`zp:${accountId}`, ctx.clock.now(), res, 'per-account');
 
     const body = parseJsonBody(await readBody(req, LIMITS.smallBodyBytes));
+    const unstorable = checkWebhookBody('zero-party', body);
+    if (unstorable.length > 0) throw new ValidationFailedError(unstorable);
     const parsed = parseZeroPartySubmission(body);
     if (!parsed.ok) throw new BadRequestError(parsed.detail);
     const { submission } = parsed;

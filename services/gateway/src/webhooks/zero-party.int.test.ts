@@ -5,6 +5,7 @@ import type { RunningProjector } from '@holdfast/projector';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
 import { call, ManualClock, newAccount, until } from '../test-support/harness.js';
 import { runProjector, startWebStack, type WebStack } from './testing/web-stack.js';
+import { AUTH_DETAIL } from '../auth/resolve-principal.js';
 import { ZERO_PARTY_AUTH_DETAIL } from './zero-party-auth.js';
 
 let t: TestEnv;
@@ -118,11 +119,15 @@ describe('POST /webhooks/zero-party', () => {
   it('given the custom integration token or a wrong token, when posted, then 401', async () => {
     const a = await zeroPartyAccount();
     const { token } = await connectTile(t.db, a.accountId, 'custom_integration');
-    for (const wrong of [token, 'zp_wrong', a.key]) {
+    for (const wrong of [token, 'zp_wrong']) {
       const res = await post(`?account_id=${a.accountId}&token=${wrong}`, { email: 'a@b.co' });
       expect(res.status).toBe(401);
       expect(res.json).toEqual({ detail: ZERO_PARTY_AUTH_DETAIL.invalidToken });
     }
+    // An ingest key in the query string is refused as such (it must never travel there).
+    const keyed = await post(`?account_id=${a.accountId}&token=${a.key}`, { email: 'a@b.co' });
+    expect(keyed.status).toBe(401);
+    expect(keyed.json).toEqual({ detail: AUTH_DETAIL.keyInQuery });
   });
 
   it('given a missing or non-UUID account id, when posted, then 400', async () => {

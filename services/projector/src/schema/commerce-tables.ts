@@ -1,3 +1,5 @@
+import { AMOUNT_SQL_TYPE } from '@holdfast/contracts';
+
 // DDL of the tables the commerce projection owns. Written as functions of the schema name so that a
 // rebuild can create them side by side in `read_models_next`. Column comments live in
 // docs/read-models.md; the SQL here says only what PostgreSQL needs to enforce.
@@ -10,7 +12,7 @@ export const ordersDdl = (s: string): string => `
     customer_id uuid,
     external_customer_id text,
     order_date timestamptz not null,
-    order_amount numeric(18,4) not null,
+    order_amount ${AMOUNT_SQL_TYPE} not null,
     product_name text not null,
     email text,
     phone text,
@@ -21,12 +23,12 @@ export const ordersDdl = (s: string): string => `
     shipping_city text,
     shipping_state text,
     shipping_zip text,
-    refunded_amount numeric(18,4) not null default 0,
-    discount_total numeric(18,4),
+    refunded_amount ${AMOUNT_SQL_TYPE} not null default 0,
+    discount_total ${AMOUNT_SQL_TYPE},
     discount_pct numeric,
     discount_codes text[],
     cancelled_at timestamptz,
-    net_amount numeric(18,4) generated always as
+    net_amount ${AMOUNT_SQL_TYPE} generated always as
       (case when cancelled_at is null then order_amount - refunded_amount else 0 end) stored,
     first_seen_at timestamptz not null,
     updated_at timestamptz not null,

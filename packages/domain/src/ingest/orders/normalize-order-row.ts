@@ -1,4 +1,4 @@
-import { ORDER_ROW_FIELDS } from '@holdfast/contracts';
+import { amountFits, ORDER_ROW_FIELDS } from '@holdfast/contracts';
 import type { OrderRowInput } from '@holdfast/contracts';
 import type { PhoneNormalizer } from '../shared/normalize-phone.js';
 import { parseTimestamp } from '../shared/parse-timestamp.js';
@@ -32,14 +32,21 @@ export function normalizeCurrency(value: string | null | undefined): string | nu
 
 const finiteOrNull = (v: number | null | undefined) =>
   typeof v === 'number' && Number.isFinite(v) ? v : null;
+/** An amount the money columns can hold and the merge rules accept (refunds and totals are never negative). */
+const storableAmount = (v: number) => v >= 0 && amountFits(v);
+/** An optional amount that is present but cannot be stored: the row is dropped, not silently changed. */
+const badOptionalAmount = (v: number | null | undefined, nonNegative: boolean) =>
+  typeof v === 'number' && (nonNegative ? !storableAmount(v) : !amountFits(v));
 const NO_CODES: readonly OrderErrorCode[] = [];
 
 /**
  * Normalises one order row that passed `validateOrdersRequest`. Rules, in the order of `codes`:
  * - `no_usable_identity`: customer_id blank and email blank and phone blank or invalid; a blank
  *   customer_id becomes `null` when email or phone carries the identity; a non-blank one is kept verbatim;
- * - `unparseable_order_date_or_amount`: order_date not ISO 8601 (see `parseTimestamp`), or
- *   order_amount negative or not finite;
+ * - `unparseable_order_date_or_amount`: order_date not ISO 8601 or outside years 0001..9999 (see
+ *   `parseTimestamp`); order_amount negative, not finite or not below 10^14 (numeric(18,4)); or
+ *   refunded_amount negative or not below 10^14, or discount_total not below 10^14 in absolute value
+ *   (dropping the row tells the client in a dry run; storing it without its refund would lose money);
  * - `invalid_currency_code_fails_whole_batch`: currency not 3 letters (see `normalizeCurrency`).
  * cancelled_at is parsed like order_date; an unparseable one becomes `null` (the order is kept: a bad
  * optional field must not lose revenue) and a naive one is read as UTC without a warning (the spec's
@@ -53,7 +60,12 @@ export function normalizeOrderRow(row: OrderRowInput, normalizePhone: PhoneNorma
   if (customerId === null && email === null && phone === null) (codes ??= []).push('no_usable_identity');
   const date = parseTimestamp(row.order_date);
   const amount = row.order_amount;
-  if (date === null || !(amount >= 0 && amount !== Infinity))
+  if (
+    date === null ||
+    !storableAmount(amount) ||
+    badOptionalAmount(row.refunded_amount, true) ||
+    badOptionalAmount(row.discount_total, false)
+  )
     (codes ??= []).push('unparseable_order_date_or_amount');
   const currency = normalizeCurrency(row.currency);
   if (currency === null) (codes ??= []).push('invalid_currency_code_fails_whole_batch');

@@ -76,8 +76,9 @@ describe('validateOrdersRequest', () => {
         ctx: { min_length: 1 },
       },
     ],
-    ['email', 5, { type: 'string_type', msg: 'Input should be a valid string', input: 5 }],
-    ['phone', 4155550132, { type: 'string_type', msg: 'Input should be a valid string', input: 4155550132 }],
+    // Personal fields are never echoed back (a 422 answer may end up in logs).
+    ['email', 5, { type: 'string_type', msg: 'Input should be a valid string' }],
+    ['phone', 4155550132, { type: 'string_type', msg: 'Input should be a valid string' }],
     ['currency', 840, { type: 'string_type', msg: 'Input should be a valid string', input: 840 }],
     ['refunded_amount', '3', { type: 'float_type', msg: 'Input should be a valid number', input: '3' }],
     [

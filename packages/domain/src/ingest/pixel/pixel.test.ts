@@ -118,7 +118,7 @@ describe('validateCollectorRequest', () => {
         type: 'string_too_long',
         loc: ['body', 'events', 0, 'url_path'],
         msg: 'String should have at most 2000 characters',
-        input: '/'.repeat(2001),
+        // Inputs longer than 256 characters are not echoed.
         ctx: { max_length: 2000 },
       },
     ],

@@ -1,3 +1,4 @@
+import { COLUMN_LIMITS } from '@holdfast/contracts';
 import { formatUtcIso } from './format-utc-iso.js';
 
 /** A timestamp read from a client: ISO 8601 UTC with `Z`, whether it lacked an offset, and its epoch ms. */
@@ -41,7 +42,9 @@ function twoDigits(s: string, i: number): number {
  * - no offset → read as UTC and flagged `naive` (spec: "A timestamp without an offset is read as UTC");
  * - date only (`2024-01-02`) → midnight UTC, `naive`;
  * - fractions beyond milliseconds are truncated; leap seconds (`:60`) are unparseable;
- * - surrounding whitespace is ignored.
+ * - surrounding whitespace is ignored;
+ * - an instant outside UTC years 0001..9999 once the offset is applied (`0000-01-01`, or
+ *   `9999-12-31T23:00:00-05:00`) is unparseable: PostgreSQL and the log's ISO form cannot carry it.
  * Hand-written over char codes (no regex captures, no substrings): it runs for every order row.
  *
  * @example
@@ -119,5 +122,6 @@ export function parseTimestamp(text: string): ParsedTimestamp | null {
       ? Date.UTC(year + 400, month - 1, day, hour, minute, second, millis) - MS_PER_400_YEARS
       : Date.UTC(year, month - 1, day, hour, minute, second, millis);
   const ms = local - offsetMinutes * 60_000;
+  if (ms < COLUMN_LIMITS.TIMESTAMP_MIN_MS || ms > COLUMN_LIMITS.TIMESTAMP_MAX_MS) return null;
   return { iso: formatUtcIso(ms), naive, ms };
 }

@@ -3,7 +3,8 @@ import type { SchemaError } from '@holdfast/contracts';
 /**
  * One entry of a 422 body, in the style of pydantic v2 / FastAPI:
  * `{loc: ['body', 'orders', 3, 'order_id'], msg: 'Field required', type: 'missing'}`.
- * `input` is included only for scalar inputs (strings, numbers, booleans, null) to keep 422 bodies small.
+ * `input` is included only for scalar inputs (strings, numbers, booleans, null) to keep 422 bodies small,
+ * and never when it may be personal data or is long (see `echoable`).
  */
 export interface ValidationIssue {
   readonly loc: readonly (string | number)[];
@@ -34,6 +35,23 @@ export function expectedValues(values: readonly unknown[]): string {
 
 const isScalar = (v: unknown) =>
   v === null || (typeof v !== 'object' && typeof v !== 'function' && v !== undefined);
+
+/** Fields whose values are personal data: a 422 never sends them back (logs and proxies keep answers). */
+const PERSONAL_FIELDS = new Set(['email', 'phone', 'name', 'customer_name']);
+/** Longer strings are not echoed: an answer stays small whatever was sent. */
+export const MAX_ECHOED_INPUT_CHARS = 256;
+
+/**
+ * Whether a 422 entry may carry the offending value as `input`: scalars only, never at a personal
+ * field, never a string that contains `@` (an email in the wrong field) or is longer than
+ * `MAX_ECHOED_INPUT_CHARS`.
+ */
+export function echoable(loc: readonly (string | number)[], input: unknown): boolean {
+  if (!isScalar(input)) return false;
+  const field = loc[loc.length - 1];
+  if (typeof field === 'string' && PERSONAL_FIELDS.has(field)) return false;
+  return typeof input !== 'string' || (input.length <= MAX_ECHOED_INPUT_CHARS && !input.includes('@'));
+}
 
 /** Resolves a JSON pointer against the body: array positions become numbers, as in pydantic locs. */
 function locate(body: unknown, pointer: string): { loc: (string | number)[]; value: unknown } {
@@ -108,7 +126,7 @@ function toIssue(e: SchemaError, body: unknown, phraseFormat?: FormatPhraser): V
     issue: Omit<ValidationIssue, 'loc'>,
     at = loc,
     input: unknown = value,
-  ): ValidationIssue => (isScalar(input) ? { ...issue, loc: at, input } : { ...issue, loc: at });
+  ): ValidationIssue => (echoable(at, input) ? { ...issue, loc: at, input } : { ...issue, loc: at });
   switch (e.keyword) {
     case 'required':
       return { type: 'missing', loc: [...loc, String(p.missingProperty)], msg: 'Field required' };
@@ -163,6 +181,12 @@ function toIssue(e: SchemaError, body: unknown, phraseFormat?: FormatPhraser): V
         type: 'greater_than_equal',
         msg: `Input should be greater than or equal to ${String(p.limit)}`,
         ctx: { ge: p.limit },
+      });
+    case 'maximum':
+      return withInput({
+        type: 'less_than_equal',
+        msg: `Input should be less than or equal to ${String(p.limit)}`,
+        ctx: { le: p.limit },
       });
     case 'additionalProperties': {
       const key = String(p.additionalProperty);

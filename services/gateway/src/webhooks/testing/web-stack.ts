@@ -18,6 +18,7 @@ import { startProjector, type RunningProjector } from '@holdfast/projector';
 import { createGateway } from '../../app.js';
 import type { Clock } from '../../clock.js';
 import { loadGatewayConfig, type GatewayConfig } from '../../config.js';
+import { createGatewayServer } from '../../http/server.js';
 
 export interface WebStack {
   readonly url: string;
@@ -59,7 +60,8 @@ export async function startWebStack(
     logPositions,
     clock: opts.clock,
   });
-  const server = gateway.app.listen(0, '127.0.0.1');
+  // The server main.ts runs: its timeouts and its JSON answers to what the HTTP parser refuses.
+  const server = createGatewayServer(gateway.app, config).listen(0, '127.0.0.1');
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
   return {
