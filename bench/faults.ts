@@ -186,6 +186,8 @@ export interface ServiceExit {
 interface Supervised {
   name: ServiceName;
   port: number;
+  /** Where /readyz answers: the gateway's and the recompute's ops listener, else PORT itself. */
+  opsPort: number;
   child?: ChildProcess;
   plannedKill: boolean;
   restarts: number;
@@ -228,9 +230,11 @@ export class ServiceSupervisor {
 
   /** Starts a service on a fixed port (kept across restarts) and waits until it answers. */
   async start(name: ServiceName, extra: Record<string, string> = {}): Promise<number> {
+    const port = await freePort();
     const s: Supervised = {
       name,
-      port: await freePort(),
+      port,
+      opsPort: name === 'gateway' || name === 'recompute' ? await freePort() : port,
       plannedKill: false,
       restarts: 0,
       startedAt: 0,
@@ -287,7 +291,13 @@ export class ServiceSupervisor {
       ['--conditions=source', '--import', 'tsx', `services/${s.name}/src/main.ts`],
       {
         cwd: ROOT,
-        env: { ...process.env, ...this.env, PORT: String(s.port), ...extra },
+        env: {
+          ...process.env,
+          ...this.env,
+          PORT: String(s.port),
+          HOLDFAST_OPS_PORT: String(s.opsPort),
+          ...extra,
+        },
         stdio: ['ignore', 'pipe', 'pipe'],
       },
     );
@@ -332,7 +342,6 @@ export class ServiceSupervisor {
   }
 
   private async waitReady(s: Supervised, child: ChildProcess): Promise<number> {
-    const path = s.name === 'gateway' ? '/readyz' : '/metrics';
     for (;;) {
       if (child.exitCode !== null || child.signalCode !== null) {
         // This incarnation died before it was ready: wait for the next one.
@@ -340,17 +349,14 @@ export class ServiceSupervisor {
         if (s.child !== child) return s.ready!;
         continue;
       }
-      if (s.name === 'recompute') {
-        // No HTTP endpoint: alive for 3 s after start counts as started.
-        if (Date.now() - s.startedAt > 3000) return Date.now();
-      } else {
-        try {
-          const r = await fetch(`http://127.0.0.1:${s.port}${path}`, { signal: AbortSignal.timeout(1000) });
-          await r.arrayBuffer();
-          if (r.ok) return Date.now();
-        } catch {
-          /* not yet */
-        }
+      // Every service answers /readyz on its ops listener once its dependencies answer and its
+      // consumers are joined.
+      try {
+        const r = await fetch(`http://127.0.0.1:${s.opsPort}/readyz`, { signal: AbortSignal.timeout(1000) });
+        await r.arrayBuffer();
+        if (r.ok) return Date.now();
+      } catch {
+        /* not yet */
       }
       await sleep(100);
     }
