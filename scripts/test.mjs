@@ -48,8 +48,13 @@ const r = spawnSync(
 try {
   const j = JSON.parse(readFileSync(report, 'utf8'));
   const skipped = j.numPendingTests + j.numTodoTests;
+  // A file that fails before its tests run (an import or a missing fixture) fails no test: name it.
+  const brokenFiles = (j.testResults ?? []).filter(
+    (f) => f.status === 'failed' && (f.assertionResults ?? []).every((a) => a.status !== 'failed'),
+  );
+  for (const f of brokenFiles) console.log(`test file failed before its tests ran: ${f.name}`);
   console.log(
-    `\ntests: ${j.numPassedTests} passed, ${j.numFailedTests} failed${skipped ? `, ${skipped} skipped` : ''}`,
+    `\ntests: ${j.numPassedTests} passed, ${j.numFailedTests + brokenFiles.length} failed${skipped ? `, ${skipped} skipped` : ''}`,
   );
 } catch {
   /* vitest failed before writing its report; its own output says why */
