@@ -9,8 +9,10 @@ import {
   createWriteStream,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   rmSync,
+  statSync,
   type WriteStream,
 } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
@@ -18,6 +20,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { loadSettings } from '../infra/lib/settings.mjs';
+import { startKafka } from '../infra/lib/kafka.mjs';
+import { stopDaemon } from '../infra/lib/proc.mjs';
 import { down, up, type StackEnv } from '../infra/lib/stack.mjs';
 import { freePort } from './stack.js';
 
@@ -39,9 +43,18 @@ async function waitGone(pid: number, ms = 60_000): Promise<void> {
   while (alive(pid) && Date.now() < until) await sleep(50);
 }
 
-/** Ports of a private stack; `base` gives base+0 … base+5, else free ports are picked. */
-async function stackPorts(base?: number): Promise<number[]> {
-  if (base) return [0, 1, 2, 3, 4, 5].map((i) => base + i);
+/**
+ * Ports of a private stack: broker, controller, registry, management, probe, embedded PostgreSQL.
+ * `base` gives base+0 … base+5; a cluster of n brokers takes base … base+2n−1 for its brokers and
+ * controllers (infra/lib/kafka.mjs: node i on port + 2(i−1)), then the other four. Without `base`
+ * free ports are picked (one broker only: a cluster needs consecutive ones).
+ */
+async function stackPorts(base?: number, brokers = 1): Promise<number[]> {
+  if (base) {
+    const rest = 2 * brokers;
+    return [base, base + 1, base + rest, base + rest + 1, base + rest + 2, base + rest + 3];
+  }
+  if (brokers > 1) throw new Error('a private cluster needs a port base');
   const out: number[] = [];
   while (out.length < 6) {
     const p = await freePort();
@@ -58,13 +71,13 @@ async function stackPorts(base?: number): Promise<number[]> {
 export class PrivateStack {
   private constructor(
     readonly env: StackEnv,
-    private readonly settings: { runDir: string },
+    private readonly settings: { runDir: string; dataDir: string },
     private readonly dirs: string[],
     private readonly log: (m: string) => void,
   ) {}
 
-  static async start(log: (m: string) => void, portBase?: number): Promise<PrivateStack> {
-    const [kafka, controller, registry, management, probe, embedded] = await stackPorts(portBase);
+  static async start(log: (m: string) => void, portBase?: number, brokers = 1): Promise<PrivateStack> {
+    const [kafka, controller, registry, management, probe, embedded] = await stackPorts(portBase, brokers);
     const cache = mkdtempSync(join(tmpdir(), 'holdfast-chaos-'));
     // As root the embedded server runs as `postgres`, which must be able to reach its directory.
     const pgParent = mkdtempSync('/var/tmp/holdfast-chaos-pg-');
@@ -75,6 +88,7 @@ export class PrivateStack {
       HOLDFAST_INSTALL_DIR: mainCache,
       HOLDFAST_KAFKA_PORT: String(kafka),
       HOLDFAST_KAFKA_CONTROLLER_PORT: String(controller),
+      HOLDFAST_KAFKA_BROKER_COUNT: String(brokers),
       HOLDFAST_REGISTRY_PORT: String(registry),
       HOLDFAST_REGISTRY_MANAGEMENT_PORT: String(management),
       // Nothing listens on the probed port, so the stack starts (and owns) an embedded server.
@@ -84,13 +98,13 @@ export class PrivateStack {
       HOLDFAST_KAFKA_HEAP: process.env.HOLDFAST_KAFKA_HEAP ?? '384m',
       HOLDFAST_REGISTRY_HEAP: process.env.HOLDFAST_REGISTRY_HEAP ?? '256m',
     };
-    const settings = loadSettings(env) as { runDir: string };
+    const settings = loadSettings(env) as { runDir: string; dataDir: string };
     const stack = new PrivateStack(await up(settings, log), settings, [cache, pgParent], log);
     return stack;
   }
 
-  /** The pid of a daemon the stack started (kafka, registry, postgres). */
-  pid(name: 'kafka' | 'registry' | 'postgres'): number | undefined {
+  /** The pid of a daemon the stack started (kafka or a cluster's kafka-i, registry, postgres). */
+  pid(name: 'kafka' | `kafka-${number}` | 'registry' | 'postgres'): number | undefined {
     try {
       const pid = Number(readFileSync(join(this.settings.runDir, `${name}.pid`), 'utf8').trim());
       return Number.isInteger(pid) && alive(pid) ? pid : undefined;
@@ -116,8 +130,24 @@ export class PrivateStack {
     }
   }
 
+  /** Bytes on disk of every partition replica of the topics whose name starts with `prefix`. */
+  kafkaBytes(prefix: string): number {
+    let total = 0;
+    const walk = (dir: string, counted: boolean): void => {
+      for (const e of readdirSync(dir, { withFileTypes: true })) {
+        const p = join(dir, e.name);
+        if (e.isDirectory()) walk(p, counted || e.name.startsWith(prefix));
+        // Segments only: the index files are preallocated (10 MiB each, mostly holes).
+        else if (counted && e.name.endsWith('.log'))
+          total += statSync(p, { throwIfNoEntry: false })?.size ?? 0;
+      }
+    };
+    walk(this.settings.dataDir, false);
+    return total;
+  }
+
   /** SIGKILLs a daemon's process group and waits until it is gone. */
-  async kill(name: 'kafka' | 'registry'): Promise<void> {
+  async kill(name: 'kafka' | `kafka-${number}` | 'registry'): Promise<void> {
     const pid = this.pid(name);
     if (pid === undefined) throw new Error(`${name} is not running under this stack`);
     try {
@@ -162,10 +192,66 @@ export class PrivateStack {
     }
   }
 
-  async close(): Promise<void> {
+  /** Stops every daemon; removes the data too unless `keepData` (a failed run's evidence). */
+  async close({ keepData = false }: { keepData?: boolean } = {}): Promise<void> {
     this.thaw('registry');
     await down(this.settings, () => {});
-    for (const d of this.dirs) rmSync(d, { recursive: true, force: true });
+    if (keepData) this.log(`kept the stack's data for inspection: ${this.dirs.join(' ')}`);
+    else for (const d of this.dirs) rmSync(d, { recursive: true, force: true });
+  }
+}
+
+/**
+ * A broker alone, on ports of its own (`port` and `port + 1` for its controller) with its data in a
+ * temporary directory: for tests that kill and restart Kafka under a client without a whole stack.
+ */
+export class PrivateBroker {
+  private constructor(
+    readonly brokers: string,
+    private readonly settings: { runDir: string },
+    private readonly dir: string,
+    private readonly log: (m: string) => void,
+  ) {}
+
+  static async start(log: (m: string) => void, port?: number): Promise<PrivateBroker> {
+    const kafkaPort = port ?? (await freePort());
+    const controller = port ? port + 1 : await freePort();
+    const dir = mkdtempSync(join(tmpdir(), 'holdfast-broker-'));
+    const settings = loadSettings({
+      HOLDFAST_CACHE: dir,
+      HOLDFAST_INSTALL_DIR: process.env.HOLDFAST_INSTALL_DIR ?? join(homedir(), '.cache', 'holdfast'),
+      HOLDFAST_KAFKA_PORT: String(kafkaPort),
+      HOLDFAST_KAFKA_CONTROLLER_PORT: String(controller),
+      HOLDFAST_KAFKA_HEAP: process.env.HOLDFAST_KAFKA_HEAP ?? '256m',
+    }) as { runDir: string };
+    const brokers = await startKafka(settings, log);
+    return new PrivateBroker(brokers, settings, dir, log);
+  }
+
+  /** SIGKILLs the broker (no clean shutdown: what a crash or an OOM kill does) and waits until it is gone. */
+  async kill(): Promise<void> {
+    let pid: number | undefined;
+    try {
+      pid = Number(readFileSync(join(this.settings.runDir, 'kafka.pid'), 'utf8').trim());
+    } catch {
+      throw new Error('the private broker is not running');
+    }
+    try {
+      process.kill(-pid, 'SIGKILL');
+    } catch {
+      process.kill(pid, 'SIGKILL');
+    }
+    await waitGone(pid);
+  }
+
+  /** Starts it again on the same ports and data; resolves once it answers. */
+  async restart(): Promise<void> {
+    await startKafka(this.settings, this.log);
+  }
+
+  async close(): Promise<void> {
+    await stopDaemon(this.settings, 'kafka');
+    rmSync(this.dir, { recursive: true, force: true });
   }
 }
 
@@ -174,6 +260,8 @@ export type ServiceName = 'gateway' | 'projector' | 'recompute' | 'dispatcher';
 /** One exit of a supervised service. */
 export interface ServiceExit {
   service: ServiceName;
+  /** Which process of the service (its name, or the one given to `start`: `projector-2`). */
+  instance: string;
   at: number;
   code: number | null;
   signal: string | null;
@@ -185,11 +273,14 @@ export interface ServiceExit {
 
 interface Supervised {
   name: ServiceName;
+  instance: string;
   port: number;
   /** Where /readyz answers: the gateway's and the recompute's ops listener, else PORT itself. */
   opsPort: number;
   child?: ChildProcess;
   plannedKill: boolean;
+  /** Killed for good: not restarted (a process that is gone, whose work the others take over). */
+  retired?: boolean;
   restarts: number;
   startedAt: number;
   tail: string[];
@@ -218,7 +309,8 @@ function exitReason(tail: readonly string[]): string {
  */
 export class ServiceSupervisor {
   readonly exits: ServiceExit[] = [];
-  private readonly services = new Map<ServiceName, Supervised>();
+  /** By instance name: a service may run as several processes (`projector`, `projector-2`). */
+  private readonly services = new Map<string, Supervised>();
   private stopping = false;
 
   constructor(
@@ -228,30 +320,38 @@ export class ServiceSupervisor {
     mkdirSync(logDir, { recursive: true });
   }
 
-  /** Starts a service on a fixed port (kept across restarts) and waits until it answers. */
-  async start(name: ServiceName, extra: Record<string, string> = {}): Promise<number> {
+  /**
+   * Starts a service on a fixed port (kept across restarts) and waits until it answers; `instance`
+   * names a further process of the same service.
+   */
+  async start(
+    name: ServiceName,
+    extra: Record<string, string> = {},
+    instance: string = name,
+  ): Promise<number> {
     const port = await freePort();
     const s: Supervised = {
       name,
+      instance,
       port,
       opsPort: name === 'gateway' || name === 'recompute' ? await freePort() : port,
       plannedKill: false,
       restarts: 0,
       startedAt: 0,
       tail: [],
-      log: createWriteStream(join(this.logDir, `${name}.log`), { flags: 'a' }),
+      log: createWriteStream(join(this.logDir, `${instance}.log`), { flags: 'a' }),
     };
-    this.services.set(name, s);
+    this.services.set(instance, s);
     this.spawn(s, extra);
-    await this.ready(name);
+    await this.ready(instance);
     return s.port;
   }
 
-  port(name: ServiceName): number {
+  port(name: string): number {
     return this.services.get(name)!.port;
   }
 
-  pid(name: ServiceName): number | undefined {
+  pid(name: string): number | undefined {
     const c = this.services.get(name)?.child;
     return c && c.exitCode === null && c.signalCode === null ? c.pid : undefined;
   }
@@ -261,14 +361,15 @@ export class ServiceSupervisor {
   }
 
   /** The time the current incarnation answered its readiness URL (waits for it). */
-  ready(name: ServiceName): Promise<number> {
+  ready(name: string): Promise<number> {
     return this.services.get(name)!.ready!;
   }
 
-  /** SIGKILLs the service on purpose; the supervisor restarts it. */
-  kill(name: ServiceName): void {
+  /** SIGKILLs the service on purpose; the supervisor restarts it unless `restart` is false. */
+  kill(name: string, { restart = true }: { restart?: boolean } = {}): void {
     const s = this.services.get(name)!;
     s.plannedKill = true;
+    if (!restart) s.retired = true;
     s.child?.kill('SIGKILL');
   }
 
@@ -276,7 +377,7 @@ export class ServiceSupervisor {
    * SIGKILLs the service and waits for the supervisor's next incarnation to answer; returns the
    * time of the kill and the time it answered again.
    */
-  async killAndWaitReady(name: ServiceName): Promise<{ killedAt: number; readyAt: number }> {
+  async killAndWaitReady(name: string): Promise<{ killedAt: number; readyAt: number }> {
     const s = this.services.get(name)!;
     const old = s.child;
     const killedAt = Date.now();
@@ -321,6 +422,7 @@ export class ServiceSupervisor {
       s.plannedKill = false;
       this.exits.push({
         service: s.name,
+        instance: s.instance,
         at: Date.now(),
         code,
         signal,
@@ -331,7 +433,7 @@ export class ServiceSupervisor {
         `\n--- exit code=${code} signal=${signal} planned=${planned} at ${new Date().toISOString()}\n`,
       );
       s.tail = [];
-      if (this.stopping) return;
+      if (this.stopping || s.retired) return;
       const lived = Date.now() - s.startedAt;
       if (lived > 10_000) s.restarts = 0;
       const delay = planned ? 0 : Math.min(5000, 250 * 2 ** s.restarts++);

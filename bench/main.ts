@@ -2,13 +2,16 @@
 import { benchBackfill } from './backfill.js';
 import { benchChaos } from './chaos.js';
 import { benchClassify } from './classify.js';
+import { benchCluster } from './cluster.js';
 import { benchLift } from './lift.js';
+import { benchObservability } from './observability.js';
 import { benchFuzz } from './fuzz.js';
 import { benchPixel } from './pixel.js';
 import { benchProject } from './project.js';
 import { benchRecompute } from './recompute.js';
 import { benchReplay } from './replay.js';
 import { benchSoak } from './soak.js';
+import { benchSummary } from './summary.js';
 
 // A bench may resolve with an exit code (non-zero when a guarantee it checks failed).
 type Bench = (args: Record<string, string>) => Promise<void | number>;
@@ -21,7 +24,10 @@ const BENCHES: Record<string, Bench> = {
   recompute: benchRecompute,
   lift: benchLift,
   chaos: benchChaos,
+  cluster: benchCluster,
+  observability: benchObservability,
   soak: benchSoak,
+  summary: benchSummary,
   fuzz: benchFuzz,
 };
 

@@ -1,4 +1,5 @@
-// npm run bench -- recompute --customers N [--runs 3]: seconds to fit and score N customers. The
+// npm run bench -- recompute --customers N [--orders-per-customer K] [--runs 3]: seconds to fit and
+// score N customers (K: the replenishment shape, K orders each about weekly, e.g. 15114 × 80). The
 // measurement is the analytics engineer's services/recompute/src/bench/recompute-bench.ts (a script:
 // it loads N customers' orders by COPY into a throwaway database, then times one recompute of the
 // account); this runs it as a child process per run, samples its RSS and reports the median.
@@ -11,6 +12,7 @@ import { rssMb } from './rss.js';
 
 interface RecomputeRun {
   readonly seconds: number;
+  readonly us_per_order: number;
   readonly customers: number;
   readonly orders: number;
   readonly model: string;
@@ -18,7 +20,11 @@ interface RecomputeRun {
   readonly peak_rss_mb: number;
 }
 
-function runOnce(customers: number, env: Record<string, string>): Promise<RecomputeRun> {
+function runOnce(
+  customers: number,
+  perCustomer: string | undefined,
+  env: Record<string, string>,
+): Promise<RecomputeRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
@@ -28,6 +34,7 @@ function runOnce(customers: number, env: Record<string, string>): Promise<Recomp
         'tsx',
         'services/recompute/src/bench/recompute-bench.ts',
         String(customers),
+        ...(perCustomer === undefined ? [] : ['--orders-per-customer', perCustomer]),
       ],
       { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] },
     );
@@ -48,6 +55,7 @@ function runOnce(customers: number, env: Record<string, string>): Promise<Recomp
 export async function benchRecompute(args: Record<string, string>): Promise<void> {
   const customers = Number(args.customers ?? 1_000_000);
   const runs = Number(args.runs ?? 3);
+  const perCustomer = args['orders-per-customer'];
   const stack = await up(loadSettings(), (m) => console.error(`[infra] ${m}`));
   const {
     median,
@@ -57,7 +65,7 @@ export async function benchRecompute(args: Record<string, string>): Promise<void
   } = await repeat(
     'recompute',
     runs,
-    () => runOnce(customers, { DATABASE_URL: stack.DATABASE_URL }),
+    () => runOnce(customers, perCustomer, { DATABASE_URL: stack.DATABASE_URL }),
     (x) => x.seconds,
   );
   report(
@@ -68,6 +76,8 @@ export async function benchRecompute(args: Record<string, string>): Promise<void
       model: r.model,
       runs,
       seconds: median,
+      us_per_order: r.us_per_order,
+      orders_per_customer: perCustomer ?? 'cdnow',
       phases_seconds: r.phases_seconds,
       all_seconds: figures.join(' '),
       loads: loads.join(' '),
@@ -76,6 +86,7 @@ export async function benchRecompute(args: Record<string, string>): Promise<void
     [
       ['customers / orders', `${r.customers} / ${r.orders}`],
       ['seconds to fit and score (median)', `${median} (target < 60 s for 1,000,000)`],
+      ['µs per order (median run)', r.us_per_order],
       ['phases (s)', JSON.stringify(r.phases_seconds)],
       ['runs: seconds / load averages', `${figures.join(' ')} / ${loads.join(' ')}`],
       ['peak RSS MiB (recompute process)', r.peak_rss_mb],

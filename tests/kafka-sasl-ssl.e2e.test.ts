@@ -56,7 +56,16 @@ describe('Kafka over SASL_SSL (SCRAM-SHA-512, TLS verified against our CA)', () 
     await admin.connect();
     await ensureTopics(admin, 'e2e-', 2, config.topicReplication);
     const topic = topicName('e2e-', 'holdfast.commerce');
-    const described = await admin.describeConfigs({
+    await admin.disconnect();
+    // An independent kafkajs client over the same TLS and SASL settings checks what the ports did.
+    const verifier = new Kafka({
+      brokers: [broker.brokers],
+      logLevel: logLevel.NOTHING,
+      ...kafkaSecurityOptions(config.kafkaSecurity),
+    });
+    const va = verifier.admin();
+    await va.connect();
+    const described = await va.describeConfigs({
       resources: [{ type: 2 /* TOPIC */, name: topic, configNames: ['min.insync.replicas', 'retention.ms'] }],
       includeSynonyms: false,
     });
@@ -64,26 +73,24 @@ describe('Kafka over SASL_SSL (SCRAM-SHA-512, TLS verified against our CA)', () 
       described.resources[0]!.configEntries.map((e) => [e.configName, e.configValue]),
     );
     expect(entries).toEqual({ 'min.insync.replicas': '1', 'retention.ms': '-1' });
-    await admin.disconnect();
+    await va.disconnect();
 
-    const producer = kafka.producer({
+    const producer = await kafka.transactionalProducer({
       transactionalId: 'sasl-ssl-test',
-      idempotent: true,
-      maxInFlightRequests: 1,
+      transactionTimeoutMs: 60_000,
     });
-    await producer.connect();
     const committed = await producer.transaction();
-    await committed.send({ topic, messages: [{ key: 'acct', value: 'committed' }] });
+    await committed.send([{ topic, key: 'acct', value: Buffer.from('committed') }], 30_000);
     await committed.commit();
     const aborted = await producer.transaction();
-    await aborted.send({ topic, messages: [{ key: 'acct', value: 'aborted' }] });
+    await aborted.send([{ topic, key: 'acct', value: Buffer.from('aborted') }], 30_000);
     await aborted.abort();
     const last = await producer.transaction();
-    await last.send({ topic, messages: [{ key: 'acct', value: 'last' }] });
+    await last.send([{ topic, key: 'acct', value: Buffer.from('last') }], 30_000);
     await last.commit();
-    await producer.disconnect();
+    await producer.close();
 
-    const consumer = kafka.consumer({ groupId: 'sasl-ssl-test', readUncommitted: false });
+    const consumer = verifier.consumer({ groupId: 'sasl-ssl-test', readUncommitted: false });
     const seen: string[] = [];
     await consumer.connect();
     await consumer.subscribe({ topic, fromBeginning: true });
@@ -103,7 +110,14 @@ describe('Kafka over SASL_SSL (SCRAM-SHA-512, TLS verified against our CA)', () 
 
   it('a wrong password is refused with an authentication error (not retried)', async () => {
     const config = transport(envFor({ value: 'wrong-secret' }));
-    const admin = createKafka([broker.brokers], 'sasl-ssl-wrong', silentLogger, config.kafkaSecurity).admin();
+    // The kafkajs adapter: the error's name and message below are kafkajs's.
+    const admin = createKafka(
+      [broker.brokers],
+      'sasl-ssl-wrong',
+      silentLogger,
+      config.kafkaSecurity,
+      'kafkajs',
+    ).admin();
     const started = Date.now();
     const err = await admin.connect().then(
       () => null,

@@ -1,7 +1,7 @@
 // The whole local stack: up (idempotent), down (nothing left behind), status.
 import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startKafka } from './kafka.mjs';
+import { kafkaNodes, kafkaReplication, startKafka } from './kafka.mjs';
 import { ensurePostgres, stopEmbeddedPostgres } from './postgres.mjs';
 import { portOpen, readPid, stopDaemon } from './proc.mjs';
 import { registryUrl, startRegistry } from './registry.mjs';
@@ -46,6 +46,12 @@ export async function up(settings, log = console.error) {
       KAFKA_BROKERS: kafkaBrokers,
       SCHEMA_REGISTRY_URL: schemaRegistryUrl,
     };
+    // A cluster's topics are created with its replication (the services read these two settings).
+    const { replicationFactor, minInsyncReplicas } = kafkaReplication(settings);
+    if (replicationFactor > 1) {
+      env.HOLDFAST_KAFKA_REPLICATION_FACTOR = String(replicationFactor);
+      env.HOLDFAST_KAFKA_MIN_INSYNC_REPLICAS = String(minInsyncReplicas);
+    }
     writeFileSync(join(settings.runDir, 'env.json'), JSON.stringify(env, null, 2) + '\n');
     return env;
   });
@@ -53,7 +59,10 @@ export async function up(settings, log = console.error) {
 
 /** Stops the daemons this project started (registry first: it holds PostgreSQL connections). */
 export async function down(settings, log = console.error) {
-  for (const name of ['registry', 'kafka']) {
+  // Every broker a run may have started: a lone one (`kafka`) and a cluster's (`kafka-1` …).
+  const brokers = ['kafka', ...Array.from({ length: 9 }, (_, i) => `kafka-${i + 1}`)];
+  for (const name of ['registry', ...brokers]) {
+    if (name.startsWith('kafka-') && !readPid(settings, name)) continue;
     if (await stopDaemon(settings, name)) log(`${name}: stopped`);
     else log(`${name}: not running (or not started by us)`);
   }
@@ -61,7 +70,6 @@ export async function down(settings, log = console.error) {
 }
 
 export async function status(settings) {
-  const k = settings.kafka;
   const r = settings.registry;
   let env = null;
   try {
@@ -69,12 +77,17 @@ export async function status(settings) {
   } catch {
     /* never started */
   }
+  const nodes = kafkaNodes(settings);
+  const brokers = [];
+  for (const n of nodes)
+    brokers.push({
+      name: n.name,
+      address: `${n.host}:${n.port}`,
+      listening: await portOpen(n.host, n.port),
+      pid: readPid(settings, n.name) ?? null,
+    });
   return {
-    kafka: {
-      address: `${k.host}:${k.port}`,
-      listening: await portOpen(k.host, k.port),
-      pid: readPid(settings, 'kafka') ?? null,
-    },
+    kafka: nodes.length === 1 ? brokers[0] : { brokers, replication: kafkaReplication(settings) },
     registry: {
       url: registryUrl(settings),
       listening: await portOpen(r.host, r.port),

@@ -6,6 +6,8 @@ describe('public API', () => {
     const names = [
       'summarizeOrders',
       'summarizeCustomer',
+      'CustomerDays',
+      'netOrderAmount',
       'groupRfm',
       'fitBgNbd',
       'bgnbdLogLikelihood',
@@ -20,6 +22,7 @@ describe('public API', () => {
       'lifecycleState',
       'isHoldout',
       'liftStatistics',
+      'permutationInterval',
       'studentTCdf',
       'studentTQuantile',
       'fitFromOrderRows',

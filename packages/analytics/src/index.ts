@@ -6,6 +6,7 @@
 export { addUnits, daysPerUnit, toEpochMs, toUtcDay, unitsPerYear, utcDayToDate } from './time.js';
 export type { Instant, TimeUnit } from './time.js';
 export { summarizeCustomer, summarizeOrders, summaryColumns } from './summary.js';
+export { CustomerDays, netOrderAmount } from './customer-days.js';
 export type { CustomerSummary, OrderInput, SummaryColumns, SummaryOptions } from './summary.js';
 export { groupRfm } from './rfm-groups.js';
 export type { RfmGroups, RfmRow } from './rfm-groups.js';
@@ -58,8 +59,8 @@ export type {
 export { HOLDOUT_SHARE, fnv1a64, holdoutBucket, isHoldout } from './holdout.js';
 export { liftFromMoments, liftStatistics } from './lift.js';
 export type { LiftOptions, LiftResult, LiftTest } from './lift.js';
-export { permutationPValueGreater } from './permutation-test.js';
-export type { PermutationOptions, PermutationResult } from './permutation-test.js';
+export { permutationInterval } from './permutation-test.js';
+export type { PermutationIntervalResult, PermutationOptions } from './permutation-test.js';
 export {
   differenceSkewness,
   hallTransform,

@@ -47,10 +47,16 @@ export interface LiftScenario {
 
 /** What a method did over the experiments of a scenario. */
 export interface LiftSimulationResult {
+  readonly experiments: number;
   /** Share of experiments billed (one-sided test at 2.5%): the false-billing rate when effect = 0, else power. */
   readonly billedRate: number;
   /** Share of 95% intervals containing the true lift. */
   readonly coverage: number;
+  /** Share of intervals entirely above the true lift (the side that over-bills) and entirely below. */
+  readonly missAbove: number;
+  readonly missBelow: number;
+  /** Mean width of the interval per customer. */
+  readonly meanWidth: number;
   /** True lift per customer. */
   readonly trueLift: number;
   /** Mean minimum detectable effect per customer. */
@@ -86,9 +92,11 @@ export function runLiftSimulation<K extends string>(
   const treated = new Float64Array(s.holdout * s.ratio);
   const holdout = new Float64Array(s.holdout);
   const keys = Object.keys(methods) as K[];
-  const tally = Object.fromEntries(keys.map((k) => [k, { billed: 0, covered: 0, mde: 0 }])) as Record<
+  const tally = Object.fromEntries(
+    keys.map((k) => [k, { billed: 0, covered: 0, above: 0, below: 0, width: 0, mde: 0 }]),
+  ) as Record<
     K,
-    { billed: number; covered: number; mde: number }
+    { billed: number; covered: number; above: number; below: number; width: number; mde: number }
   >;
   for (let e = 0; e < s.experiments; e++) {
     draw(treated, 1 + s.effect);
@@ -97,7 +105,11 @@ export function runLiftSimulation<K extends string>(
       const r = liftStatistics(treated, holdout, methods[k]);
       const t = tally[k];
       if (r.significantlyPositive) t.billed++;
-      if (r.confidenceInterval[0] <= trueLift && trueLift <= r.confidenceInterval[1]) t.covered++;
+      const [lower, upper] = r.confidenceInterval;
+      if (lower <= trueLift && trueLift <= upper) t.covered++;
+      else if (lower > trueLift) t.above++;
+      else t.below++;
+      t.width += upper - lower;
       t.mde += r.minimumDetectableEffect;
     }
   }
@@ -105,8 +117,12 @@ export function runLiftSimulation<K extends string>(
     keys.map((k) => [
       k,
       {
+        experiments: s.experiments,
         billedRate: tally[k].billed / s.experiments,
         coverage: tally[k].covered / s.experiments,
+        missAbove: tally[k].above / s.experiments,
+        missBelow: tally[k].below / s.experiments,
+        meanWidth: tally[k].width / s.experiments,
         trueLift,
         meanMde: tally[k].mde / s.experiments,
       },

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { liftStatistics } from './lift.js';
 import { REVENUE_MODELS, runLiftSimulation } from './lift-simulation.js';
-import { permutationPValueGreater } from './permutation-test.js';
+import { mulberry32 } from './prng.js';
 import { hallTransform, inverseHallTransform } from './skew-corrected-t.js';
 import { studentTQuantile } from './student-t.js';
 
@@ -72,33 +72,11 @@ describe('Hall skewness correction', () => {
   });
 });
 
-describe('permutation test', () => {
-  it('given 5 values split 3/2, when the observed split is the most extreme of the 10, then p ≈ 1/10', () => {
-    // Welch's t is largest when the holdout holds the two smallest values: 1 of C(5,2) = 10 splits.
-    const r = permutationPValueGreater([30, 40, 50], [1, 2], { permutations: 20_000, stopAfter: 1e9 });
-    expect(r.pValue).toBeGreaterThan(0.09);
-    expect(r.pValue).toBeLessThan(0.11);
-  });
-
-  it('given the opposite split, when tested for treated > holdout, then it stops early with a large p', () => {
-    const r = permutationPValueGreater([1, 2, 3], [40, 50]);
-    expect(r.pValue).toBeGreaterThan(0.5);
-    expect(r.resplits).toBeLessThan(100);
-  });
-
-  it('is deterministic and answers NaN for groups below two', () => {
-    const a = [0, 3, 0, 9, 12, 0, 1];
-    const b = [0, 0, 2, 1];
-    expect(permutationPValueGreater(a, b)).toEqual(permutationPValueGreater(a, b));
-    expect(permutationPValueGreater([1], b).pValue).toBeNaN();
-  });
-});
-
 // The short version of `npm run bench -- lift` (docs/analytics.md §8): 400 experiments instead of 1,000,
 // fixed seeds, so the figures are the same on every run and the test cannot flake. Tolerances are ~2.5
 // binomial SE at n = 400: sqrt(0.025 × 0.975 / 400) = 0.78 pp for the billing rate, sqrt(0.95 × 0.05 /
 // 400) = 1.09 pp for coverage.
-describe('lift billing by simulation (holdout 1,000, treated 19,000)', () => {
+describe('lift billing by simulation (treated = 19 × holdout)', () => {
   const methods = { permutation: {}, welch: { test: 'welch' } } as const;
 
   it.each([
@@ -132,4 +110,37 @@ describe('lift billing by simulation (holdout 1,000, treated 19,000)', () => {
     expect(r.permutation.coverage).toBeLessThanOrEqual(0.98);
     expect(r.permutation.billedRate).toBeGreaterThan(0.1);
   }, 600_000); // seconds on an idle machine; generous for a loaded one
+
+  it('given whales (0.5% of buyers spend 40×), a holdout of 500 and no lift, then the permutation interval covers 95% ± 3 pp where Welch and Hall do not', () => {
+    const r = runLiftSimulation(
+      { holdout: 500, ratio: 19, model: REVENUE_MODELS.whales, effect: 0, experiments: 400, seed: 14 },
+      { permutation: {}, hall: { test: 'hall' }, welch: { test: 'welch' } },
+    );
+    console.info(
+      `whales: coverage permutation ${r.permutation.coverage}, hall ${r.hall.coverage}, welch ${r.welch.coverage}; ` +
+        `billed ${r.permutation.billedRate}`,
+    );
+    expect(r.permutation.coverage).toBeGreaterThanOrEqual(0.92);
+    expect(r.permutation.coverage).toBeLessThanOrEqual(0.98);
+    expect(r.permutation.billedRate).toBeLessThanOrEqual(0.045);
+    // The t-based intervals miss on the side that bills: a holdout without its whale looks like lift.
+    expect(r.welch.coverage).toBeLessThan(0.9);
+    expect(r.hall.coverage).toBeLessThan(0.9);
+  }, 600_000);
+});
+
+describe('liftStatistics with the permutation test', () => {
+  it('given a report, then significantlyPositive is "lower bound > 0" and the interval holds the lift', () => {
+    const u = mulberry32(21);
+    for (let e = 0; e < 30; e++) {
+      const draw = (n: number, f: number): number[] =>
+        Array.from({ length: n }, () => (u() < 0.7 ? 0 : f * Math.exp(3 + 1.5 * (u() + u() + u() - 1.5))));
+      const r = liftStatistics(draw(600, 1 + e / 20), draw(40, 1));
+      expect(r.significantlyPositive).toBe(r.confidenceInterval[0] > 0);
+      expect(r.significantlyPositive).toBe(r.pValueGreater <= 0.025 && r.lift > 0);
+      expect(r.confidenceInterval[0]).toBeLessThanOrEqual(r.lift);
+      expect(r.confidenceInterval[1]).toBeGreaterThanOrEqual(r.lift);
+      expect(r.test).toBe('permutation');
+    }
+  });
 });

@@ -267,8 +267,16 @@ function scoreAll(
           ? addUnits(asOf, model.medianNext, unit).getTime()
           : NaN,
       );
-      expected.push(model.cumulative(options.horizon));
-      discounted.push(discountedPurchases(model.cumulative, clv));
+      // The CLV's last step is the horizon itself: reuse that value (a trained model's cumulative
+      // can cost two quadratures per call) rather than computing it twice.
+      let atHorizon = NaN;
+      const cumulative = (t: number): number => {
+        const value = model.cumulative(t);
+        if (t === options.horizon) atHorizon = value;
+        return value;
+      };
+      discounted.push(discountedPurchases(cumulative, clv));
+      expected.push(Number.isNaN(atHorizon) ? model.cumulative(options.horizon) : atHorizon);
     }
     const p = pAlive[k] as number;
     const gap = expectedGap[k] as number;

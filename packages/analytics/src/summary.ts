@@ -1,4 +1,5 @@
-import { daysPerUnit, toUtcDay, utcDayToDate } from './time.js';
+import { CustomerDays } from './customer-days.js';
+import { daysPerUnit, toUtcDay } from './time.js';
 import type { Instant, TimeUnit } from './time.js';
 
 /** One order as the analytics see it. */
@@ -83,29 +84,20 @@ export function summaryColumns(summaries: readonly CustomerSummary[]): SummaryCo
 }
 
 /**
- * Summarises orders per customer (customers in order of first appearance). Customers whose orders all
- * fall after the calibration end (or are cancelled) are left out.
+ * Summarises orders per customer (customers in order of first counted order): the objects' form of
+ * {@link CustomerDays}, the one RFM summary, which the recompute feeds straight from the database.
+ * Customers whose orders all fall after the calibration end (or are cancelled) are left out.
  */
 export function summarizeOrders(orders: Iterable<OrderInput>, options: SummaryOptions): CustomerSummary[] {
   const endDay = toUtcDay(options.calibrationEnd);
-  // customer → UTC day → net amount of that day's orders
-  const byCustomer = new Map<string, Map<number, number>>();
+  const acc = new CustomerDays();
   for (const order of orders) {
     if (order.cancelled === true) continue;
     const day = toUtcDay(order.orderDate);
     if (day > endDay) continue;
-    if (!Number.isFinite(order.amount)) throw new RangeError(`Invalid amount for ${order.customerId}`);
-    let days = byCustomer.get(order.customerId);
-    if (days === undefined) {
-      days = new Map();
-      byCustomer.set(order.customerId, days);
-    }
-    days.set(day, (days.get(day) ?? 0) + order.amount);
+    acc.add(order.customerId, day, order.amount);
   }
-  const unitDays = daysPerUnit(options.timeUnit ?? 'weeks');
-  const out: CustomerSummary[] = [];
-  for (const [customerId, days] of byCustomer) out.push(fromDays(customerId, days, endDay, unitDays));
-  return out;
+  return acc.summaries(endDay, daysPerUnit(options.timeUnit ?? 'weeks'));
 }
 
 /**
@@ -119,32 +111,4 @@ export function summarizeCustomer(
 ): CustomerSummary | null {
   const mine = [...orders].filter((o) => o.customerId === customerId);
   return summarizeOrders(mine, options)[0] ?? null;
-}
-
-function fromDays(
-  customerId: string,
-  days: Map<number, number>,
-  endDay: number,
-  unitDays: number,
-): CustomerSummary {
-  const sorted = [...days.keys()].sort((p, q) => p - q);
-  const first = sorted[0] as number;
-  const last = sorted[sorted.length - 1] as number;
-  const frequency = sorted.length - 1;
-  let total = 0;
-  for (const amount of days.values()) total += amount;
-  const firstAmount = days.get(first) as number;
-  const recency = (last - first) / unitDays;
-  return {
-    customerId,
-    frequency,
-    recency,
-    T: (endDay - first) / unitDays,
-    monetaryValue: frequency > 0 ? (total - firstAmount) / frequency : 0,
-    totalRevenue: total,
-    transactions: sorted.length,
-    firstPurchaseAt: utcDayToDate(first),
-    lastPurchaseAt: utcDayToDate(last),
-    meanInterPurchaseTime: frequency > 0 ? recency / frequency : null,
-  };
 }

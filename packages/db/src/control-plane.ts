@@ -41,7 +41,7 @@ export async function createAccount(db: Kysely<Database>, a: NewAccount): Promis
   return { id };
 }
 
-async function requireAccount(db: Kysely<Database>, accountId: string) {
+export async function requireAccount(db: Kysely<Database>, accountId: string) {
   const acc = await db
     .selectFrom('control.accounts')
     .selectAll()

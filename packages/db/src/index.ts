@@ -11,3 +11,5 @@ export * from './secrets-keyring.js';
 export * from './webhook-secrets.js';
 export * from './webhook-deliveries.js';
 export * from './privileges/index.js';
+export * from './unsubscribe-token.js';
+export * from './provider-credentials.js';

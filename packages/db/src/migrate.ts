@@ -3,6 +3,8 @@ import { Migrator, type Migration, type MigrationProvider } from 'kysely/migrati
 import * as controlPlane from './migrations/2026-11-22T00-00-control-plane.js';
 import * as secrets from './migrations/2026-11-24T01-00-secrets.js';
 import * as roles from './migrations/2026-11-24T02-00-roles.js';
+import * as fx from './migrations/2026-11-24T03-00-fx.js';
+import * as providerCredentials from './migrations/2026-11-24T03-00-provider-credentials.js';
 import { applyPrivileges } from './privileges/apply-privileges.js';
 
 /**
@@ -14,6 +16,8 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-11-22T00-00-control-plane': controlPlane,
   '2026-11-24T01-00-secrets': secrets,
   '2026-11-24T02-00-roles': roles,
+  '2026-11-24T03-00-fx': fx,
+  '2026-11-24T03-00-provider-credentials': providerCredentials,
 };
 
 class StaticProvider implements MigrationProvider {

@@ -47,6 +47,22 @@ export interface ProvidersTable {
   channel: 'email' | 'sms';
   endpoint_url: string;
   connected_at: Generated<Timestamp>;
+  /** How the provider is reached: `smtp`, `twilio` (its Messages API shape), or the generic `json` POST. */
+  kind: Generated<ProviderKind>;
+  /** Non-secret settings of the kind (SmtpSettings, TwilioSettings; `{}` for json). */
+  settings: Generated<unknown>;
+}
+
+export type ProviderKind = 'json' | 'smtp' | 'twilio';
+
+/** control.provider_secrets: the provider's password or auth token, sealed (see secrets-keyring.ts). */
+export interface ProviderSecretsTable {
+  account_id: string;
+  provider: string;
+  key_id: string;
+  wrapped_key: Buffer;
+  ciphertext: Buffer;
+  updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
 }
 
 /** control.pixel_keys */
@@ -122,6 +138,7 @@ export interface Database {
   'control.api_keys': ApiKeysTable;
   'control.tiles': TilesTable;
   'control.providers': ProvidersTable;
+  'control.provider_secrets': ProviderSecretsTable;
   'control.pixel_keys': PixelKeysTable;
   'control.pixel_origins': PixelOriginsTable;
   'control.webhook_subscriptions': WebhookSubscriptionsTable;

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -64,6 +64,21 @@ export class SecretsKeyring {
   /** Whether the keyring holds master key `keyId`. */
   has(keyId: string): boolean {
     return this.byId.has(keyId);
+  }
+
+  /**
+   * A key for one purpose (e.g. signing unsubscribe links), derived from master key `keyId` (default:
+   * the current one) with HKDF-SHA256, so no second secret has to be configured and a derived key
+   * reveals nothing about the master key. Keys derived from an older master key stay derivable while
+   * it is configured, so links signed before a key rotation keep working until it is removed.
+   */
+  deriveKey(purpose: string, keyId: string = this.currentKeyId): { keyId: string; key: Buffer } {
+    const master = this.byId.get(keyId);
+    if (!master) throw new SecretUnreadableError(`no master key "${keyId}" in HOLDFAST_SECRETS_KEYS`);
+    return {
+      keyId,
+      key: Buffer.from(hkdfSync('sha256', master, Buffer.alloc(0), `holdfast.${purpose}`, 32)),
+    };
   }
 
   /** Seals `plaintext`; `context` (the row id) is authenticated, so a ciphertext moved to another row fails. */

@@ -182,15 +182,46 @@ export async function rewrapWebhookSecrets(db: Kysely<Database>, keyring: Secret
   return rows.length;
 }
 
-/** The master key ids in use and how many data keys each wraps. */
+/** The master key ids in use and how many data keys each wraps (webhook and provider secrets). */
 export async function secretKeyUsage(db: Kysely<Database>): Promise<{ key_id: string; secrets: number }[]> {
   const rows = await db
-    .selectFrom('control.webhook_secrets')
-    .select((eb) => ['key_id', eb.fn.countAll<number>().as('n')])
-    .groupBy('key_id')
-    .orderBy('key_id')
+    .selectFrom(
+      db
+        .selectFrom('control.webhook_secrets')
+        .select('key_id')
+        .unionAll(db.selectFrom('control.provider_secrets').select('key_id'))
+        .as('s'),
+    )
+    .select((eb) => ['s.key_id', eb.fn.countAll<number>().as('n')])
+    .groupBy('s.key_id')
+    .orderBy('s.key_id')
     .execute();
   return rows.map((r) => ({ key_id: r.key_id, secrets: Number(r.n) }));
+}
+
+/**
+ * Re-wraps the data keys of the providers' sealed credentials (SMTP passwords, API tokens) like
+ * `rewrapWebhookSecrets` does for the webhook secrets; run after it (which checks every key in use).
+ *
+ * @returns how many data keys were re-wrapped.
+ */
+export async function rewrapProviderSecrets(db: Kysely<Database>, keyring: SecretsKeyring): Promise<number> {
+  const rows = await db
+    .selectFrom('control.provider_secrets')
+    .select(['account_id', 'provider', 'key_id', 'wrapped_key', 'ciphertext'])
+    .where('key_id', '<>', keyring.currentKeyId)
+    .execute();
+  for (const r of rows) {
+    const next = keyring.rewrap({ keyId: r.key_id, wrappedKey: r.wrapped_key, ciphertext: r.ciphertext });
+    await db
+      .updateTable('control.provider_secrets')
+      .set({ key_id: next.keyId, wrapped_key: next.wrappedKey })
+      .where('account_id', '=', r.account_id)
+      .where('provider', '=', r.provider)
+      .where('key_id', '=', r.key_id)
+      .execute();
+  }
+  return rows.length;
 }
 
 /** A sealed secret row as read for signing. */

@@ -5,6 +5,8 @@
  *   orders, customers, account settings, the pixel collector and the inbound webhooks. The gateway
  *   calls the same functions for the real call and the dry run.
  * - `keys`: what a presented token is, by prefix.
+ * - `currency`: euro reference rates (the ECB CSV layout) and the conversion rule of order amounts
+ *   into an account's reporting currency.
  *
  * @example
  * const v = validateOrdersRequest(body);
@@ -12,6 +14,7 @@
  * const { counters, accepted, errors, warnings, batchFailure } = classifyOrders(v.rows, { now });
  */
 export * from './ingest/index.js';
+export * from './currency/index.js';
 export { keyKind } from './keys/key-kind.js';
 export type { KeyKind } from './keys/key-kind.js';
 export { DEFAULT_FREQUENCY_CAP, decideSend } from './campaigns/decide-send.js';
@@ -26,3 +29,22 @@ export type {
 } from './campaigns/decide-send.js';
 export { sendsOnTrigger } from './campaigns/send-trigger.js';
 export type { RecomputeTrigger, TriggerSettings } from './campaigns/send-trigger.js';
+export {
+  composeEmail,
+  composeSms,
+  ONE_CLICK_POST,
+  SMS_OPT_OUT_TEXT,
+  TRACKING_HEADER,
+} from './campaigns/compose-message.js';
+export type { ComposedEmail, MessageText } from './campaigns/compose-message.js';
+export { UTM_SOURCE, utmLink } from './campaigns/utm-link.js';
+export { smsKeyword } from './campaigns/sms-keywords.js';
+export type { SmsKeyword } from './campaigns/sms-keywords.js';
+export { classifyProviderFailure, decideSendRetry } from './campaigns/provider-failure.js';
+export type {
+  ProviderAttempt,
+  ProviderFailure,
+  ProviderFailureKind,
+  SendRetryDecision,
+} from './campaigns/provider-failure.js';
+export * from './commerce/index.js';

@@ -1,26 +1,29 @@
 import { randomUUID } from 'node:crypto';
-import type { Kafka, Producer } from 'kafkajs';
-import { memoKeyPartitioner } from './partitioner.js';
-
-/**
- * Messages per topic in one produce call. kafkajs groups a call's messages by partition with an
- * array spread per message (quadratic: 12.5 M element copies for 5,000 records of one account, ~11 %
- * of the gateway's CPU); a transaction may span several calls, so larger batches go in slices.
- */
-const SEND_SLICE = 1000;
-
-/** One record to append: topic (physical name), key (account id), encoded value. */
-export interface OutgoingRecord {
-  readonly topic: string;
-  readonly key: string;
-  readonly value: Buffer;
-}
+import { classifyError } from '@holdfast/platform';
+import type { KafkaClient, OutgoingRecord, TransactionalProducer as Producer } from './ports.js';
 
 /**
  * Records at most in one group commit (see `groupCommit`): a group stays well under the broker's
  * request limits and one failure fails a bounded number of callers.
  */
 const MAX_GROUP_RECORDS = 5000;
+
+/** Attempts of one append's transaction: the second on a fenced (fresh) producer. */
+const MAX_ATTEMPTS = 2;
+
+/**
+ * One transactional id of the pool and its current producer. A producer whose transaction failed is
+ * replaced before its next use (`broken`): a client can leave it in a state it never leaves (kafkajs:
+ * ABORTING after an abort the dead broker never answered, or an open transaction the coordinator
+ * still holds, answered CONCURRENT_TRANSACTIONS), and a fresh producer under the same transactional
+ * id fences the old one: its InitProducerId bumps the epoch and the coordinator aborts whatever was
+ * left open.
+ */
+interface Slot {
+  readonly transactionalId: string;
+  producer: Producer | undefined;
+  broken: boolean;
+}
 
 interface PendingGroup {
   readonly records: OutgoingRecord[];
@@ -35,7 +38,7 @@ export interface Appender {
 }
 
 /**
- * A pool of transactional producers. kafkajs allows one open transaction per producer, so concurrent
+ * A pool of transactional producers. A producer has one open transaction at a time, so concurrent
  * requests each borrow their own; one HTTP batch is one transaction.
  *
  * With `groupCommit`, appends that arrive while every producer is busy are merged into one
@@ -43,18 +46,37 @@ export interface Appender {
  * appends (pixel requests of 50 events) share the transaction's Kafka round trips.
  */
 export class TransactionalAppender implements Appender {
-  private readonly idle: Producer[] = [];
-  private readonly waiters: ((p: Producer) => void)[] = [];
-  private readonly all: Producer[] = [];
+  private readonly idle: Slot[] = [];
+  private readonly waiters: ((s: Slot) => void)[] = [];
+  private readonly all: Slot[] = [];
   private pending: PendingGroup | undefined;
 
   private constructor(
+    private readonly kafka: KafkaClient,
     private readonly timeoutMs: number,
     private readonly groupCommit: boolean,
   ) {}
 
+  private connect(slot: Slot): Promise<Producer> {
+    return this.kafka.transactionalProducer({
+      transactionalId: slot.transactionalId,
+      transactionTimeoutMs: this.timeoutMs,
+    });
+  }
+
+  /** A producer ready for a transaction: the slot's own, or a fresh one fencing a broken one. */
+  private async ready(slot: Slot): Promise<Producer> {
+    if (slot.producer && !slot.broken) return slot.producer;
+    const old = slot.producer;
+    slot.producer = undefined;
+    await old?.close().catch(() => {});
+    slot.producer = await this.connect(slot);
+    slot.broken = false;
+    return slot.producer;
+  }
+
   static async create(
-    kafka: Kafka,
+    kafka: KafkaClient,
     {
       name,
       size = 4,
@@ -62,46 +84,43 @@ export class TransactionalAppender implements Appender {
       groupCommit = false,
     }: { name: string; size?: number; transactionTimeoutMs?: number; groupCommit?: boolean },
   ): Promise<TransactionalAppender> {
-    const appender = new TransactionalAppender(transactionTimeoutMs, groupCommit);
+    const appender = new TransactionalAppender(kafka, transactionTimeoutMs, groupCommit);
     const instance = randomUUID().slice(0, 8);
     await Promise.all(
       Array.from({ length: size }, async (_, i) => {
-        const producer = kafka.producer({
+        const slot: Slot = {
           transactionalId: `${name}-${instance}-${i}`,
-          idempotent: true,
-          maxInFlightRequests: 1,
-          transactionTimeout: transactionTimeoutMs,
-          allowAutoTopicCreation: false,
-          createPartitioner: memoKeyPartitioner,
-        });
-        await producer.connect();
-        appender.all.push(producer);
-        appender.idle.push(producer);
+          producer: undefined,
+          broken: false,
+        };
+        appender.all.push(slot);
+        slot.producer = await appender.connect(slot);
+        appender.idle.push(slot);
       }),
     );
     return appender;
   }
 
-  private borrow(): Promise<Producer> {
-    const p = this.idle.pop();
-    if (p) return Promise.resolve(p);
+  private borrow(): Promise<Slot> {
+    const s = this.idle.pop();
+    if (s) return Promise.resolve(s);
     return new Promise((resolve) => this.waiters.push(resolve));
   }
 
-  private giveBack(p: Producer): void {
+  private giveBack(s: Slot): void {
     const next = this.waiters.shift();
-    if (next) next(p);
-    else this.idle.push(p);
+    if (next) next(s);
+    else this.idle.push(s);
   }
 
   async append(records: readonly OutgoingRecord[]): Promise<void> {
     if (!records.length) return;
     if (!this.groupCommit || this.idle.length > 0) {
-      const producer = await this.borrow();
+      const slot = await this.borrow();
       try {
-        await this.send(producer, records);
+        await this.send(slot, records);
       } finally {
-        this.giveBack(producer);
+        this.giveBack(slot);
       }
       return;
     }
@@ -110,12 +129,12 @@ export class TransactionalAppender implements Appender {
     let group = this.pending;
     if (!group || group.records.length + records.length > MAX_GROUP_RECORDS) {
       const g: PendingGroup = { records: [], done: Promise.resolve() };
-      g.done = this.borrow().then(async (producer) => {
+      g.done = this.borrow().then(async (slot) => {
         if (this.pending === g) this.pending = undefined;
         try {
-          await this.send(producer, g.records);
+          await this.send(slot, g.records);
         } finally {
-          this.giveBack(producer);
+          this.giveBack(slot);
         }
       });
       group = this.pending = g;
@@ -124,26 +143,35 @@ export class TransactionalAppender implements Appender {
     return group.done;
   }
 
-  private async send(producer: Producer, records: readonly OutgoingRecord[]): Promise<void> {
-    const byTopic = new Map<string, { key: string; value: Buffer }[]>();
-    for (const r of records) {
-      let list = byTopic.get(r.topic);
-      if (!list) byTopic.set(r.topic, (list = []));
-      list.push({ key: r.key, value: r.value });
+  /**
+   * One append's transaction. A retriable failure before the commit was sent (the broker away, a
+   * transaction the coordinator still holds open from before a broker restart) is retried whole on a
+   * fenced producer: the fencing aborts the failed attempt, so nothing of it can become visible and
+   * the retry cannot duplicate it. A failed commit is not retried (it may have landed: the caller
+   * answers 500 and the client re-posts, as the spec says); its producer is fenced before its next use.
+   */
+  private async send(slot: Slot, records: readonly OutgoingRecord[]): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      let committing = false;
+      try {
+        await this.transact(await this.ready(slot), records, () => (committing = true));
+        return;
+      } catch (err) {
+        slot.broken = true;
+        if (committing || attempt >= MAX_ATTEMPTS || classifyError(err) !== 'retriable') throw err;
+      }
     }
+  }
+
+  private async transact(
+    producer: Producer,
+    records: readonly OutgoingRecord[],
+    onCommit: () => void,
+  ): Promise<void> {
     const tx = await producer.transaction();
     try {
-      // Slices in order: the records of one partition keep their order within the transaction.
-      const slices = Math.ceil(Math.max(...[...byTopic.values()].map((m) => m.length)) / SEND_SLICE);
-      for (let i = 0; i < slices; i++) {
-        const topicMessages = [...byTopic]
-          .map(([topic, messages]) => ({
-            topic,
-            messages: messages.slice(i * SEND_SLICE, (i + 1) * SEND_SLICE),
-          }))
-          .filter((t) => t.messages.length > 0);
-        await tx.sendBatch({ topicMessages, timeout: this.timeoutMs });
-      }
+      await tx.send(records, this.timeoutMs);
+      onCommit();
       await tx.commit();
     } catch (err) {
       await tx.abort().catch(() => {});
@@ -152,6 +180,6 @@ export class TransactionalAppender implements Appender {
   }
 
   async close(): Promise<void> {
-    await Promise.all(this.all.map((p) => p.disconnect().catch(() => {})));
+    await Promise.all(this.all.map((s) => s.producer?.close().catch(() => {}) ?? Promise.resolve()));
   }
 }

@@ -1,11 +1,15 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { Admin, Kafka } from 'kafkajs';
+import { Kafka, logLevel, type Admin } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { silentLogger } from '@holdfast/platform';
+import { EnvReader, readKafkaClientKind, silentLogger } from '@holdfast/platform';
 import { IdempotentBatchAppender, MixedPartitionError } from './batch-appender.js';
 import { createKafka } from './client.js';
+import type { KafkaClient } from './ports.js';
 
-let kafka: Kafka;
+// The appender runs on the client under test (HOLDFAST_KAFKA_CLIENT); an independent kafkajs client
+// creates the topics and reads back what was stored.
+let kafka: KafkaClient;
+let verifier: Kafka;
 let admin: Admin;
 let appender: IdempotentBatchAppender;
 const prefix = `t-batchappender-${randomBytes(3).toString('hex')}-`;
@@ -40,7 +44,7 @@ interface Read {
 
 /** Reads `n` records of `t` from the beginning, read_committed (as the projector does). */
 async function read(t: string, n: number): Promise<Read[]> {
-  const consumer = kafka.consumer({ groupId: `${prefix}reader-${randomUUID()}`, maxWaitTimeInMs: 100 });
+  const consumer = verifier.consumer({ groupId: `${prefix}reader-${randomUUID()}`, maxWaitTimeInMs: 100 });
   const out: Read[] = [];
   await consumer.connect();
   try {
@@ -72,8 +76,16 @@ const records = (t: string, key: string, n: number, bytes = 20) =>
   }));
 
 beforeAll(async () => {
-  kafka = createKafka(process.env.KAFKA_BROKERS!.split(','), 'test-batch-appender', silentLogger);
-  admin = kafka.admin();
+  const brokers = process.env.KAFKA_BROKERS!.split(',');
+  kafka = createKafka(
+    brokers,
+    'test-batch-appender',
+    silentLogger,
+    undefined,
+    readKafkaClientKind(new EnvReader(process.env)),
+  );
+  verifier = new Kafka({ brokers, logLevel: logLevel.NOTHING });
+  admin = verifier.admin();
   await admin.connect();
   appender = await IdempotentBatchAppender.create(kafka, { size: 2 });
 });

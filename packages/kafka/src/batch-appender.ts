@@ -1,6 +1,4 @@
-import type { Kafka, Producer } from 'kafkajs';
-import type { OutgoingRecord } from './appender.js';
-import { memoKeyPartitioner } from './partitioner.js';
+import type { IdempotentProducer, KafkaClient, OutgoingRecord } from './ports.js';
 
 /**
  * The port of an appender whose calls each carry records of ONE topic and ONE key (so ONE partition):
@@ -34,7 +32,7 @@ export interface IdempotentBatchAppenderOptions {
 }
 
 interface Member {
-  producer: Producer;
+  producer: IdempotentProducer;
   lastUsed: number;
 }
 
@@ -50,7 +48,9 @@ interface Member {
  * 2. One partition → one record batch in one Produce request: kafkajs groups a send call's messages
  *    per partition and encodes each partition's messages as ONE RecordBatch
  *    (`producer/sendMessages.js`, `protocol/requests/produce/v3/request.js`); it never splits a
- *    partition's messages across batches or requests, whatever their size.
+ *    partition's messages across batches or requests, whatever their size. @platformatic/kafka does
+ *    the same (`apis/producer/produce-v11.js`: one `createRecordsBatch` per partition of a request); the test "a batch the
+ *    broker refuses … NONE of its records is stored" holds on both adapters.
  * 3. The broker appends a record batch whole or rejects it whole: it validates the batch (CRC, size
  *    against `max.message.bytes`, sequence) before the append, and the append of one batch to the
  *    log is a single operation. A batch too large for the topic is refused entirely
@@ -78,12 +78,12 @@ export class IdempotentBatchAppender implements SinglePartitionAppender {
   private closed = false;
 
   private constructor(
-    private readonly kafka: Kafka,
+    private readonly kafka: KafkaClient,
     private readonly opts: Required<IdempotentBatchAppenderOptions>,
   ) {}
 
   static async create(
-    kafka: Kafka,
+    kafka: KafkaClient,
     opts: IdempotentBatchAppenderOptions = {},
   ): Promise<IdempotentBatchAppender> {
     const appender = new IdempotentBatchAppender(kafka, {
@@ -101,13 +101,7 @@ export class IdempotentBatchAppender implements SinglePartitionAppender {
   }
 
   private async connect(): Promise<Member> {
-    const producer = this.kafka.producer({
-      idempotent: true,
-      maxInFlightRequests: 1,
-      allowAutoTopicCreation: false,
-      createPartitioner: memoKeyPartitioner,
-    });
-    await producer.connect();
+    const producer = await this.kafka.idempotentProducer();
     const m = { producer, lastUsed: performance.now() };
     this.live.add(m);
     return m;
@@ -115,7 +109,7 @@ export class IdempotentBatchAppender implements SinglePartitionAppender {
 
   private retire(m: Member): void {
     this.live.delete(m);
-    void m.producer.disconnect().catch(() => {});
+    void m.producer.close().catch(() => {});
   }
 
   private borrow(): Promise<Member> {
@@ -146,12 +140,7 @@ export class IdempotentBatchAppender implements SinglePartitionAppender {
     try {
       if (performance.now() - m.lastUsed > this.opts.maxIdleMs) m = await this.replace(m);
       // ONE send call with ONE topic and ONE key: one record batch on one partition (see above).
-      await m.producer.send({
-        topic,
-        messages: records.map((r) => ({ key: r.key, value: r.value })),
-        acks: -1,
-        timeout: this.opts.timeoutMs,
-      });
+      await m.producer.send(records, this.opts.timeoutMs);
       m.lastUsed = performance.now();
       ok = true;
     } finally {
@@ -175,7 +164,7 @@ export class IdempotentBatchAppender implements SinglePartitionAppender {
 
   async close(): Promise<void> {
     this.closed = true;
-    await Promise.all([...this.live].map((m) => m.producer.disconnect().catch(() => {})));
+    await Promise.all([...this.live].map((m) => m.producer.close().catch(() => {})));
     this.live.clear();
   }
 }

@@ -1,25 +1,51 @@
 import { describeFailure, NotReadyError } from '@holdfast/platform';
 
 /**
- * What a consumer is doing, for /readyz: joined to its group, not stuck retrying a dependency, and
- * not stuck in one chunk. Updated by the runner; read by the ops listener.
+ * What a consumer is doing, for /readyz and for the stall watchdog: joined to its group, fetching,
+ * not stuck retrying a dependency, and not stuck in one chunk. Updated by the runner from its client's
+ * events (client-agnostic: any Kafka client that reports joins, fetches and chunks can feed it).
  */
 export class ConsumerHealth {
   private joined = false;
   private failing: { since: number; error: string } | undefined;
   private busySince: number | undefined;
   private lastProgress = Date.now();
+  private lastAlive = Date.now();
 
-  constructor(readonly groupId: string) {}
+  /**
+   * @param stallMs not joined and not fetching for longer than this (no chunk in flight) is a stall:
+   *   reported not ready, and the runner's watchdog recreates the consumer.
+   */
+  constructor(
+    readonly groupId: string,
+    readonly stallMs = Infinity,
+  ) {}
 
   /** The group has assigned this member its partitions (possibly none: more members than partitions). */
   onJoin(): void {
     this.joined = true;
+    this.lastAlive = Date.now();
   }
 
   /** The member left the group (crash, stop, rebalance in progress). */
   onLeave(): void {
     this.joined = false;
+  }
+
+  /**
+   * The client started a fetch. An idle consumer fetches too (a long poll that returns nothing), so
+   * fetches going on mean alive even when there is nothing to read.
+   */
+  onFetch(): void {
+    this.lastAlive = Date.now();
+  }
+
+  /**
+   * The process itself could not run (its event loop was blocked: a CPU-bound recompute, a stop the
+   * world pause): no client could have fetched meanwhile, so that time is not the consumer's stall.
+   */
+  onProcessPaused(): void {
+    this.lastAlive = Date.now();
   }
 
   onChunkStart(): void {
@@ -30,7 +56,13 @@ export class ConsumerHealth {
   onChunkDone(): void {
     this.busySince = undefined;
     this.failing = undefined;
-    this.lastProgress = Date.now();
+    this.lastProgress = this.lastAlive = Date.now();
+  }
+
+  /** The chunk in flight was given up (the partition went elsewhere): no longer busy. */
+  onChunkAbandoned(): void {
+    this.busySince = undefined;
+    this.lastAlive = Date.now();
   }
 
   /** A chunk failed transiently and will be retried. */
@@ -45,11 +77,21 @@ export class ConsumerHealth {
   }
 
   /**
-   * Throws NotReadyError unless the consumer is joined, not retrying a failure, and not busy with one
-   * chunk for longer than `stuckMs`.
+   * How long the consumer has neither joined, fetched nor applied anything, in ms; 0 while a chunk is
+   * in flight (a long or retried chunk is the `stuckMs` check's business, not a stall).
+   */
+  stalledMs(now = Date.now()): number {
+    return this.busySince !== undefined ? 0 : Math.max(0, now - this.lastAlive);
+  }
+
+  /**
+   * Throws NotReadyError unless the consumer is joined, fetching, not retrying a failure, and not
+   * busy with one chunk for longer than `stuckMs`.
    */
   check(stuckMs: number): void {
     if (!this.joined) throw new NotReadyError(`${this.groupId}: not joined to its group`);
+    if (this.stalledMs() > this.stallMs)
+      throw new NotReadyError(`${this.groupId}: not fetching for ${seconds(this.lastAlive)} s`);
     if (this.failing)
       throw new NotReadyError(
         `${this.groupId}: retrying ${this.failing.error} for ${seconds(this.failing.since)} s`,

@@ -1,4 +1,4 @@
-import type { Admin, Kafka } from 'kafkajs';
+import type { KafkaAdmin, KafkaClient } from './ports.js';
 import { Gauge, type Registry } from '@holdfast/platform';
 
 /** Lag of one partition for one consumer group. */
@@ -22,16 +22,16 @@ export type LagSource = () => Promise<readonly PartitionLag[]>;
  * await lag.close();
  */
 export function consumerLag(
-  kafka: Kafka,
+  kafka: KafkaClient,
   groupId: string,
   topics: readonly string[],
 ): LagSource & { readonly groupId: string; close(): Promise<void> } {
-  let admin: Promise<Admin> | undefined;
+  let admin: Promise<KafkaAdmin> | undefined;
   const connect = () =>
     (admin ??= (async () => {
       // No retries of its own: a scrape during an outage must answer quickly (the gauge is then
-      // left out), not hang for kafkajs's whole retry schedule.
-      const a = kafka.admin({ retry: { retries: 0 } });
+      // left out), not hang for the client's whole retry schedule.
+      const a = kafka.admin({ retries: 0 });
       try {
         await a.connect();
       } catch (err) {
@@ -51,11 +51,11 @@ export function consumerLag(
   };
   const measure = async () => {
     const a = await connect();
-    const committed = await a.fetchOffsets({ groupId, topics: [...topics] });
+    const committed = await a.groupOffsets(groupId, topics);
     const result: PartitionLag[] = [];
     for (const topic of topics) {
-      const offsets = await a.fetchTopicOffsets(topic);
-      const mine = committed.find((c) => c.topic === topic)?.partitions ?? [];
+      const offsets = await a.topicOffsets(topic);
+      const mine = committed.filter((c) => c.topic === topic);
       for (const o of offsets) {
         const c = Number(mine.find((p) => p.partition === o.partition)?.offset ?? -1);
         const position = c < 0 ? Number(o.low) : c;

@@ -1,6 +1,7 @@
 import type { EventCodec } from '@holdfast/contracts';
 import type { Appender } from './appender.js';
-import type { ConsumedRecord } from './exactly-once-runner.js';
+import type { ConsumedRecord } from './ports.js';
+import { REQUEST_ID_HEADER, requestIdOfRecord } from './record-headers.js';
 import { topicName } from './topics.js';
 
 /** A record a consumer can never apply, with where it sits in the log and why. */
@@ -16,6 +17,8 @@ export interface DeadLetter {
   /** Kafka record timestamp (ms since the epoch, as text). */
   readonly timestamp: string;
   readonly reason: string;
+  /** The X-Request-Id the record was appended under (its holdfast-request-id header), if any. */
+  readonly requestId?: string;
 }
 
 /** Where dead letters are announced: the holdfast.dlq topic (and, for projections, a table too). */
@@ -44,6 +47,7 @@ export function deadLetterOf(
     value: record.value,
     timestamp: record.timestamp,
     reason,
+    ...withRequestId(record),
   };
 }
 
@@ -70,6 +74,7 @@ export function kafkaDeadLetterPublisher(
         letters.map((d) => ({
           topic,
           key: d.key?.toString('utf8') ?? d.projection,
+          ...(d.requestId ? { headers: { [REQUEST_ID_HEADER]: d.requestId } } : {}),
           value: codec.encode('DeadLettered', {
             projection: d.projection,
             topic: d.topic,
@@ -84,4 +89,10 @@ export function kafkaDeadLetterPublisher(
       );
     },
   };
+}
+
+/** `{ requestId }` when the record carries one (for a DeadLetter built elsewhere). */
+export function withRequestId(record: Pick<ConsumedRecord, 'headers'>): { requestId?: string } {
+  const requestId = requestIdOfRecord(record);
+  return requestId ? { requestId } : {};
 }

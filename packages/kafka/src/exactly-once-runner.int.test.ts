@@ -1,20 +1,32 @@
 // The runner's share of the poison policy on the real broker: a transient failure is retried with
 // backoff (the consumer reports not ready meanwhile, nothing is skipped); a bug crashes the consumer.
 import { randomBytes } from 'node:crypto';
-import type { Admin, Kafka } from 'kafkajs';
+import { Kafka, logLevel, type Admin } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { silentLogger } from '@holdfast/platform';
+import { EnvReader, readKafkaClientKind, silentLogger } from '@holdfast/platform';
 import { createKafka } from './client.js';
 import { runExactlyOnce, type ConsumedRecord, type RunningConsumer } from './exactly-once-runner.js';
+import type { KafkaClient } from './ports.js';
 
-let kafka: Kafka;
+// The runner consumes through the client under test (HOLDFAST_KAFKA_CLIENT); an independent kafkajs
+// client creates the topics and writes the records.
+let kafka: KafkaClient;
+let verifier: Kafka;
 let admin: Admin;
 const running: RunningConsumer[] = [];
 const prefix = `t-runner-${randomBytes(3).toString('hex')}-`;
 
 beforeAll(async () => {
-  kafka = createKafka(process.env.KAFKA_BROKERS!.split(','), 'runner-test', silentLogger);
-  admin = kafka.admin();
+  const brokers = process.env.KAFKA_BROKERS!.split(',');
+  kafka = createKafka(
+    brokers,
+    'runner-test',
+    silentLogger,
+    undefined,
+    readKafkaClientKind(new EnvReader(process.env)),
+  );
+  verifier = new Kafka({ brokers, logLevel: logLevel.NOTHING });
+  admin = verifier.admin();
   await admin.connect();
 });
 afterAll(async () => {
@@ -29,7 +41,7 @@ async function topicWith(name: string, values: string[]): Promise<string> {
     waitForLeaders: true,
     topics: [{ topic, numPartitions: 1, replicationFactor: 1 }],
   });
-  const producer = kafka.producer();
+  const producer = verifier.producer();
   await producer.connect();
   await producer.send({ topic, messages: values.map((value) => ({ key: 'k', value })) });
   await producer.disconnect();

@@ -1,4 +1,4 @@
-import type { Consumer, Kafka } from 'kafkajs';
+import type { ConsumedRecord, GroupConsumer, KafkaClient } from './ports.js';
 import {
   backoffDelay,
   classifyError,
@@ -7,16 +7,9 @@ import {
   type Logger,
 } from '@holdfast/platform';
 import { ConsumerHealth } from './consumer-health.js';
+import { watchConsumer } from './consumer-watchdog.js';
 
-/** A record as consumed: physical topic, partition, offset (string: int64), raw key and value. */
-export interface ConsumedRecord {
-  readonly topic: string;
-  readonly partition: number;
-  readonly offset: string;
-  readonly key: Buffer | null;
-  readonly value: Buffer | null;
-  readonly timestamp: string;
-}
+export type { ConsumedRecord } from './ports.js';
 
 /** Records of one partition, in offset order. */
 export interface PartitionBatch {
@@ -50,7 +43,7 @@ export type BatchOutcome = { readonly kind: 'applied' } | { readonly kind: 'seek
 export type BatchHandler = (batch: PartitionBatch) => Promise<BatchOutcome>;
 
 export interface RunnerOptions {
-  readonly kafka: Kafka;
+  readonly kafka: KafkaClient;
   readonly groupId: string;
   readonly topics: readonly string[];
   readonly handler: BatchHandler;
@@ -64,10 +57,19 @@ export interface RunnerOptions {
   readonly sessionTimeoutMs?: number;
   /** Waits between retries of a chunk that failed transiently (default 200 ms doubling to 10 s). */
   readonly retryBackoff?: BackoffOptions;
+  /**
+   * Neither joined nor fetching for longer than this (no chunk in flight) is a stall: the consumer is
+   * recreated, and if that fails `crashed` resolves (HOLDFAST_CONSUMER_STALL_MS; default 90 s, above
+   * the clients' 60 s rebalance timeout, so a slow rebalance is not taken for a stall).
+   */
+  readonly stallMs?: number;
+  /** Called with every group consumer the runner creates (the first and any recreated one). */
+  readonly onConsumer?: (consumer: GroupConsumer) => void;
 }
 
 export interface RunningConsumer {
-  readonly consumer: Consumer;
+  /** The current group consumer (a stalled one is replaced: do not keep a reference). */
+  readonly consumer: GroupConsumer;
   readonly groupId: string;
   /** Joined, retrying, stuck: what /readyz asks (`health.check(stuckMs)`). */
   readonly health: ConsumerHealth;
@@ -84,28 +86,37 @@ export async function runExactlyOnce(opts: RunnerOptions): Promise<RunningConsum
   const { kafka, groupId, topics, handler, logger, chunkSize = 5000, fromBeginning = true, onLag } = opts;
   const sessionTimeout = opts.sessionTimeoutMs ?? 10_000;
   const heartbeatInterval = Math.max(500, Math.floor(sessionTimeout / 6));
-  const consumer = kafka.consumer({
-    groupId,
-    readUncommitted: false,
-    maxBytesPerPartition: 16 * 1024 * 1024,
-    maxBytes: 64 * 1024 * 1024,
-    maxWaitTimeInMs: 100,
-    sessionTimeout,
-    heartbeatInterval,
-    retry: { retries: 10 },
-  });
-  const health = new ConsumerHealth(groupId);
+  const stallMs = opts.stallMs ?? 90_000;
+  const health = new ConsumerHealth(groupId, stallMs);
   let crash!: (err: Error) => void;
   const crashed = new Promise<Error>((resolve) => (crash = resolve));
-  consumer.on(consumer.events.CRASH, (e) => {
-    const { error, restart } = e.payload as { error: Error; restart: boolean };
-    health.onLeave();
-    logger.error('consumer_crash', { groupId, error: error.message, restart });
-    if (!restart) crash(error);
-  });
-  consumer.on(consumer.events.GROUP_JOIN, () => health.onJoin());
-  consumer.on(consumer.events.REBALANCING, () => health.onLeave());
-  consumer.on(consumer.events.STOP, () => health.onLeave());
+  let consumer!: GroupConsumer;
+  // Each group consumer is one generation; a retired one (replaced by the watchdog) must not report
+  // on the health of its successor. (That it does not restart itself after a late crash is the
+  // adapter's business: a stopped consumer never restarts.)
+  let generation = 0;
+  const create = (): GroupConsumer => {
+    const gen = ++generation;
+    const current = () => gen === generation;
+    const c = kafka.groupConsumer({
+      groupId,
+      topics,
+      fromBeginning,
+      sessionTimeoutMs: sessionTimeout,
+      heartbeatIntervalMs: heartbeatInterval,
+    });
+    c.on('crash', (error, restart) => {
+      if (!current()) return;
+      health.onLeave();
+      logger.error('consumer_crash', { groupId, error: error.message, restart });
+      if (!restart) crash(error);
+    });
+    c.on('join', () => current() && health.onJoin());
+    c.on('fetch', () => current() && health.onFetch());
+    c.on('leave', () => current() && health.onLeave());
+    opts.onConsumer?.(c);
+    return c;
+  };
   const backoff = opts.retryBackoff ?? { baseMs: 200, maxMs: 10_000 };
 
   /**
@@ -149,83 +160,100 @@ export async function runExactlyOnce(opts: RunnerOptions): Promise<RunningConsum
           ...describeFailure(err),
         });
         const until = Date.now() + delayMs;
-        while (Date.now() < until) {
-          if (!stillOurs()) return undefined;
+        while (Date.now() < until && stillOurs())
           await new Promise((r) => setTimeout(r, Math.min(250, until - Date.now())));
+        if (!stillOurs()) {
+          health.onChunkAbandoned();
+          return undefined;
         }
-        if (!stillOurs()) return undefined;
       }
     }
   };
 
-  try {
-    await consumer.connect();
-    await consumer.subscribe({ topics: [...topics], fromBeginning });
-  } catch (err) {
-    await consumer.disconnect().catch(() => {});
-    throw err;
-  }
-  await consumer.run({
-    eachBatchAutoResolve: false,
-    autoCommit: true,
-    autoCommitInterval: 1000,
-    eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale, commitOffsetsIfNecessary }) => {
-      const all = batch.messages;
-      const chunkAt = (i: number) =>
-        all.slice(i, i + chunkSize).map((m): ConsumedRecord => ({
-          topic: batch.topic,
-          partition: batch.partition,
-          offset: m.offset,
-          key: m.key,
-          value: m.value,
-          timestamp: m.timestamp,
-        }));
-      let upcoming = all.length ? chunkAt(0) : [];
-      for (let i = 0; i < all.length && isRunning() && !isStale(); i += chunkSize) {
-        const records = upcoming;
-        upcoming = i + chunkSize < all.length ? chunkAt(i + chunkSize) : [];
-        // kafkajs heartbeats only when asked: a chunk slower than the session timeout (a loaded
-        // machine, a large merge) would get this member evicted and cost a rebalance mid-backfill.
-        const beat = setInterval(() => void heartbeat().catch(() => {}), heartbeatInterval);
-        let outcome: BatchOutcome | undefined;
-        try {
-          outcome = await apply(
-            {
+  /** Creates and runs a group consumer (a failed start leaves nothing connected). */
+  const start = async (): Promise<GroupConsumer> => {
+    const c = create();
+    try {
+      await c.run(async (batch, { resolveOffset, heartbeat, isRunning, isStale, commitResolved }) => {
+        const all = batch.records;
+        let upcoming = all.slice(0, chunkSize);
+        for (let i = 0; i < all.length && isRunning() && !isStale(); i += chunkSize) {
+          const records = upcoming;
+          upcoming = i + chunkSize < all.length ? all.slice(i + chunkSize, i + 2 * chunkSize) : [];
+          // Heartbeats go on while a chunk works: a chunk slower than the session timeout (a loaded
+          // machine, a large merge) would otherwise get this member evicted and cost a rebalance.
+          const beat = setInterval(() => void heartbeat().catch(() => {}), heartbeatInterval);
+          let outcome: BatchOutcome | undefined;
+          try {
+            outcome = await apply(
+              {
+                topic: batch.topic,
+                partition: batch.partition,
+                records,
+                ...(upcoming.length ? { upcoming } : {}),
+              },
+              () => isRunning() && !isStale(),
+            );
+          } finally {
+            clearInterval(beat);
+          }
+          if (outcome === undefined) return;
+          if (outcome.kind === 'seek') {
+            logger.warn('consumer_seek', {
               topic: batch.topic,
               partition: batch.partition,
-              records,
-              ...(upcoming.length ? { upcoming } : {}),
-            },
-            () => isRunning() && !isStale(),
-          );
-        } finally {
-          clearInterval(beat);
+              offset: outcome.offset,
+            });
+            c.seek(batch.topic, batch.partition, outcome.offset);
+            return;
+          }
+          const last = records[records.length - 1]!.offset;
+          // The offset is committed only now, after the handler's database transaction committed.
+          resolveOffset(last);
+          if (batch.highWatermark !== undefined)
+            onLag?.(
+              batch.topic,
+              batch.partition,
+              Math.max(0, Number(batch.highWatermark) - Number(last) - 1),
+            );
+          await commitResolved();
+          await heartbeat();
         }
-        if (outcome === undefined) return;
-        if (outcome.kind === 'seek') {
-          logger.warn('consumer_seek', {
-            topic: batch.topic,
-            partition: batch.partition,
-            offset: outcome.offset,
-          });
-          consumer.seek({ topic: batch.topic, partition: batch.partition, offset: outcome.offset });
-          return;
-        }
-        const last = records[records.length - 1]!.offset;
-        resolveOffset(last);
-        onLag?.(batch.topic, batch.partition, Math.max(0, Number(batch.highWatermark) - Number(last) - 1));
-        await commitOffsetsIfNecessary();
-        await heartbeat();
-      }
+      });
+    } catch (err) {
+      await c.stop().catch(() => {});
+      throw err;
+    }
+    return c;
+  };
+  consumer = await start();
+  const watchdog = watchConsumer({
+    health,
+    stallMs,
+    // A fresh client's connect and join fail within this or hang: a client's own retries of a refused
+    // connection take tens of seconds, and a join waits up to the 60 s rebalance timeout.
+    recreateTimeoutMs: Math.max(stallMs, 90_000),
+    logger,
+    recreate: async () => {
+      const old = consumer;
+      generation++; // retire the old one before it stops: its leave and crash are not ours
+      health.onLeave();
+      await old.stop();
+      consumer = await start();
     },
+    giveUp: (err) => crash(err),
   });
+  void crashed.then(() => watchdog.stop());
   return {
-    consumer,
+    get consumer() {
+      return consumer;
+    },
     groupId,
     health,
     crashed,
     stop: async () => {
-      await consumer.disconnect();
+      watchdog.stop();
+      await consumer.stop();
     },
   };
 }

@@ -3,16 +3,18 @@
  * appender, the exactly-once consumer runner with the shared poison policy (retry what is transient,
  * dead-letter what is permanent, crash on bugs), dead letters, consumer health and lag.
  */
-export { createKafka, kafkaSecurityOptions } from './client.js';
+export { createKafka } from './client.js';
+export { kafkaSecurityOptions } from './kafkajs-adapter.js';
+export type * from './ports.js';
 export { LOCAL_REPLICATION, TOPICS, ensureTopics, topicName } from './topics.js';
-export { TransactionalAppender, type Appender, type OutgoingRecord } from './appender.js';
+export { TransactionalAppender, type Appender } from './appender.js';
 export {
   IdempotentBatchAppender,
   MixedPartitionError,
   type IdempotentBatchAppenderOptions,
   type SinglePartitionAppender,
 } from './batch-appender.js';
-export { memoKeyPartitioner } from './partitioner.js';
+export { memoPartitionOf, murmur2, partitionOfKey } from './partitioner.js';
 export { LogPositions, LogPositionTimeoutError, type LogPositionSource } from './log-position.js';
 export * from './exactly-once-runner.js';
 export * from './consumer-health.js';
@@ -20,3 +22,4 @@ export * from './consumer-lag.js';
 export * from './consumer-policy.js';
 export * from './dead-letters.js';
 export * from './probes.js';
+export { REQUEST_ID_HEADER, headerText, requestIdOfRecord } from './record-headers.js';

@@ -4,7 +4,6 @@ import { silentLogger } from '@holdfast/platform';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
 import { createKafka } from './client.js';
 import { LogPositions, LogPositionTimeoutError } from './log-position.js';
-import { memoKeyPartitioner } from './partitioner.js';
 import { topicName } from './topics.js';
 
 let t: TestEnv;
@@ -22,7 +21,7 @@ afterAll(async () => {
 describe('LogPositions', () => {
   it('names the partition a key is appended to and its high watermark, just past the acknowledged record', async () => {
     const topic = topicName(t.topicPrefix, 'holdfast.commerce');
-    const producer = t.kafka.producer({ createPartitioner: memoKeyPartitioner, idempotent: true });
+    const producer = t.verifier.producer({ idempotent: true });
     await producer.connect();
     try {
       for (const key of [randomUUID(), randomUUID(), randomUUID(), randomUUID()]) {
@@ -49,14 +48,13 @@ describe('LogPositions', () => {
   it('covers the records of an open transaction (read_uncommitted), which the last stable offset does not', async () => {
     const topic = topicName(t.topicPrefix, 'holdfast.commerce');
     const key = randomUUID();
-    const producer = t.kafka.producer({
+    const producer = t.verifier.producer({
       transactionalId: `${t.topicPrefix}lp-${key}`,
       idempotent: true,
       maxInFlightRequests: 1,
-      createPartitioner: memoKeyPartitioner,
     });
     await producer.connect();
-    const admin = t.kafka.admin();
+    const admin = t.verifier.admin();
     await admin.connect();
     try {
       const before = await positions.ofKey('holdfast.commerce', key);

@@ -1,4 +1,4 @@
-import type { Admin, Kafka } from 'kafkajs';
+import type { KafkaAdmin, KafkaClient } from './ports.js';
 
 /**
  * A readiness probe of the brokers: asks the cluster's metadata through an admin client that does
@@ -10,11 +10,11 @@ import type { Admin, Kafka } from 'kafkajs';
  * readiness.add('kafka', kafkaReady);
  * await kafkaReady.close();
  */
-export function kafkaProbe(kafka: Kafka): (() => Promise<void>) & { close(): Promise<void> } {
-  let admin: Admin | undefined;
+export function kafkaProbe(kafka: KafkaClient): (() => Promise<void>) & { close(): Promise<void> } {
+  let admin: KafkaAdmin | undefined;
   const probe = async () => {
     if (!admin) {
-      const a = kafka.admin({ retry: { retries: 0 } });
+      const a = kafka.admin({ retries: 0 });
       await a.connect();
       admin = a;
     }

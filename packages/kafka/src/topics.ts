@@ -1,4 +1,4 @@
-import type { Admin } from 'kafkajs';
+import type { KafkaAdmin } from './ports.js';
 import { TOPIC_RECORDS, type TopicName } from '@holdfast/contracts';
 import type { TopicReplicationConfig } from '@holdfast/platform';
 
@@ -28,7 +28,7 @@ export function topicName(prefix: string, topic: TopicName): string {
  * await ensureTopics(admin, '', 12, { replicationFactor: 3, minInsyncReplicas: 2 });
  */
 export async function ensureTopics(
-  admin: Admin,
+  admin: KafkaAdmin,
   prefix: string,
   partitions: number,
   replication: TopicReplicationConfig = LOCAL_REPLICATION,
@@ -41,30 +41,49 @@ export async function ensureTopics(
       const existing = new Set(await admin.listTopics());
       const missing = wanted.filter((t) => !existing.has(t));
       if (missing.length) {
-        await admin.createTopics({
-          waitForLeaders: true,
-          topics: missing.map((topic) => ({
+        await admin.createTopics(
+          missing.map((topic) => ({
             topic,
-            numPartitions: partitions,
+            partitions,
             replicationFactor: replication.replicationFactor,
-            configEntries: [
-              { name: 'min.insync.replicas', value: String(replication.minInsyncReplicas) },
-              { name: 'retention.ms', value: '-1' },
-              { name: 'retention.bytes', value: '-1' },
-              { name: 'cleanup.policy', value: 'delete' },
-              { name: 'max.message.bytes', value: String(32 * 1024 * 1024) },
-            ],
+            configs: {
+              'min.insync.replicas': String(replication.minInsyncReplicas),
+              'retention.ms': '-1',
+              'retention.bytes': '-1',
+              'cleanup.policy': 'delete',
+              'max.message.bytes': String(32 * 1024 * 1024),
+            },
           })),
-        });
+        );
       }
-      await admin.fetchTopicMetadata({ topics: wanted });
+      await admin.topicPartitions(wanted);
       return;
     } catch (err) {
-      const e = err as { type?: string; originalError?: { type?: string } };
-      const type = e.type ?? e.originalError?.type;
-      const transient = ['UNKNOWN_TOPIC_OR_PARTITION', 'TOPIC_ALREADY_EXISTS', 'LEADER_NOT_AVAILABLE'];
-      if (attempt >= 20 || !transient.includes(type ?? '')) throw err;
+      if (attempt >= 20 || !isTransientTopicError(err)) throw err;
       await new Promise((r) => setTimeout(r, 100 * attempt));
     }
   }
+}
+
+const TRANSIENT = ['UNKNOWN_TOPIC_OR_PARTITION', 'TOPIC_ALREADY_EXISTS', 'LEADER_NOT_AVAILABLE'];
+
+/** Whether a topic-creation failure is one of the moments KRaft needs (kafkajs or platformatic shape). */
+function isTransientTopicError(err: unknown): boolean {
+  const seen = new Set<unknown>();
+  const walk = (e: unknown): boolean => {
+    if (!e || typeof e !== 'object' || seen.has(e)) return false;
+    seen.add(e);
+    const o = e as {
+      type?: unknown;
+      apiId?: unknown;
+      originalError?: unknown;
+      errors?: unknown;
+      cause?: unknown;
+    };
+    if (typeof o.type === 'string' && TRANSIENT.includes(o.type)) return true;
+    if (typeof o.apiId === 'string' && TRANSIENT.includes(o.apiId)) return true;
+    const nested = [o.originalError, o.cause, ...(Array.isArray(o.errors) ? (o.errors as unknown[]) : [])];
+    return nested.some(walk);
+  };
+  return walk(err);
 }

@@ -19,3 +19,4 @@ export * from './ops/readiness.js';
 export * from './ops/ops-server.js';
 export * from './ops/ops-config.js';
 export * from './ops/probes.js';
+export * from './tracing.js';

@@ -7,6 +7,8 @@ export interface Logger {
   warn(event: string, context?: Record<string, unknown>): void;
   error(event: string, context?: Record<string, unknown>): void;
   child(bindings: Record<string, unknown>): Logger;
+  /** False when debug lines are dropped: a caller skips building costly debug context (absent: true). */
+  readonly debugEnabled?: () => boolean;
 }
 
 // Keys that could carry personal data are censored whatever the caller passes.
@@ -19,6 +21,7 @@ function wrap(p: pino.Logger): Logger {
     warn: (event, ctx) => p.warn({ event, ...ctx }),
     error: (event, ctx) => p.error({ event, ...ctx }),
     child: (bindings) => wrap(p.child(bindings)),
+    debugEnabled: () => p.isLevelEnabled('debug'),
   };
 }
 
@@ -34,4 +37,5 @@ export const silentLogger: Logger = {
   warn: () => {},
   error: () => {},
   child: () => silentLogger,
+  debugEnabled: () => false,
 };

@@ -1,5 +1,6 @@
 import pg from 'pg';
-import { Kafka, logLevel } from 'kafkajs';
+import { createKafka } from '@holdfast/kafka';
+import { silentLogger } from '@holdfast/platform';
 
 /** Drops the databases and topics a test run created (named after its run id). */
 export async function dropRunResources(
@@ -19,15 +20,13 @@ export async function dropRunResources(
   } finally {
     await client.end();
   }
-  const kafka = new Kafka({ brokers: env.KAFKA_BROKERS.split(','), logLevel: logLevel.NOTHING });
+  const kafka = createKafka(env.KAFKA_BROKERS.split(','), 'cleanup', silentLogger);
   const ka = kafka.admin();
   await ka.connect();
   try {
     const topics = (await ka.listTopics()).filter((t) => t.startsWith(`t${runId}`));
-    if (topics.length) await ka.deleteTopics({ topics });
-    const groups = (await ka.listGroups()).groups
-      .map((g) => g.groupId)
-      .filter((g) => g.startsWith(`t${runId}`));
+    if (topics.length) await ka.deleteTopics(topics);
+    const groups = (await ka.listGroups()).filter((g) => g.startsWith(`t${runId}`));
     if (groups.length) await ka.deleteGroups(groups).catch(() => {});
   } finally {
     await ka.disconnect();

@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import type { Kafka } from 'kafkajs';
 import type { TestEnv } from './test-env.js';
 
 /** A DeadLettered record as read back from `<prefix>holdfast.dlq`. */
@@ -21,7 +23,7 @@ export async function readDeadLetters(
   t: TestEnv,
 ): Promise<{ readonly letters: ReadDeadLetter[]; close(): Promise<void> }> {
   const letters: ReadDeadLetter[] = [];
-  const consumer = t.kafka.consumer({ groupId: `${t.topicPrefix}dlq-reader-${Date.now()}` });
+  const consumer = t.verifier.consumer({ groupId: `${t.topicPrefix}dlq-reader-${Date.now()}` });
   await consumer.connect();
   await consumer.subscribe({ topic: `${t.topicPrefix}holdfast.dlq`, fromBeginning: true });
   await consumer.run({
@@ -34,4 +36,51 @@ export async function readDeadLetters(
     },
   });
   return { letters, close: () => consumer.disconnect() };
+}
+
+/**
+ * How many records a read_committed reader finds on a dead-letter topic (`<prefix>holdfast.dlq`),
+ * read apart from the projector's dead-letter table: a letter announced on the topic but never
+ * written to the table (or the other way round) is counted here. A topic never written to (every
+ * partition's high watermark equals its low) holds none, for certain and at once. Otherwise its
+ * records are read from the beginning until none arrived for `idleMs` (an aborted transaction's
+ * records advance the offsets but are never read, so they are not counted).
+ *
+ * @example
+ * expect(await countTopicRecords(t.verifier, `${t.topicPrefix}holdfast.dlq`)).toBe(0);
+ */
+export async function countTopicRecords(
+  kafka: Kafka,
+  topic: string,
+  { idleMs = 3_000, maxMs = 30_000 }: { idleMs?: number; maxMs?: number } = {},
+): Promise<number> {
+  const admin = kafka.admin();
+  await admin.connect();
+  let offsets: { low: string; high: string }[];
+  try {
+    offsets = await admin.fetchTopicOffsets(topic);
+  } finally {
+    await admin.disconnect();
+  }
+  if (offsets.every((o) => o.high === o.low)) return 0;
+  const consumer = kafka.consumer({ groupId: `count-${topic}-${randomUUID()}` });
+  let n = 0;
+  let last = Date.now();
+  const started = Date.now();
+  await consumer.connect();
+  try {
+    await consumer.subscribe({ topic, fromBeginning: true });
+    await consumer.run({
+      eachMessage: () => {
+        n++;
+        last = Date.now();
+        return Promise.resolve();
+      },
+    });
+    while (Date.now() - started < maxMs && (n === 0 || Date.now() - last < idleMs))
+      await new Promise((r) => setTimeout(r, 200));
+  } finally {
+    await consumer.disconnect();
+  }
+  return n;
 }

@@ -3,9 +3,9 @@ import pg from 'pg';
 import type { Kysely } from 'kysely';
 import { EventCodec } from '@holdfast/contracts';
 import { createDb, createPool, migrateToLatest, type Database } from '@holdfast/db';
-import { createKafka, ensureTopics } from '@holdfast/kafka';
-import { silentLogger } from '@holdfast/platform';
-import type { Kafka } from 'kafkajs';
+import { createKafka, ensureTopics, type KafkaClient } from '@holdfast/kafka';
+import { EnvReader, readKafkaClientKind, silentLogger } from '@holdfast/platform';
+import { Kafka, logLevel } from 'kafkajs';
 
 /** One test file's private slice of the real stack: its own database and its own topic prefix. */
 export interface TestEnv {
@@ -13,7 +13,13 @@ export interface TestEnv {
   readonly databaseUrl: string;
   readonly pool: pg.Pool;
   readonly db: Kysely<Database>;
-  readonly kafka: Kafka;
+  /** The client under test behind the ports (HOLDFAST_KAFKA_CLIENT, default kafkajs). */
+  readonly kafka: KafkaClient;
+  /**
+   * An independent kafkajs client the test checks the log with (raw reads, raw producers), so that
+   * what the client under test wrote is verified by another implementation of the protocol.
+   */
+  readonly verifier: Kafka;
   readonly codec: EventCodec;
   readonly topicPrefix: string;
   readonly partitions: number;
@@ -60,7 +66,8 @@ export async function createTestEnv(label: string, { partitions = 2 } = {}): Pro
   await migrateToLatest(db as Kysely<unknown>);
   const topicPrefix = `t${runId}-${suffix}-`;
   const brokers = required('KAFKA_BROKERS').split(',');
-  const kafka = createKafka(brokers, `test-${label}`, silentLogger);
+  const kafka = createKafka(brokers, `test-${label}`, silentLogger, undefined, testKafkaClient());
+  const verifier = new Kafka({ clientId: `verify-${label}`, brokers, logLevel: logLevel.NOTHING });
   const ka = kafka.admin();
   await ka.connect();
   await ensureTopics(ka, topicPrefix, partitions);
@@ -72,6 +79,7 @@ export async function createTestEnv(label: string, { partitions = 2 } = {}): Pro
     pool,
     db,
     kafka,
+    verifier,
     codec,
     topicPrefix,
     partitions,
@@ -81,6 +89,7 @@ export async function createTestEnv(label: string, { partitions = 2 } = {}): Pro
       SCHEMA_REGISTRY_URL: required('SCHEMA_REGISTRY_URL'),
       HOLDFAST_TOPIC_PREFIX: topicPrefix,
       HOLDFAST_PARTITIONS: String(partitions),
+      HOLDFAST_KAFKA_CLIENT: testKafkaClient(),
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
       // The run's secrets key and outbound allow-list (global setup), so a CLI or service started with
       // this env seals and opens secrets like the test itself and may call its local receivers.
@@ -96,4 +105,9 @@ export async function createTestEnv(label: string, { partitions = 2 } = {}): Pro
       await db.destroy();
     },
   };
+}
+
+/** The client under test: HOLDFAST_KAFKA_CLIENT of the test run (kafkajs unless set). */
+export function testKafkaClient() {
+  return readKafkaClientKind(new EnvReader(process.env));
 }

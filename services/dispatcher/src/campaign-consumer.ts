@@ -93,6 +93,7 @@ export function campaignBatchHandler(deps: {
           projection: d.projection,
           partition: d.partition,
           offset: d.offset,
+          request_id: d.requestId ?? null,
           reason: d.reason.replace(/"[^"]*"/g, '"…"'),
         });
       if (last > checkpoint) await writeCheckpoint(client, key, last);

@@ -42,7 +42,13 @@ const pool = createPool(infra.databaseUrl, 'holdfast-dispatcher', 4, {
   logger,
 });
 metrics.watchBacklog(registry, pool);
-const kafka = createKafka(infra.kafkaBrokers, 'holdfast-dispatcher', logger, infra.kafkaSecurity);
+const kafka = createKafka(
+  infra.kafkaBrokers,
+  'holdfast-dispatcher',
+  logger,
+  infra.kafkaSecurity,
+  infra.kafkaClient,
+);
 const kafkaReady = kafkaProbe(kafka);
 readiness
   .add('postgres', postgresProbe(pool))
@@ -102,6 +108,7 @@ const dispatcher = (started.dispatcher = await waitFor(
         pollIntervalMs: config.pollIntervalMs,
         batchSize: config.batchSize,
         timeoutMs: config.timeoutMs,
+        stallMs: opsConfig.consumerStallMs,
       },
       {
         pool,

@@ -1,5 +1,4 @@
 import type { Kysely } from 'kysely';
-import type { Kafka } from 'kafkajs';
 import type { EventCodec } from '@holdfast/contracts';
 import {
   createDb,
@@ -18,6 +17,7 @@ import {
   type ConsumerHealth,
   type DeadLetterPublisher,
   type LagSource,
+  type KafkaClient,
 } from '@holdfast/kafka';
 import {
   createOutboundClient,
@@ -49,12 +49,14 @@ export interface DispatcherConfig {
   /** Waits before retries 1, 2, 3 (default 15, 30, 45 minutes: the spec's schedule). */
   readonly retryDelaysMs?: readonly number[];
   readonly sessionTimeoutMs?: number;
+  /** Not joined nor fetching longer than this recreates the consumer (HOLDFAST_CONSUMER_STALL_MS). */
+  readonly stallMs?: number;
 }
 
 /** The clients and seams it works through; the caller owns pool, kafka and codec. */
 export interface DispatcherDeps {
   readonly pool: Pool;
-  readonly kafka: Kafka;
+  readonly kafka: KafkaClient;
   readonly codec: Pick<EventCodec, 'decode' | 'encode'>;
   readonly logger?: Logger;
   /** Where unreadable campaign records go; default: holdfast.dlq through a producer of its own. */
@@ -180,6 +182,7 @@ export async function startDispatcher(
       logger,
       chunkSize: 500,
       sessionTimeoutMs: config.sessionTimeoutMs,
+      stallMs: config.stallMs,
       handler: campaignBatchHandler({
         pool: deps.pool,
         codec: deps.codec,

@@ -1,5 +1,5 @@
 import express, { type Express } from 'express';
-import { createDb, type Pool } from '@holdfast/db';
+import { createDb, defaultSecretsKeyring, type Pool, type SecretsKeyring } from '@holdfast/db';
 import type { Appender, LogPositionSource, SinglePartitionAppender } from '@holdfast/kafka';
 import {
   createMetricsRegistry,
@@ -13,10 +13,13 @@ import { authenticate } from './auth/authenticate.js';
 import { CredentialListener } from './auth/credential-listener.js';
 import { CredentialStore } from './auth/credential-store.js';
 import { LastUsedTracker } from './auth/last-used.js';
+import { refuseKeyInQuery } from './auth/refuse-key-in-query.js';
 import { systemClock, type Clock } from './clock.js';
 import type { GatewayConfig } from './config.js';
 import type { GatewayContext } from './context.js';
 import { accessLog } from './http/access-log.js';
+import { createConsentRouter } from './consent/consent-router.js';
+import { withRequestHeaders } from './http/request-context.js';
 import { BodyBudget, useBodyBudget } from './http/body-budget.js';
 import { errorHandler, notFound } from './http/error-handler.js';
 import { EventFactory, type Encoder } from './ingest/event-factory.js';
@@ -42,8 +45,9 @@ export interface GatewayDeps {
   readonly pool: Pool;
   readonly appender: Appender;
   /**
-   * POST /pixel/collect's appender (one request = one record batch on one partition). Defaults to
-   * `appender`, whose transactions give the same all-or-none per request, only slower.
+   * POST /pixel/collect's appender (one request = one record batch on one partition), also used for
+   * the lone batch record of an ingest call that wrote nothing else. Defaults to `appender`, whose
+   * transactions give the same all-or-none per request, only slower.
    */
   readonly pixelAppender?: SinglePartitionAppender;
   readonly codec: Encoder;
@@ -60,6 +64,8 @@ export interface GatewayDeps {
    * HOLDFAST_OPS_ON_API_PORT is set: operational endpoints stay off the public surface.
    */
   readonly opsOnApiPort?: boolean;
+  /** Verifies unsubscribe links and opens SMS provider tokens. Default: HOLDFAST_SECRETS_KEYS of the process. */
+  readonly keyring?: SecretsKeyring;
 }
 
 /** A built gateway: the express app plus what must be stopped with it. */
@@ -97,7 +103,8 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps): P
     config,
     pool: deps.pool,
     db: createDb(deps.pool),
-    appender: deps.appender,
+    appender: withRequestHeaders(deps.appender),
+    recordAppender: deps.pixelAppender && withRequestHeaders(deps.pixelAppender),
     events: new EventFactory(deps.codec, config.infra.topicPrefix),
     clock,
     logger,
@@ -117,6 +124,7 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps): P
   app.use(observeRequests(metrics));
   app.use(accessLog(logger));
   app.use(useBodyBudget(new BodyBudget(config.bodyBudgetBytes)));
+  app.use(refuseKeyInQuery);
 
   const openapi = buildOpenApiDocument();
   if (deps.opsOnApiPort ?? true) {
@@ -140,7 +148,19 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps): P
   app.use('/ingest', ingest);
   app.use(createWebhooksRouter({ ...ctx, credentials, limiter: new Limiter(counter), lastUsed }));
   app.use(
-    createPixelRouter({ ...ctx, pixelAppender: deps.pixelAppender ?? deps.appender, rateCounter: counter }),
+    createConsentRouter({
+      ...ctx,
+      keyring: () => deps.keyring ?? defaultSecretsKeyring(),
+      publicUrl: config.publicUrl,
+      readModelSchema: config.readModelSchema,
+    }),
+  );
+  app.use(
+    createPixelRouter({
+      ...ctx,
+      pixelAppender: withRequestHeaders(deps.pixelAppender ?? deps.appender),
+      rateCounter: counter,
+    }),
   );
 
   app.use(notFound);

@@ -29,6 +29,11 @@ export interface GatewayConfig {
   readonly requestTimeoutMs: number;
   /** KEEP_ALIVE_TIMEOUT_MS (default 5 s): an idle keep-alive connection is closed after this. */
   readonly keepAliveTimeoutMs: number;
+  /**
+   * HOLDFAST_PUBLIC_URL: the gateway's public base URL (https), e.g. https://hf.example.com. The SMS
+   * provider signs its inbound webhook over it; null: the request's own scheme and host.
+   */
+  readonly publicUrl: string | null;
   /** HOLDFAST_TEST_MODE: a test or benchmark deployment; required by `unsafeLiftLimits`. */
   readonly testMode: boolean;
   /**
@@ -117,6 +122,9 @@ export function loadGatewayConfig(env: Readonly<Record<string, string | undefine
   const readModelSchema = r.string('HOLDFAST_READ_SCHEMA', 'read_models');
   const trustProxy = parseTrustProxy(r.optional('TRUST_PROXY'), problems);
   const testMode = r.bool('HOLDFAST_TEST_MODE', false);
+  const publicUrl = r.optional('HOLDFAST_PUBLIC_URL')?.replace(/\/+$/, '') || null;
+  if (publicUrl && !publicUrl.startsWith('https://') && !testMode)
+    problems.push('HOLDFAST_PUBLIC_URL must be an https:// URL');
   const unsafeLiftLimits = r.bool('HOLDFAST_UNSAFE_LIFT_LIMITS', false);
   if (unsafeLiftLimits && !testMode)
     problems.push(
@@ -134,6 +142,7 @@ export function loadGatewayConfig(env: Readonly<Record<string, string | undefine
       host: r.string('HOST', '0.0.0.0'),
       readModelSchema,
       trustProxy,
+      publicUrl,
       bodyBudgetBytes: r.int('BODY_BUDGET_BYTES', 256 * 1024 * 1024, {
         min: 32 * 1024 * 1024,
         max: 64 * 1024 ** 3,

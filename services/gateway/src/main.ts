@@ -20,11 +20,13 @@ import {
   createLogger,
   createMetricsRegistry,
   EnvReader,
+  loadTracingConfig,
   postgresProbe,
   Readiness,
   readOpsConfig,
   registryProbe,
   startOpsServer,
+  startTracing,
   waitFor,
 } from '@holdfast/platform';
 import { ensureReadModelSchema } from '@holdfast/projector';
@@ -40,6 +42,8 @@ const opsConfig = env.done({
   onApiPort: env.bool('HOLDFAST_OPS_ON_API_PORT', false),
 });
 const logger = createLogger('gateway');
+// Off unless OTEL_EXPORTER_OTLP_ENDPOINT is set: spans from the request through the Kafka append.
+const stopTracing = startTracing('holdfast-gateway', loadTracingConfig(process.env));
 const registry = createMetricsRegistry('gateway');
 const readiness = new Readiness();
 const ops = await startOpsServer({ ...opsConfig, registry, readiness });
@@ -51,7 +55,7 @@ const pool = createPool(infra.databaseUrl, 'gateway', 20, {
   connectTimeoutMs: infra.pgConnectTimeoutMs,
   logger,
 });
-const kafka = createKafka(infra.kafkaBrokers, 'gateway', logger, infra.kafkaSecurity);
+const kafka = createKafka(infra.kafkaBrokers, 'gateway', logger, infra.kafkaSecurity, infra.kafkaClient);
 const kafkaReady = kafkaProbe(kafka);
 readiness
   .add('postgres', postgresProbe(pool))
@@ -159,6 +163,7 @@ async function stop(signal: string): Promise<void> {
   server.closeIdleConnections();
   await closed;
   for (const close of closers) await close().catch(() => {});
+  await stopTracing().catch(() => {});
   await kafkaReady.close();
   await ops.close();
   await pool.end();

@@ -8,6 +8,7 @@ export interface GatewayMetrics {
   readonly appendFailures: Counter<'endpoint'>;
   readonly requests: Counter<'method' | 'route' | 'status'>;
   readonly duration: Histogram<'method' | 'route'>;
+  readonly customApiDuplicates: Counter<'content'>;
 }
 
 export function createGatewayMetrics(registry: Registry): GatewayMetrics {
@@ -36,6 +37,12 @@ export function createGatewayMetrics(registry: Registry): GatewayMetrics {
       help: 'HTTP request duration by route.',
       labelNames: ['method', 'route'],
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: [registry],
+    }),
+    customApiDuplicates: new Counter({
+      name: 'holdfast_custom_api_duplicates_total',
+      help: 'POST /webhooks/custom-api calls answered duplicate: true, by whether their content differed from the first event of the key (differs: answered with a warning and ignored).',
+      labelNames: ['content'],
       registers: [registry],
     }),
   };

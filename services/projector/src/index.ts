@@ -48,3 +48,12 @@ export {
   type ProjectionTx,
 } from './projection.js';
 export { runProjectorBench, type ProjectorBenchResult } from './bench/projector-bench.js';
+export {
+  FxInputError,
+  importReferenceRates,
+  setReportingCurrency,
+  unconvertedOrders,
+  type RatesImportResult,
+  type UnconvertedOrders,
+} from './fx/fx-commands.js';
+export { DEFAULT_REPORTING_CURRENCY } from './fx/fx-snapshot.js';

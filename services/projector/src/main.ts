@@ -13,11 +13,13 @@ import {
   createLogger,
   createMetricsRegistry,
   EnvReader,
+  loadTracingConfig,
   postgresProbe,
   Readiness,
   readOpsConfig,
   registryProbe,
   startOpsServer,
+  startTracing,
   waitFor,
 } from '@holdfast/platform';
 import { loadProjectorConfig } from './config.js';
@@ -26,6 +28,8 @@ import { ProjectorMetrics } from './runtime/metrics.js';
 import { startProjector, type RunningProjector } from './runtime/start-projector.js';
 
 const logger = createLogger('projector');
+// Off unless OTEL_EXPORTER_OTLP_ENDPOINT is set: a span per request whose records a chunk applied.
+const stopTracing = startTracing('holdfast-projector', loadTracingConfig(process.env));
 const config = loadProjectorConfig(process.env);
 const env = new EnvReader(process.env);
 const opsConfig = env.done(readOpsConfig(env, 'PORT', 9464));
@@ -40,7 +44,13 @@ const pool = createPool(config.databaseUrl, 'holdfast-projector', 4, {
   connectTimeoutMs: config.pgConnectTimeoutMs,
   logger,
 });
-const kafka = createKafka(config.kafkaBrokers, 'holdfast-projector', logger, config.kafkaSecurity);
+const kafka = createKafka(
+  config.kafkaBrokers,
+  'holdfast-projector',
+  logger,
+  config.kafkaSecurity,
+  config.kafkaClient,
+);
 const kafkaReady = kafkaProbe(kafka);
 readiness
   .add('postgres', postgresProbe(pool))
@@ -59,6 +69,7 @@ async function shutdown(code: number): Promise<void> {
   const { projector } = started;
   if (!projector) process.exit(code);
   await projector.stop().catch((err: Error) => logger.error('projector_stop_failed', { error: err.message }));
+  await stopTracing().catch(() => {});
   await kafkaReady.close();
   await ops.close();
   await pool.end();
@@ -100,6 +111,7 @@ const projector = (started.projector = await waitFor(
         projections: config.projections,
         chunkSize: config.chunkSize,
         sessionTimeoutMs: config.sessionTimeoutMs,
+        stallMs: opsConfig.consumerStallMs,
       },
       { pool, kafka, codec, logger, metrics },
     ),

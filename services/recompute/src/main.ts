@@ -5,7 +5,7 @@
 import type { Kysely } from 'kysely';
 import { EventCodec } from '@holdfast/contracts';
 import { sendsOnTrigger } from '@holdfast/domain';
-import { createDb, createPool, migrateToLatest } from '@holdfast/db';
+import { createDb, createPool, loadSecretsKeyring, migrateToLatest } from '@holdfast/db';
 import {
   consumerLag,
   createKafka,
@@ -21,6 +21,7 @@ import {
 import {
   createLogger,
   createMetricsRegistry,
+  ConfigError,
   createOutboundClient,
   EnvReader,
   postgresProbe,
@@ -47,6 +48,10 @@ const config = r.done({
   ops: readOpsConfig(r, 'HOLDFAST_OPS_PORT', 9467),
   // Provider sends leave through the guarded client: https, public destinations only by default.
   outbound: readOutboundPolicy(r),
+  // Unsubscribe links point at the gateway's public URL; without it no email is sent.
+  publicUrl: r.optional('HOLDFAST_PUBLIC_URL') ?? null,
+  testMode: r.bool('HOLDFAST_TEST_MODE', false),
+  providerMaxAttempts: r.int('HOLDFAST_PROVIDER_MAX_ATTEMPTS', 3, { min: 1, max: 10 }),
   // Sync tasks: how long one waits for the read models to pass its barrier, and a worker's lease.
   worker: {
     barrierTimeoutMs: r.int('HOLDFAST_SYNC_BARRIER_TIMEOUT_MS', 1_800_000, { min: 1_000, max: 86_400_000 }),
@@ -54,6 +59,9 @@ const config = r.done({
   },
 });
 const { infra } = config;
+// An unsubscribe link must work from any inbox: https, except on a test stack.
+if (config.publicUrl && !config.publicUrl.startsWith('https://') && !config.testMode)
+  throw new ConfigError('invalid configuration: HOLDFAST_PUBLIC_URL must be an https:// URL');
 const logger = createLogger('recompute');
 const registry = createMetricsRegistry('recompute');
 const readiness = new Readiness();
@@ -65,7 +73,7 @@ const pool = createPool(infra.databaseUrl, 'recompute', 4, {
   connectTimeoutMs: infra.pgConnectTimeoutMs,
   logger,
 });
-const kafka = createKafka(infra.kafkaBrokers, 'recompute', logger, infra.kafkaSecurity);
+const kafka = createKafka(infra.kafkaBrokers, 'recompute', logger, infra.kafkaSecurity, infra.kafkaClient);
 const kafkaReady = kafkaProbe(kafka);
 readiness
   .add('postgres', postgresProbe(pool))
@@ -144,8 +152,22 @@ const score = scoreTaskAccount({ pool, readModelSchema: config.readModelSchema, 
 // After an account's scores are written: audiences, sends, CampaignSent records, attribution, lift.
 const campaignAppender = await producer('recompute-campaigns');
 const campaigns = createCampaignStep(
-  { topicPrefix: infra.topicPrefix, readModelSchema: config.readModelSchema },
-  { pool, appender: campaignAppender, codec, logger, outbound: createOutboundClient(config.outbound) },
+  {
+    topicPrefix: infra.topicPrefix,
+    readModelSchema: config.readModelSchema,
+    publicUrl: config.publicUrl,
+    testMode: config.testMode,
+    providerMaxAttempts: config.providerMaxAttempts,
+  },
+  {
+    pool,
+    appender: campaignAppender,
+    codec,
+    logger,
+    outbound: createOutboundClient(config.outbound),
+    outboundPolicy: config.outbound,
+    keyring: loadSecretsKeyring(process.env),
+  },
 );
 const recompute = async (task: SyncTaskRef) => {
   const scored = await score(task);
@@ -156,7 +178,11 @@ const deadLetters = kafkaDeadLetterPublisher(await producer('recompute-dlq'), co
 const appender = await producer('recompute-nightly');
 const consumer = (started.consumer = await waitFor(
   'consumer',
-  () => startSyncConsumer(config, { pool, kafka, codec, logger, recompute, deadLetters }),
+  () =>
+    startSyncConsumer(
+      { ...config, stallMs: config.ops.consumerStallMs },
+      { pool, kafka, codec, logger, recompute, deadLetters },
+    ),
   wait,
 ));
 closers.push(() => consumer.stop());

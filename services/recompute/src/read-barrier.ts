@@ -1,4 +1,4 @@
-import type { Kafka, Admin } from 'kafkajs';
+import type { KafkaAdmin, KafkaClient } from '@holdfast/kafka';
 import type { LogPosition } from '@holdfast/contracts';
 import type { Pool } from '@holdfast/db';
 
@@ -46,12 +46,12 @@ const UNDEFINED_SCHEMA = '3F000';
  */
 export function projectorPositionReader(deps: {
   readonly pool: Pool;
-  readonly kafka: Kafka;
+  readonly kafka: KafkaClient;
   readonly readModelSchema: string;
   readonly topicPrefix: string;
   readonly projectorGroupId: string;
 }): ProjectorPositionReader & { close(): Promise<void> } {
-  let admin: Promise<Admin> | undefined;
+  let admin: Promise<KafkaAdmin> | undefined;
   const connect = () =>
     (admin ??= (async () => {
       const a = deps.kafka.admin();
@@ -77,10 +77,8 @@ export function projectorPositionReader(deps: {
   };
   const committedOf = async (p: LogPosition): Promise<number> => {
     const topic = `${deps.topicPrefix}${p.topic}`;
-    const offsets = await (await connect()).fetchOffsets({ groupId: deps.projectorGroupId, topics: [topic] });
-    const offset = offsets
-      .find((t) => t.topic === topic)
-      ?.partitions.find((x) => x.partition === p.partition)?.offset;
+    const offsets = await (await connect()).groupOffsets(deps.projectorGroupId, [topic]);
+    const offset = offsets.find((x) => x.topic === topic && x.partition === p.partition)?.offset;
     return offset === undefined ? -1 : Number(offset);
   };
   const read = async (p: LogPosition): Promise<ProjectorPosition> => {

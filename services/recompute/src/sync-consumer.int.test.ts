@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LogPosition, SyncRequested, SyncTrigger } from '@holdfast/contracts';
-import { checkpointTableDdl, createAccount } from '@holdfast/db';
+import { checkpointTableDdl, createAccount, createPool, type Pool } from '@holdfast/db';
 import { TransactionalAppender, topicName, type RunningConsumer } from '@holdfast/kafka';
-import { createTestEnv, type TestEnv } from '@holdfast/testing';
+import { createTestEnv, TcpProxy, type TestEnv } from '@holdfast/testing';
 import { startSyncConsumer } from './sync-consumer.js';
 import type { ScoredSnapshot, SyncTaskRef } from './sync-task-store.js';
 
@@ -17,6 +17,10 @@ const blips = new Set<string>();
 const runs = new Map<string, number>();
 /** Tasks whose recompute waits until the test opens their gate. */
 const gates = new Map<string, Promise<void>>();
+/** Tasks whose recompute reads PostgreSQL through a proxy the test cuts (a database outage). */
+const viaProxy = new Set<string>();
+let proxy: TcpProxy;
+let proxied: Pool;
 /** Snapshot counts a recompute reports for a task (as scoring does). */
 const snapshots = new Map<string, ScoredSnapshot>();
 const PROJECTOR_GROUP = () => `${t.topicPrefix}projector-under-test`;
@@ -34,7 +38,12 @@ function consume(group: string): Promise<RunningConsumer> {
       readModelSchema: 'read_models',
       groupId: `${t.topicPrefix}${group}`,
       projectorGroupId: PROJECTOR_GROUP(),
-      worker: { pollMs: 100, leaseMs: 3_000, barrierTimeoutMs: 6_000 },
+      worker: {
+        pollMs: 100,
+        leaseMs: 3_000,
+        barrierTimeoutMs: 6_000,
+        retryBackoff: { baseMs: 50, maxMs: 200 },
+      },
     },
     {
       pool: t.pool,
@@ -43,6 +52,7 @@ function consume(group: string): Promise<RunningConsumer> {
       recompute: async (task: SyncTaskRef) => {
         runs.set(task.taskId, (runs.get(task.taskId) ?? 0) + 1);
         await gates.get(task.taskId);
+        if (viaProxy.has(task.taskId)) await proxied.query('select pg_sleep(0.05)');
         if (failing.has(task.taskId)) throw new Error('boom');
         if (blips.delete(task.taskId))
           throw Object.assign(new Error('terminating connection due to administrator command'), {
@@ -143,10 +153,16 @@ beforeAll(async () => {
   await t.pool.query(checkpointTableDdl('read_models'));
   appender = await TransactionalAppender.create(t.kafka, { name: `${t.topicPrefix}sync-test`, size: 1 });
   consumer = await consume('recompute-sync');
+  const url = new URL(t.databaseUrl);
+  proxy = await TcpProxy.start(url.hostname, Number(url.port || 5432));
+  url.port = String(proxy.port);
+  proxied = createPool(url.toString(), 'recompute-behind-proxy', 2, { connectTimeoutMs: 1_000 });
 });
 
 afterAll(async () => {
   await consumer?.stop();
+  await proxied?.end();
+  await proxy?.close();
   await appender?.close();
   await t?.close();
 });
@@ -207,6 +223,24 @@ describe('sync consumer and task worker', () => {
     expect(runs.get(id)).toBe(2);
   });
 
+  it('runs a task again for as long as PostgreSQL stays away, well past maxRuns, then ends it done', async () => {
+    const id = randomUUID();
+    viaProxy.add(id);
+    proxy.cut();
+    await request(accountId, { id });
+    // Every run loses its database: each is a transient failure, retried with backoff, never `failed`.
+    await until('six runs during the outage', () => Promise.resolve((runs.get(id) ?? 0) >= 6 || undefined));
+    expect(await task(id)).toMatchObject({ status: 'running', reason: null });
+    proxy.forward();
+    expect(await settled(id)).toMatchObject({ status: 'done', reason: null });
+    const { rows } = await t.pool.query<{ runs: number; transient_failures: number }>(
+      `select runs, transient_failures from recompute.sync_work where task_id = $1`,
+      [id],
+    );
+    // No run counted against maxRuns (3) but the one that succeeded; every failure was transient.
+    expect(rows[0]).toEqual({ runs: 1, transient_failures: (runs.get(id) ?? 0) - 1 });
+  });
+
   it('gives a command without a task row (another producer) its row, and runs it', async () => {
     const id = await request(accountId, { row: false, trigger: 'cli' });
     expect(await settled(id)).toMatchObject({ status: 'done', trigger: 'cli', account_id: accountId });
@@ -250,11 +284,11 @@ describe('sync consumer and task worker', () => {
     });
     await new Promise((r) => setTimeout(r, 1_000));
     expect((await task(byCommit))!.status).toBe('queued');
-    const admin = t.kafka.admin();
+    const admin = t.verifier.admin();
     await admin.connect();
     try {
       // The group commits offsets up to the log's end only; give the partition ten records first.
-      const producer = t.kafka.producer();
+      const producer = t.verifier.producer();
       await producer.connect();
       await producer.send({
         topic: topicName(t.topicPrefix, 'holdfast.commerce'),
@@ -384,18 +418,23 @@ describe('sync consumer and task worker', () => {
       5_000,
     );
     // A member joining the group gets its assignment at once: nobody holds the rebalance up.
-    const joiner = t.kafka.consumer({ groupId: `${t.topicPrefix}recompute-sync`, sessionTimeout: 10_000 });
+    // The joiner is a member of the client under test: members of one group share one protocol.
+    const joiner = t.kafka.groupConsumer({
+      groupId: `${t.topicPrefix}recompute-sync`,
+      topics: [topicName(t.topicPrefix, 'holdfast.sync-commands')],
+      fromBeginning: true,
+      sessionTimeoutMs: 10_000,
+      heartbeatIntervalMs: 1_000,
+    });
     let joined = false;
-    joiner.on(joiner.events.GROUP_JOIN, () => (joined = true));
-    await joiner.connect();
-    await joiner.subscribe({ topics: [topicName(t.topicPrefix, 'holdfast.sync-commands')] });
+    joiner.on('join', () => (joined = true));
     const started = Date.now();
-    // autoCommit off: what this member is handed stays uncommitted, so the real consumer reads it again.
-    await joiner.run({ autoCommit: false, eachMessage: () => Promise.resolve() });
+    // Nothing resolved: what this member is handed stays uncommitted, so the real consumer reads it again.
+    await joiner.run(() => Promise.resolve());
     await until('the new member to join', () => Promise.resolve(joined ? true : undefined), 20_000);
     expect(Date.now() - started).toBeLessThan(20_000);
     expect((await task(id))!.status).toBe('running');
-    await joiner.disconnect();
+    await joiner.stop();
     open();
     expect(await settled(id)).toMatchObject({ status: 'done' });
     expect(await settled(later)).toMatchObject({ status: 'done' });

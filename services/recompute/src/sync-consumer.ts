@@ -1,14 +1,15 @@
-import type { Kafka } from 'kafkajs';
 import type { EventCodec } from '@holdfast/contracts';
 import type { Pool } from '@holdfast/db';
 import {
   deadLetterOf,
   deadLetterReason,
+  requestIdOfRecord,
   runExactlyOnce,
   topicName,
   type ConsumedRecord,
   type DeadLetterPublisher,
   type RunningConsumer,
+  type KafkaClient,
 } from '@holdfast/kafka';
 import { PermanentError, silentLogger, type InfraConfig, type Logger } from '@holdfast/platform';
 import { projectorPositionReader } from './read-barrier.js';
@@ -32,11 +33,13 @@ export interface SyncConsumerConfig {
   readonly staleRunningMs?: number;
   /** The task worker's lease, poll, barrier timeout and retry bound (defaults: DEFAULT_WORKER_SETTINGS). */
   readonly worker?: Partial<TaskWorkerSettings>;
+  /** Not joined nor fetching longer than this recreates the consumer (HOLDFAST_CONSUMER_STALL_MS). */
+  readonly stallMs?: number;
 }
 
 export interface SyncConsumerDeps {
   readonly pool: Pool;
-  readonly kafka: Kafka;
+  readonly kafka: KafkaClient;
   readonly codec: Pick<EventCodec, 'decode'>;
   readonly logger?: Logger;
   readonly now?: () => Date;
@@ -120,13 +123,18 @@ export async function startSyncConsumer(
       logger.error('sync_command_unreadable', {
         partition: r.partition,
         offset: r.offset,
+        request_id: requestIdOfRecord(r) ?? null,
         error: (err as Error).message,
       });
       await store.pass(key, offset);
       return;
     }
     if (await store.record(key, offset, task)) {
-      logger.info('sync_task_recorded', { task_id: task.taskId, account_id: task.accountId });
+      logger.info('sync_task_recorded', {
+        task_id: task.taskId,
+        account_id: task.accountId,
+        request_id: requestIdOfRecord(r) ?? null,
+      });
       worker.wake();
     }
   };
@@ -142,6 +150,7 @@ export async function startSyncConsumer(
       // The recompute runs in this process and blocks its event loop while it fits a model (seconds
       // for a million customers): a longer session keeps the heartbeats that wait meanwhile in time.
       sessionTimeoutMs: 30_000,
+      stallMs: config.stallMs,
       handler: async ({ records }) => {
         for (const r of records) await handleRecord(r);
         return { kind: 'applied' };

@@ -1,3 +1,4 @@
+import { isFinalSyncStatus } from '@holdfast/domain';
 import type { LogPosition } from '@holdfast/contracts';
 import {
   checkpointTableDdl,
@@ -28,6 +29,8 @@ export interface ClaimedTask extends SyncTaskRef {
   readonly owner: string;
   /** How many times a worker has claimed it (barrier checks included). */
   readonly claims: number;
+  /** How many runs ended in a transient failure (the backoff before the next run grows with it). */
+  readonly transientFailures: number;
   /** When the consumer recorded it. */
   readonly recordedAt: Date;
 }
@@ -116,7 +119,8 @@ export class SyncTaskStore {
         runs integer not null default 0,
         finished_at timestamptz
       );
-      create index if not exists sync_work_runnable on ${WORK} (recorded_at) where finished_at is null`);
+      create index if not exists sync_work_runnable on ${WORK} (recorded_at) where finished_at is null;
+      alter table ${WORK} add column if not exists transient_failures integer not null default 0`);
   }
 
   /** Skips a record that is not a command this consumer acts on. */
@@ -167,6 +171,7 @@ export class SyncTaskStore {
       recorded_at: Date;
       barrier: LogPosition[] | null;
       claims: number;
+      transient_failures: number;
     }>(
       `update ${WORK} w
           set lease_owner = $1, lease_until = now() + $2 * interval '1 millisecond', claims = w.claims + 1
@@ -175,7 +180,7 @@ export class SyncTaskStore {
            where finished_at is null and not_before <= now() and (lease_until is null or lease_until < now())
            order by recorded_at limit 1
            for update skip locked)
-        returning task_id, account_id, trigger, requested_at, recorded_at, barrier, claims`,
+        returning task_id, account_id, trigger, requested_at, recorded_at, barrier, claims, transient_failures`,
       [owner, leaseMs],
     );
     const r = rows[0];
@@ -188,6 +193,7 @@ export class SyncTaskStore {
       recordedAt: r.recorded_at,
       barrier: r.barrier,
       claims: r.claims,
+      transientFailures: r.transient_failures,
       owner,
     };
   }
@@ -213,6 +219,21 @@ export class SyncTaskStore {
   }
 
   /**
+   * Gives a task whose run failed transiently (PostgreSQL, the broker away) back to the queue, due
+   * again in `delayMs`. The run is given back too: `runs` counts workers that died running the task
+   * (`worker_lost`), and a dependency outage is not the task's fault, however long it lasts.
+   */
+  async retryLater(task: ClaimedTask, delayMs: number): Promise<void> {
+    await this.pool.query(
+      `update ${WORK} set lease_owner = null, lease_until = null,
+              not_before = now() + $3 * interval '1 millisecond',
+              runs = greatest(runs - 1, 0), transient_failures = transient_failures + 1
+        where task_id = $1 and lease_owner = $2 and finished_at is null`,
+      [task.taskId, task.owner, delayMs],
+    );
+  }
+
+  /**
    * queued → running, unless the task already ended (→ finished), another task of the account runs
    * under a live lease (→ skipped `already_running`), or workers died `maxRuns` times running it
    * (→ failed `worker_lost`: a task that kills its worker must not kill every worker in turn). A task
@@ -228,7 +249,7 @@ export class SyncTaskStore {
         [task.taskId, task.accountId],
       );
       const row = rows[0];
-      if (!row || ['done', 'failed', 'skipped'].includes(row.status)) {
+      if (!row || isFinalSyncStatus(row.status)) {
         await this.finishWork(c, task);
         return { kind: 'finished' };
       }

@@ -1,6 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { silentLogger, type Logger } from '@holdfast/platform';
+import {
+  backoffDelay,
+  classifyError,
+  describeFailure,
+  silentLogger,
+  type BackoffOptions,
+  type Logger,
+} from '@holdfast/platform';
 import { checkBarrier, type ProjectorPositionReader } from './read-barrier.js';
 import type { ClaimedTask, ScoredSnapshot, SyncTaskRef, SyncTaskStore } from './sync-task-store.js';
 
@@ -17,6 +24,11 @@ export interface TaskWorkerSettings {
   readonly barrierTimeoutMs: number;
   /** Workers that may die running one task before it fails with `worker_lost`. */
   readonly maxRuns: number;
+  /**
+   * Waits before running again a task whose recompute failed transiently (full jitter, growing with
+   * its transient failures): as long as the failure is transient, with no bound on the number of runs.
+   */
+  readonly retryBackoff: BackoffOptions;
 }
 
 export const DEFAULT_WORKER_SETTINGS: TaskWorkerSettings = Object.freeze({
@@ -24,6 +36,7 @@ export const DEFAULT_WORKER_SETTINGS: TaskWorkerSettings = Object.freeze({
   pollMs: 1_000,
   barrierTimeoutMs: 1_800_000,
   maxRuns: 3,
+  retryBackoff: Object.freeze({ baseMs: 2_000, maxMs: 60_000 }),
 });
 
 /** The recompute of one task; may report the snapshot it scored (the task's counters come from it). */
@@ -49,18 +62,12 @@ export interface RunningWorker {
 }
 
 /**
- * Whether a recompute failed for a reason that may pass by itself: an error that says so
- * (`isRetriable`), a lost or refused PostgreSQL connection (SQLSTATE classes 08 and 57P, 53300 too many
- * connections) or a network error. Such a task is run again later instead of failing.
+ * Whether a recompute failed for a reason that may pass by itself: the shared taxonomy's verdict
+ * (`classifyError(err) === 'retriable'`: a lost or refused PostgreSQL connection, too many connections,
+ * a network error, an error that says so). Such a task is run again later instead of failing.
  */
 export function isTransient(err: unknown): boolean {
-  const e = err as { isRetriable?: unknown; code?: unknown; message?: unknown };
-  if (typeof e?.isRetriable === 'boolean') return e.isRetriable;
-  const code = typeof e?.code === 'string' ? e.code : '';
-  if (/^(08|57P)/.test(code) || code === '53300') return true;
-  if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND'].includes(code))
-    return true;
-  return typeof e?.message === 'string' && /Connection terminated/i.test(e.message);
+  return classifyError(err) === 'retriable';
 }
 
 /** Delay before re-checking a barrier that was not passed: 200 ms doubling to 5 s. */
@@ -97,8 +104,9 @@ const sleep = (ms: number, signal: Signal) =>
  * waits for its barrier (the task stays queued and is re-checked with backoff; after
  * `barrierTimeoutMs` it fails with `read_models_behind`), then runs the recompute while renewing its
  * lease, and records done (counters from the scored snapshot) or failed. A recompute that fails on a
- * transient error (`isTransient`) is run again after 5 s × runs, up to `maxRuns`; any other error
- * fails the task. A failure of the database or the broker in the loop itself is logged and retried
+ * transient error (`isTransient`) is run again with backoff (`retryBackoff`) for as long as the
+ * failure lasts (it does not count as a run: `maxRuns` bounds only workers that died running it); any
+ * other error fails the task. A failure of the database or the broker in the loop itself is logged and retried
  * with backoff: the loop never ends by itself.
  *
  * One task at a time per worker: a recompute holds the account's data in memory. More throughput is
@@ -168,16 +176,16 @@ export function startTaskWorker(settings: TaskWorkerSettings, deps: TaskWorkerDe
       scored = (await deps.recompute(task)) ?? null;
     } catch (err) {
       clearInterval(beat);
-      if (isTransient(err) && start.run < settings.maxRuns) {
-        // A dependency blip, not the task's fault: run it again once things are back.
-        const delay = 5_000 * start.run;
+      if (isTransient(err)) {
+        // A dependency away, not the task's fault: run it again once things are back, however long.
+        const delay = backoffDelay(task.transientFailures, settings.retryBackoff);
         logger.warn('sync_task_retrying', {
           task_id: task.taskId,
-          run: start.run,
+          transient_failures: task.transientFailures + 1,
           retry_in_ms: delay,
-          error: (err as Error).message,
+          ...describeFailure(err),
         });
-        await finish(() => deps.store.defer(task, delay));
+        await finish(() => deps.store.retryLater(task, delay));
         return;
       }
       const reason = `recompute_failed: ${(err as Error).message}`;
@@ -191,16 +199,19 @@ export function startTaskWorker(settings: TaskWorkerSettings, deps: TaskWorkerDe
     else logger.warn('sync_task_lease_lost', { task_id: task.taskId, at: 'done' });
   };
 
-  // The work is done: a database blip must not throw it away. Retried until it lands; if it never
-  // does, the lease runs out and another worker runs the task again (a recompute is idempotent).
+  // The outcome of a run: a database outage must not throw it away (nor count as a worker lost: an
+  // unwritten retry would leave the run counted). Retried while the failure is transient and the
+  // worker runs; if it never lands, the lease runs out and another worker runs the task again (a
+  // recompute is idempotent).
   const finish = async <T>(write: () => Promise<T>): Promise<T> => {
     for (let attempt = 1; ; attempt++) {
       try {
         return await write();
       } catch (err) {
-        if (attempt >= 5) throw err;
-        logger.warn('sync_task_write_retry', { attempt, error: (err as Error).message });
-        await new Promise((r) => setTimeout(r, 500 * attempt));
+        if (stopping || !isTransient(err)) throw err;
+        const delay = Math.min(10_000, 500 * attempt);
+        logger.warn('sync_task_write_retry', { attempt, retry_in_ms: delay, ...describeFailure(err) });
+        await new Promise((r) => setTimeout(r, delay));
       }
     }
   };

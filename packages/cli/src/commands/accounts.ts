@@ -17,6 +17,7 @@ import { CliError } from '../context.js';
 import { iso, table, uuid, when } from '../format.js';
 import { tileState } from '../tile-status.js';
 import type { RegisterCommand } from './index.js';
+import { fxCommand, projector } from './rates.js';
 
 /** The JSON shape of an account in every command's output. */
 export function accountJson(a: Selectable<AccountsTable>) {
@@ -139,6 +140,25 @@ export const registerAccounts: RegisterCommand = (program, context) => {
       const ctx = context();
       const value = await setStorefrontDomain(await ctx.db(), id, domain);
       ctx.out({ id, storefront_domain: value }, `Storefront domain of ${id} is now ${value}`);
+    });
+
+  accounts
+    .command('set-currency')
+    .description(
+      'set the reporting currency order amounts are converted into (default USD), re-converting its orders',
+    )
+    .argument('<id>', 'account id', uuid)
+    .argument('<currency>', '3-letter code quoted by the imported rates, or EUR')
+    .action(async (id: string, currency: string) => {
+      const ctx = context();
+      await describeAccount(await ctx.db(), id);
+      const { setReportingCurrency } = await projector();
+      const code = currency.trim().toUpperCase();
+      const orders = await fxCommand(() => setReportingCurrency(ctx.pool(), id, code));
+      ctx.out(
+        { id, reporting_currency: code, orders_reconverted: orders },
+        `Reporting currency of ${id} is now ${code}; ${orders} orders re-converted.`,
+      );
     });
 
   accounts

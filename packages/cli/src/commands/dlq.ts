@@ -31,6 +31,7 @@ const asJson = (d: DeadLetterRow) => ({
   partition: d.partition,
   offset: d.offset,
   account_id: d.accountId,
+  request_id: d.requestId,
   reason: d.reason,
   record_timestamp: iso(d.recordTimestamp),
   status: d.status,

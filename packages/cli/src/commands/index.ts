@@ -9,6 +9,7 @@ import { registerDlq } from './dlq.js';
 import { registerKeys } from './keys.js';
 import { registerMigrate } from './migrate.js';
 import { registerPixel } from './pixel.js';
+import { registerRates } from './rates.js';
 import { registerReplay } from './replay.js';
 import { registerSecrets } from './secrets.js';
 import { registerSync } from './sync.js';
@@ -32,6 +33,7 @@ export const COMMANDS: RegisterCommand[] = [
   registerSync,
   registerBackfill,
   registerAnalytics,
+  registerRates,
   registerReplay,
   registerDlq,
   registerDev,

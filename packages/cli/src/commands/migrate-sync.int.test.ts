@@ -79,7 +79,10 @@ describe('holdfast sync', () => {
     expect(task).toMatchObject({ account_id: account, trigger: 'cli', status: 'queued' });
     expect(task.queued_at.toISOString()).toBe(out.queued_at);
 
-    const consumer = t.kafka.consumer({ groupId: `${t.topicPrefix}cli-sync-check`, readUncommitted: false });
+    const consumer = t.verifier.consumer({
+      groupId: `${t.topicPrefix}cli-sync-check`,
+      readUncommitted: false,
+    });
     await consumer.connect();
     await consumer.subscribe({
       topic: topicName(t.topicPrefix, 'holdfast.sync-commands'),

@@ -2,6 +2,7 @@ import {
   loadSecretsKeyring,
   SecretUnreadableError,
   type SecretsKeyring,
+  rewrapProviderSecrets,
   rewrapWebhookSecrets,
   sealPlaintextWebhookSecrets,
   secretKeyUsage,
@@ -76,7 +77,9 @@ export const registerSecrets: RegisterCommand = (program, context) => {
       const db = await ctx.db();
       const keyring = keyringFor(ctx);
       const sealed = await sealPlaintextWebhookSecrets(db, keyring);
-      const rewrapped = await unlessUnreadable(() => rewrapWebhookSecrets(db, keyring));
+      const rewrapped =
+        (await unlessUnreadable(() => rewrapWebhookSecrets(db, keyring))) +
+        (await unlessUnreadable(() => rewrapProviderSecrets(db, keyring)));
       ctx.out(
         { current_key_id: keyring.currentKeyId, sealed, rewrapped },
         `Sealed ${sealed} plain-text secret(s); re-wrapped ${rewrapped} data key(s) under ${keyring.currentKeyId}.\n` +

@@ -10,7 +10,13 @@ import type { RegisterCommand } from './index.js';
 export async function appendSyncRequested(ctx: CliContext, accountId: string, taskId: string, now: Date) {
   const cfg = ctx.config();
   const codec = await EventCodec.connect(cfg.schemaRegistryUrl, { auth: cfg.registryAuth });
-  const kafka = createKafka(cfg.kafkaBrokers, 'holdfast-cli', ctx.logger(), cfg.kafkaSecurity);
+  const kafka = createKafka(
+    cfg.kafkaBrokers,
+    'holdfast-cli',
+    ctx.logger(),
+    cfg.kafkaSecurity,
+    cfg.kafkaClient,
+  );
   const admin = kafka.admin();
   await admin.connect();
   try {

@@ -261,12 +261,14 @@ describe('holdfast providers', () => {
       {
         provider: 'postmark',
         channel: 'email',
+        kind: 'json',
         endpoint_url: 'http://127.0.0.1:9/v2',
         connected_at: expect.any(String),
       },
       {
         provider: 'twilio',
         channel: 'sms',
+        kind: 'json',
         endpoint_url: 'http://127.0.0.1:9/sms',
         connected_at: expect.any(String),
       },

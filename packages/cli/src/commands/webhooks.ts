@@ -16,6 +16,7 @@ import { checkOutboundUrl, EnvReader, readOutboundPolicy } from '@holdfast/platf
 import { CliError, type CliContext } from '../context.js';
 import { accountOption, httpUrl, iso, parseDuration, table, uuid, when } from '../format.js';
 import type { RegisterCommand } from './index.js';
+import { registerProviderSettings } from './provider-settings.js';
 import { keyringFor } from './secrets.js';
 
 /**
@@ -230,16 +231,19 @@ export const registerProviders: RegisterCommand = (program, context) => {
       const rows = (await listProviders(db, o.account)).map((p) => ({
         provider: p.provider,
         channel: p.channel,
+        kind: p.kind,
         endpoint_url: p.endpoint_url,
         connected_at: iso(p.connected_at),
       }));
       ctx.out(rows, () =>
         rows.length
           ? table(
-              ['PROVIDER', 'CHANNEL', 'CONNECTED', 'ENDPOINT'],
-              rows.map((p) => [p.provider, p.channel, when(p.connected_at), p.endpoint_url]),
+              ['PROVIDER', 'CHANNEL', 'KIND', 'CONNECTED', 'ENDPOINT'],
+              rows.map((p) => [p.provider, p.channel, p.kind, when(p.connected_at), p.endpoint_url]),
             )
-          : `No providers: holdfast providers connect --account ${o.account} --provider <name> --channel email --endpoint <url>`,
+          : `No providers: holdfast providers set-email --account ${o.account} ... (or set-sms)`,
       );
     });
+
+  registerProviderSettings(providers, context, checkDestination);
 };

@@ -35,6 +35,10 @@ const CONTROL_GRANTS: ReadonlyArray<readonly [table: string, role: ServiceRole, 
   ['sync_tasks', gateway, 'select, insert, delete'],
   ['accounts', recompute, 'select'],
   ['providers', recompute, 'select'],
+  // The recompute logs in to the provider (SMTP password, API token); the gateway checks the SMS
+  // provider's signature on inbound STOP replies with the same token.
+  ['provider_secrets', recompute, 'select'],
+  ['provider_secrets', gateway, 'select'],
   ['sync_tasks', recompute, 'select, insert, update'],
   // The dispatcher signs with the sealed secrets and, at start, seals plain-text ones left from before
   // secrets were encrypted (a new sealed row, then the plain column cleared).
@@ -63,7 +67,7 @@ export async function applyPrivileges(db: Kysely<unknown>): Promise<void> {
     await run(`create schema if not exists recompute authorization ${recompute}`);
     const { rows } = await run(
       `select n.nspname as schema, c.relname as name from pg_class c join pg_namespace n on n.oid = c.relnamespace
-        where c.relkind in ('r', 'p', 'v') and (n.nspname in ('control', 'analytics', 'recompute', 'dispatcher')
+        where c.relkind in ('r', 'p', 'v') and (n.nspname in ('control', 'analytics', 'recompute', 'dispatcher', 'fx')
            or (n.nspname = 'public' and c.relname like 'holdfast\\_%migration%'))`,
     );
     const existing = new Set(
@@ -95,6 +99,17 @@ export async function applyPrivileges(db: Kysely<unknown>): Promise<void> {
       for (const [table, role, privileges] of CONTROL_GRANTS)
         if (existing.has(`control.${table}`))
           statements.push(`grant ${privileges} on ${qualified('control', table)} to ${role}`);
+    }
+    if (schemas.has('fx')) {
+      // Reference data every reader converts with. Rates are insert-only, for the operator too: a
+      // stored rate never changes, so a rebuild converts exactly as live did.
+      statements.push(
+        `grant usage on schema fx to ${projector}, ${recompute}, ${gateway}, ${analyst}, ${operator}`,
+      );
+      statements.push(`grant select on all tables in schema fx to ${projector}, ${recompute}, ${gateway}`);
+      statements.push(`grant select on fx.rates to ${analyst}`);
+      statements.push(`grant select, insert on fx.rates, fx.imports to ${operator}`);
+      statements.push(`grant select, insert, update on fx.account_currencies, fx.version to ${operator}`);
     }
     if (statements.length) await run(statements.join(';\n'));
     for (const [schema, owner] of OWNED_SCHEMAS)

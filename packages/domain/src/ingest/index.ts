@@ -10,6 +10,7 @@ export { normalizeCurrency, normalizeOrderRow } from './orders/normalize-order-r
 export type { OrderRowOutcome } from './orders/normalize-order-row.js';
 export type { NormalizedOrder, OrderErrorCode, OrderWarningCode } from './orders/normalized-order.js';
 export { naiveTimestampWarning, nextHint } from './orders/next-hint.js';
+export { CAMPAIGN_CHANNEL, acquisitionChannel, isLandingUrl } from './orders/acquisition-channel.js';
 
 export { validateCustomersRequest } from './customers/validate-customers.js';
 export { classifyCustomers } from './customers/classify-customers.js';
@@ -42,6 +43,11 @@ export {
 } from './webhooks/zero-party-submission.js';
 export type { ZeroPartySubmission } from './webhooks/zero-party-submission.js';
 export { canonicalJson, fnv1a64 } from './webhooks/canonical-hash.js';
+export {
+  DUPLICATE_DIFFERS_WARNING,
+  customApiContentKey,
+  duplicateWarning,
+} from './webhooks/custom-api-duplicate.js';
 
 export {
   MAX_ECHOED_INPUT_CHARS,

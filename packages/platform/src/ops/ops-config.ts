@@ -12,6 +12,11 @@ export interface OpsConfig {
    * retrying a dependency, is reported not ready.
    */
   readonly consumerStuckMs: number;
+  /**
+   * HOLDFAST_CONSUMER_STALL_MS (default 90,000): a consumer neither joined nor fetching (no chunk in
+   * flight) longer than this is reported not ready and recreated; if that fails the process exits 1.
+   */
+  readonly consumerStallMs: number;
 }
 
 /**
@@ -24,5 +29,6 @@ export function readOpsConfig(r: EnvReader, portVar: string, defaultPort: number
     host: r.string('HOLDFAST_OPS_HOST', '0.0.0.0'),
     maxLoopLagMs: r.int('HOLDFAST_LOOP_LAG_MAX_MS', 5_000, { min: 100, max: 600_000 }),
     consumerStuckMs: r.int('HOLDFAST_CONSUMER_STUCK_MS', 120_000, { min: 1_000, max: 86_400_000 }),
+    consumerStallMs: r.int('HOLDFAST_CONSUMER_STALL_MS', 90_000, { min: 1_000, max: 86_400_000 }),
   };
 }

@@ -85,6 +85,23 @@ export function keyInQuery(query: Readonly<Record<string, unknown>>): boolean {
   return false;
 }
 
+/**
+ * A secret key (an ingest or outbound key prefix) anywhere in any query parameter's name or value:
+ * refused on every route, the public ones too, since URLs end up in access logs, caches and Referer
+ * headers. A key-like parameter name alone (`?key=`) is not enough here: the pixel key is public.
+ *
+ * @example
+ * secretKeyInQuery({ api_key: 'tk_live_abc' }); // true
+ * secretKeyInQuery({ key: 'pk_abc' }); // false
+ */
+export function secretKeyInQuery(query: Readonly<Record<string, unknown>>): boolean {
+  for (const [name, raw] of Object.entries(query)) {
+    if (KEY_PREFIX.test(name)) return true;
+    if (queryStrings(raw, []).some((v) => KEY_PREFIX.test(v))) return true;
+  }
+  return false;
+}
+
 function parseBearer(header: string | undefined): string | undefined {
   if (header === undefined) return undefined;
   const m = /^Bearer[ ]+(\S+)\s*$/i.exec(header);

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { RequestHandler, Response } from 'express';
-import type { Logger } from '@holdfast/platform';
+import { startServerSpan, type Logger } from '@holdfast/platform';
+import { runAsRequest } from './request-context.js';
 
 /** The longest X-Request-Id taken from a client. */
 export const MAX_REQUEST_ID_LENGTH = 128;
@@ -31,12 +32,26 @@ export function accessLog(logger: Logger): RequestHandler {
     const requestId = requestIdFor(req.get('x-request-id'));
     res.locals.requestId = requestId;
     res.setHeader('X-Request-Id', requestId);
+    // Tracing on: the request's server span (continuing the client's traceparent), ended below.
+    const span = startServerSpan(`HTTP ${req.method}`, req.headers, {
+      'http.request.method': req.method,
+      'holdfast.request_id': requestId,
+    });
     res.once('close', () => {
       // The mount point is noted on the way in (noteMount): req.baseUrl is reset when an error leaves a router.
       const mount = (res.locals.mount as string | undefined) ?? '';
       const path = (req.route as { path?: unknown } | undefined)?.path;
       const route = typeof path === 'string' ? `${mount}${path}` : mount ? `${mount}/*` : 'unmatched';
       const principal = res.locals.principal as { accountId?: string } | undefined;
+      span?.end(
+        `${req.method} ${route}`,
+        {
+          'http.route': route,
+          'http.response.status_code': res.statusCode,
+          ...(principal?.accountId ? { 'holdfast.account_id': principal.accountId } : {}),
+        },
+        res.statusCode >= 500,
+      );
       logger.info('http_request', {
         method: req.method,
         route,
@@ -48,6 +63,7 @@ export function accessLog(logger: Logger): RequestHandler {
         ...(res.writableFinished ? {} : { aborted: true }),
       });
     });
-    next();
+    // Every record the request appends carries its id (request-context.ts).
+    runAsRequest(requestId, span ? () => span.run(next) : next);
   };
 }

@@ -24,7 +24,7 @@ class HalfwayFailingAppender implements Appender {
   private constructor(private readonly producer: Producer) {}
 
   static async create(t: TestEnv): Promise<HalfwayFailingAppender> {
-    const producer = t.kafka.producer({
+    const producer = t.verifier.producer({
       transactionalId: `${t.topicPrefix}halfway-${randomUUID()}`,
       idempotent: true,
       maxInFlightRequests: 1,

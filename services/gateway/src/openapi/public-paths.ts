@@ -6,7 +6,7 @@ export const publicPaths = {
     post: {
       summary: 'Single customer identity or consent event',
       description:
-        'Auth: the ingest key as Bearer (preferred), or legacy query account_id and token. At least one of email, phone or external id is required, else 400. Deduplicated per account on event_type plus external_id (or a hash of the body); a duplicate answers {received: true, duplicate: true}. 404 when the custom integration tile is not connected.',
+        'Auth: the ingest key as Bearer (preferred), or legacy query account_id and token. At least one of email, phone or external id is required, else 400. Deduplicated per account on event_type plus external_id (or a hash of the body); a duplicate answers {received: true, duplicate: true}, plus a warning when its content differs from the first event of the key (it is ignored all the same). 404 when the custom integration tile is not connected.',
       operationId: 'postCustomApiWebhook',
       tags: ['webhooks'],
       security: [{ ingestKey: [] }, { legacyTileToken: [] }],
@@ -97,7 +97,15 @@ export const CustomApiResult = {
     {
       type: 'object',
       required: ['received', 'duplicate'],
-      properties: { received: { type: 'boolean' }, duplicate: { const: true } },
+      properties: {
+        received: { type: 'boolean' },
+        duplicate: { const: true },
+        warning: {
+          type: 'string',
+          description:
+            'Added (not in the spec): present when this duplicate differs from the first event of its key. It was ignored; send consent changes with POST /ingest/customers or a distinct event_type.',
+        },
+      },
     },
   ],
 } as const;

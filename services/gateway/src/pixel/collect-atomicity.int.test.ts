@@ -18,7 +18,7 @@ interface Placed {
 
 /** Every record of holdfast.pixel-events with its partition and offset, read_committed. */
 async function readPixelTopic(done: (got: readonly Placed[]) => boolean): Promise<Placed[]> {
-  const consumer = t.kafka.consumer({
+  const consumer = t.verifier.consumer({
     groupId: `${t.topicPrefix}atomicity-${randomUUID()}`,
     maxWaitTimeInMs: 100,
   });

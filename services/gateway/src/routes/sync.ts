@@ -1,5 +1,6 @@
 import type { RequestHandler } from 'express';
 import type { LogPosition, SyncRequested } from '@holdfast/contracts';
+import { syncTaskView } from '@holdfast/domain';
 import { HttpError, NotFoundError, RateLimitedError } from '@holdfast/platform';
 import { principalOf } from '../auth/authenticate.js';
 import type { GatewayContext } from '../context.js';
@@ -75,20 +76,16 @@ export function syncStatusRoute(ctx: GatewayContext): RequestHandler {
     const taskId = String(req.params.task_id);
     const task = await ctx.syncTasks.find(principalOf(res).accountId, taskId);
     if (!task) throw new NotFoundError(SYNC_TASK_NOT_FOUND);
-    res.json({
-      task_id: task.id,
-      queued_at: task.queued_at.toISOString(),
-      status: task.status,
-      ...(task.status === 'done'
-        ? {
-            orders_added: task.orders_added ?? 0,
-            customers_added: task.customers_added ?? 0,
-            duration_ms: task.duration_ms ?? 0,
-          }
-        : {}),
-      ...((task.status === 'skipped' || task.status === 'failed') && task.reason !== null
-        ? { reason: task.reason }
-        : {}),
-    });
+    res.json(
+      syncTaskView({
+        id: task.id,
+        status: task.status,
+        queuedAt: task.queued_at,
+        ordersAdded: task.orders_added,
+        customersAdded: task.customers_added,
+        durationMs: task.duration_ms,
+        reason: task.reason,
+      }),
+    );
   };
 }

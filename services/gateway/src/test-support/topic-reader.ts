@@ -15,7 +15,7 @@ export async function readTopic(
   done: (events: readonly AnyEvent[]) => boolean,
   { readUncommitted = false, timeoutMs = 30_000 } = {},
 ): Promise<AnyEvent[]> {
-  const consumer = t.kafka.consumer({
+  const consumer = t.verifier.consumer({
     groupId: `${t.topicPrefix}reader-${randomUUID()}`,
     readUncommitted,
     maxWaitTimeInMs: 100,

@@ -1,13 +1,19 @@
 import type { RequestHandler } from 'express';
 import type { CustomerEventReceived } from '@holdfast/contracts';
-import { checkWebhookBody, dedupKeyForCustomApi, parseCustomApiEvent } from '@holdfast/domain';
+import {
+  checkWebhookBody,
+  customApiContentKey,
+  dedupKeyForCustomApi,
+  duplicateWarning,
+  parseCustomApiEvent,
+} from '@holdfast/domain';
 import { BadRequestError, NotCaughtUpError, NotFoundError, ValidationFailedError } from '@holdfast/platform';
 import { principalOf } from '../auth/authenticate.js';
 import { AUTH_DETAIL } from '../auth/resolve-principal.js';
 import { parseJsonBody, readBody } from '../http/body-reader.js';
 import { LIMITS } from '../limits/policy.js';
 import type { FirstCallMarker } from './first-call.js';
-import type { WebhookReadSide } from './webhook-read-side.js';
+import type { ResolvedCustomerEvent, WebhookReadSide } from './webhook-read-side.js';
 import {
   DEFAULT_PROJECTION_WAIT_MS,
   NOT_CAUGHT_UP_RETRY_AFTER_S,
@@ -25,7 +31,8 @@ export const DUPLICATE_ANSWER = Object.freeze({ received: true, duplicate: true 
  * 2. 422 when a key it reads cannot be stored (`checkWebhookBody`: too long, a numeric id beyond 2^53);
  *    400 when the free-form body carries no email, phone or external id (alias customer_id);
  * 3. a dedup key (event_type + external_id, else a hash of the body) already applied →
- *    `{received: true, duplicate: true}`;
+ *    `{received: true, duplicate: true}`, plus `warning` when its content differs from the first
+ *    event of the key (a consent change sent that way would otherwise vanish silently);
  * 4. otherwise CustomerEventReceived is appended and the answer is read back from the projector
  *    (read-your-writes): `{received, duplicate: false, customer_id, link_method, is_new}`; when a
  *    concurrent request with the same key won, the answer is the duplicate one; when the projector
@@ -54,9 +61,18 @@ export function customApiRoute(
     const dedupKey = dedupKeyForCustomApi(parsed.event, body);
     const receivedAt = ctx.clock.now();
 
-    if (await readSide.customerEvent(accountId, dedupKey)) {
+    const contentKey = customApiContentKey(parsed.event);
+    // The spec's answer stays as it is; `warning` is an added field.
+    const answerDuplicate = (first: ResolvedCustomerEvent) => {
+      const warning = duplicateWarning(first.content_key, contentKey);
+      ctx.metrics.customApiDuplicates.inc({ content: warning ? 'differs' : 'same' });
+      res.json(warning ? { ...DUPLICATE_ANSWER, warning } : DUPLICATE_ANSWER);
+    };
+
+    const applied = await readSide.customerEvent(accountId, dedupKey);
+    if (applied) {
       await firstCall.mark(accountId, receivedAt);
-      res.json(DUPLICATE_ANSWER);
+      answerDuplicate(applied);
       return;
     }
     const metadata = {
@@ -71,7 +87,9 @@ export function customApiRoute(
       batch_id: null,
     };
     const value: CustomerEventReceived = { metadata, dedup_key: dedupKey, event: parsed.event };
-    await ctx.appender.append([ctx.events.record('holdfast.commerce', 'CustomerEventReceived', value)]);
+    await (ctx.recordAppender ?? ctx.appender).append([
+      ctx.events.record('holdfast.commerce', 'CustomerEventReceived', value),
+    ]);
     await firstCall.mark(accountId, receivedAt);
 
     const row = await readSide.waitForCustomerEvent(accountId, dedupKey, waitMs);
@@ -80,7 +98,7 @@ export function customApiRoute(
       throw new NotCaughtUpError(NOT_CAUGHT_UP_RETRY_AFTER_S);
     }
     if (row.event_id !== metadata.event_id) {
-      res.json(DUPLICATE_ANSWER);
+      answerDuplicate(row);
       return;
     }
     res.json({

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectTile, createAccount, disconnectTile, listTiles, mintApiKey } from '@holdfast/db';
-import { CUSTOM_API_NO_IDENTITY_DETAIL } from '@holdfast/domain';
+import { CUSTOM_API_NO_IDENTITY_DETAIL, DUPLICATE_DIFFERS_WARNING } from '@holdfast/domain';
 import type { Appender } from '@holdfast/kafka';
 import type { RunningProjector } from '@holdfast/projector';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
@@ -23,6 +23,17 @@ async function connectedAccount() {
 
 const post = (body: unknown, o: { key?: string; query?: string; ip?: string; base?: string } = {}) =>
   call(o.base ?? stack.url, 'POST', `/webhooks/custom-api${o.query ?? ''}`, { key: o.key, body, ip: o.ip });
+
+const metricsText = async () => (await fetch(`${stack.url}/metrics`)).text();
+/** The value of the series of `name` whose labels include `label` (0 when absent). */
+const counterValue = (text: string, name: string, label: string) =>
+  Number(
+    text
+      .split('\n')
+      .find((l) => l.startsWith(`${name}{`) && l.includes(label))
+      ?.split(' ')
+      .at(-1) ?? 0,
+  );
 
 beforeAll(async () => {
   t = await createTestEnv('customapi');
@@ -74,10 +85,32 @@ describe('POST /webhooks/custom-api with the ingest key', () => {
       { key: a.key },
     );
     expect(again.status).toBe(200);
-    expect(again.json).toEqual({ received: true, duplicate: true });
+    // Its content differs (an sms withdrawal): still the spec's duplicate, plus a warning naming the
+    // safe ways, and the stored consent is untouched.
+    expect(again.json).toEqual({ received: true, duplicate: true, warning: DUPLICATE_DIFFERS_WARNING });
+    const { rows } = await t.pool.query(
+      `select consent_sms from read_models.customers where account_id = $1 and customer_id = $2`,
+      [a.accountId, first.json.customer_id],
+    );
+    expect(rows).toEqual([{ consent_sms: true }]);
     const other = await post({ customer_id: 'C7', event_type: 'profile' }, { key: a.key });
     expect(other.json).toMatchObject({ duplicate: false, link_method: 'provider_id', is_new: false });
     expect(other.json.customer_id).toBe(first.json.customer_id);
+  });
+
+  it('given an applied event, when the same content is resent, then it is a plain duplicate; when changed, the warning is counted in /metrics', async () => {
+    const a = await connectedAccount();
+    const body = { external_id: 'C8', event_type: 'consent', consent: { sms: true } };
+    expect((await post(body, { key: a.key })).json).toMatchObject({ duplicate: false });
+    const differs = async () =>
+      counterValue(await metricsText(), 'holdfast_custom_api_duplicates_total', 'content="differs"');
+    const before = await differs();
+    const same = await post({ ...body, unused: 'x' }, { key: a.key });
+    expect(same.json).toEqual({ received: true, duplicate: true });
+    expect(await differs()).toBe(before);
+    const changed = await post({ ...body, consent: { sms: false } }, { key: a.key });
+    expect(changed.json).toEqual({ received: true, duplicate: true, warning: DUPLICATE_DIFFERS_WARNING });
+    expect(await differs()).toBe(before + 1);
   });
 
   it('given no external id, when the same body is posted in another key order, then the body hash deduplicates it', async () => {
@@ -207,7 +240,8 @@ describe('POST /webhooks/custom-api failures and retries', () => {
       append: () => Promise.reject(new Error('broker down')),
       close: () => Promise.resolve(),
     };
-    const broken = await startWebStack(t, { appender: failing });
+    // The webhook's one record goes through the single-partition appender: both fail.
+    const broken = await startWebStack(t, { appender: failing, pixelAppender: failing });
     try {
       const a = await connectedAccount();
       const body = { external_id: 'R1', event_type: 'signup' };

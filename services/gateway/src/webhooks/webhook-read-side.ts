@@ -6,6 +6,8 @@ export interface ResolvedCustomerEvent {
   readonly customer_id: string;
   readonly link_method: 'provider_id' | 'email' | 'phone' | 'fuzzy' | 'created';
   readonly is_new: boolean;
+  /** customApiContentKey of the first event of the key (null when stored before it was recorded). */
+  readonly content_key: string | null;
 }
 
 const UNDEFINED_TABLE = '42P01';
@@ -42,7 +44,7 @@ export class WebhookReadSide {
   /** The applied custom-api event of this dedup key, or null. */
   customerEvent(accountId: string, dedupKey: string): Promise<ResolvedCustomerEvent | null> {
     return this.first<ResolvedCustomerEvent>(
-      `select event_id, customer_id, link_method, is_new from ${this.s}.customer_events
+      `select event_id, customer_id, link_method, is_new, content_key from ${this.s}.customer_events
         where account_id = $1 and dedup_key = $2`,
       [accountId, dedupKey],
     );

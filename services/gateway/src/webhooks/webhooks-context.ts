@@ -1,9 +1,10 @@
 import type { Pool } from '@holdfast/db';
-import type { Appender } from '@holdfast/kafka';
+import type { Appender, SinglePartitionAppender } from '@holdfast/kafka';
 import type { Logger } from '@holdfast/platform';
 import type { AuthDeps } from '../auth/authenticate.js';
 import type { Clock } from '../clock.js';
 import type { EventFactory } from '../ingest/event-factory.js';
+import type { GatewayMetrics } from '../metrics.js';
 
 /** How long POST /webhooks/custom-api waits for the projector before answering 503. */
 export const DEFAULT_PROJECTION_WAIT_MS = 5_000;
@@ -15,9 +16,12 @@ export const NOT_CAUGHT_UP_RETRY_AFTER_S = 2;
 export interface WebhooksContext extends AuthDeps {
   readonly pool: Pool;
   readonly appender: Appender;
+  /** A webhook call appends one record (one partition): one idempotent produce, no transaction. */
+  readonly recordAppender?: SinglePartitionAppender;
   readonly events: EventFactory;
   readonly clock: Clock;
   readonly logger: Logger;
+  readonly metrics: Pick<GatewayMetrics, 'customApiDuplicates'>;
   readonly config: { readonly readModelSchema: string };
   /** Bound of the read-your-writes wait (default 5 s). */
   readonly projectionWaitMs?: number;

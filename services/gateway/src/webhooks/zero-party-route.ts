@@ -71,7 +71,9 @@ export function zeroPartyRoute(ctx: WebhooksContext, readSide: WebhookReadSide):
       quiz_version: submission.quiz_version,
       completed_at: submission.completed_at,
     };
-    await ctx.appender.append([ctx.events.record('holdfast.commerce', 'ZeroPartySubmitted', value)]);
+    await (ctx.recordAppender ?? ctx.appender).append([
+      ctx.events.record('holdfast.commerce', 'ZeroPartySubmitted', value),
+    ]);
     res.json({ received: true, duplicate: false });
   };
 }

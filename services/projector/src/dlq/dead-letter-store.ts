@@ -11,6 +11,8 @@ export interface DeadLetterRow {
   readonly partition: number;
   readonly offset: number;
   readonly accountId: string | null;
+  /** The request that appended the record (X-Request-Id), when it carried one. */
+  readonly requestId: string | null;
   readonly reason: string;
   readonly recordTimestamp: Date | null;
   readonly status: 'dead' | 'redriven';
@@ -40,13 +42,14 @@ export async function listDeadLetters(
     partition: number;
     record_offset: number;
     account_id: string | null;
+    request_id: string | null;
     reason: string;
     record_timestamp: Date | null;
     status: 'dead' | 'redriven';
     redriven_at: Date | null;
     value_bytes: number | null;
   }>(
-    `select id, projection, topic, partition, record_offset, account_id, reason, record_timestamp, status,
+    `select id, projection, topic, partition, record_offset, account_id, request_id, reason, record_timestamp, status,
        redriven_at, octet_length(record_value) as value_bytes
      from "${schema}".dead_letters
      where ($1::text is null or projection = $1) and ($2 = 'all' or status = $2)
@@ -62,6 +65,7 @@ export async function listDeadLetters(
     partition: r.partition,
     offset: Number(r.record_offset),
     accountId: r.account_id,
+    requestId: r.request_id,
     reason: r.reason,
     recordTimestamp: r.record_timestamp,
     status: r.status,

@@ -102,10 +102,10 @@ async function rebuild(
       // Nobody switches tables under a rebuild.
       checkpointWatchMs: 0,
       deferIndexes: true,
+      onConsumer: (consumer) => tracker.attach(consumer),
     },
     deps,
   );
-  tracker.attach(projector.consumer);
   const wait = (phase: RebuildProgress['phase'], targets: ReadonlyMap<string, number>) =>
     tracker.waitFor(phase, targets, projector.crashed, opts.onProgress);
   let stopped = false;

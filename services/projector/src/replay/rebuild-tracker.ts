@@ -1,5 +1,4 @@
-import type { BatchOutcome } from '@holdfast/kafka';
-import type { Consumer, Kafka } from 'kafkajs';
+import type { BatchOutcome, GroupConsumer, KafkaClient } from '@holdfast/kafka';
 
 /** How far a rebuild is, against the high watermarks it is catching up to. */
 export interface RebuildProgress {
@@ -18,7 +17,7 @@ type Targets = ReadonlyMap<string, number>;
 /**
  * Follows a rebuild's consumer: a partition's position is the last offset of its latest batch whose
  * chunks all committed (commit markers included, which the handler never sees); a batch the runner
- * rewound does not count. kafkajs emits END_BATCH_PROCESS after the handler returned, i.e. after the
+ * rewound does not count. The consumer reports `batchEnd` after the handler returned, i.e. after the
  * read-model transaction committed, so "position ≥ high watermark" means "in the database".
  */
 export class RebuildTracker {
@@ -27,7 +26,7 @@ export class RebuildTracker {
   private readonly started = Date.now();
 
   constructor(
-    private readonly kafka: Kafka,
+    private readonly kafka: KafkaClient,
     private readonly topics: readonly string[],
   ) {}
 
@@ -36,15 +35,12 @@ export class RebuildTracker {
     this.outcomes.set(`${topic}:${partition}`, outcome.kind);
   };
 
-  attach(consumer: Consumer): void {
-    const { START_BATCH_PROCESS, END_BATCH_PROCESS } = consumer.events;
-    consumer.on(START_BATCH_PROCESS, ({ payload }) =>
-      this.outcomes.set(`${payload.topic}:${payload.partition}`, 'applied'),
-    );
-    consumer.on(END_BATCH_PROCESS, ({ payload }) => {
-      const tp = `${payload.topic}:${payload.partition}`;
+  attach(consumer: GroupConsumer): void {
+    consumer.on('batchStart', (topic, partition) => this.outcomes.set(`${topic}:${partition}`, 'applied'));
+    consumer.on('batchEnd', (topic, partition, lastOffset) => {
+      const tp = `${topic}:${partition}`;
       if (this.outcomes.get(tp) === 'applied')
-        this.positions.set(tp, Math.max(this.positions.get(tp) ?? 0, Number(payload.lastOffset) + 1));
+        this.positions.set(tp, Math.max(this.positions.get(tp) ?? 0, Number(lastOffset) + 1));
     });
   }
 
@@ -55,7 +51,7 @@ export class RebuildTracker {
     try {
       const result = new Map<string, number>();
       for (const topic of this.topics)
-        for (const o of await admin.fetchTopicOffsets(topic))
+        for (const o of await admin.topicOffsets(topic))
           result.set(`${topic}:${o.partition}`, Number(o.high));
       return result;
     } finally {

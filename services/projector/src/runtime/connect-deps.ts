@@ -25,7 +25,7 @@ export async function connectProjectorDeps(
   logger: Logger,
   clientId: string,
 ): Promise<ConnectedDeps> {
-  const kafka = createKafka(config.kafkaBrokers, clientId, logger, config.kafkaSecurity);
+  const kafka = createKafka(config.kafkaBrokers, clientId, logger, config.kafkaSecurity, config.kafkaClient);
   const admin = kafka.admin();
   await admin.connect();
   try {

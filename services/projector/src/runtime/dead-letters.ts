@@ -16,10 +16,10 @@ export async function insertDeadLetters(
   if (!letters.length) return;
   await client.query(
     `insert into ${qualified(schema, 'dead_letters')} (projection, topic, partition, record_offset,
-       account_id, reason, record_key, record_value, record_timestamp)
-     select p, t, pa, o, a, r, k, v, to_timestamp(ts / 1000.0)
+       account_id, reason, record_key, record_value, record_timestamp, request_id)
+     select p, t, pa, o, a, r, k, v, to_timestamp(ts / 1000.0), rq
      from unnest($1::text[], $2::text[], $3::int[], $4::bigint[], $5::text[], $6::text[], $7::bytea[],
-       $8::bytea[], $9::bigint[]) as x(p, t, pa, o, a, r, k, v, ts)
+       $8::bytea[], $9::bigint[], $10::text[]) as x(p, t, pa, o, a, r, k, v, ts, rq)
      on conflict (projection, topic, partition, record_offset) do update set reason = excluded.reason`,
     columnsOf(letters, (d) => [
       d.projection,
@@ -32,6 +32,7 @@ export async function insertDeadLetters(
       d.key,
       d.value,
       d.timestamp,
+      d.requestId ?? null,
     ]),
   );
 }

@@ -1,5 +1,5 @@
 import { UndecodableRecordError, type EventCodec, type AnyEvent } from '@holdfast/contracts';
-import type { ConsumedRecord } from '@holdfast/kafka';
+import { withRequestId, type ConsumedRecord } from '@holdfast/kafka';
 import type { AnyProjection, ProjectedEvent } from '../projection.js';
 import type { DeadLetter } from './dead-letters.js';
 
@@ -20,6 +20,7 @@ export function deadLetterOf(projection: AnyProjection, record: ConsumedRecord, 
     value: record.value,
     timestamp: record.timestamp,
     reason,
+    ...withRequestId(record),
   };
 }
 

@@ -6,8 +6,14 @@ import {
   type Pool,
   type PoolClient,
 } from '@holdfast/db';
-import type { BatchOutcome, ConsumedRecord, PartitionBatch } from '@holdfast/kafka';
-import type { Logger } from '@holdfast/platform';
+import {
+  headerText,
+  requestIdOfRecord,
+  type BatchOutcome,
+  type ConsumedRecord,
+  type PartitionBatch,
+} from '@holdfast/kafka';
+import { recordChildSpan, tracingOn, type Logger } from '@holdfast/platform';
 import type { AnyProjection, ProjectedEvent, ProjectionTx } from '../projection.js';
 import { isDataError, reasonOf } from './data-errors.js';
 import { insertDeadLetters, type DeadLetter, type DeadLetterPublisher } from './dead-letters.js';
@@ -50,6 +56,7 @@ export class ProjectionRunner {
   async handle(batch: PartitionBatch): Promise<BatchOutcome> {
     const { pool, schema, metrics } = this.deps;
     const started = process.hrtime.bigint();
+    const startedAt = Date.now();
     const key: CheckpointKey = {
       schema,
       projection: this.projection.name,
@@ -99,6 +106,17 @@ export class ProjectionRunner {
       metrics?.observeChunk(this.projection.name, fresh.length - dead.length, dead.length, started);
       for (const d of dead)
         this.deps.logger.warn('record_dead_lettered', { ...addressOf(d), reason: forLogs(d.reason) });
+      if (tracingOn()) this.traceApplied(fresh, batch.partition, startedAt);
+      // The request ids cost a pass over the chunk: only when the line is written.
+      if (this.deps.logger.debugEnabled?.() ?? true)
+        this.deps.logger.debug('chunk_applied', {
+          projection: this.projection.name,
+          partition: batch.partition,
+          first_offset: fresh[0]!.offset,
+          last_offset: fresh[fresh.length - 1]!.offset,
+          records: fresh.length,
+          request_ids: requestIdsOf(fresh),
+        });
       return { kind: 'applied' };
     } catch (err) {
       await client.query('rollback').catch(() => {});
@@ -106,6 +124,27 @@ export class ProjectionRunner {
     } finally {
       client.release();
     }
+  }
+
+  /**
+   * Tracing on: one `projector.apply` span per request whose records this chunk applied, a child of
+   * that request's append span (the record's traceparent), covering the chunk's transaction.
+   */
+  private traceApplied(records: readonly ConsumedRecord[], partition: number, startedAt: number): void {
+    const parents = new Map<string, Record<string, string>>();
+    for (const r of records) {
+      const traceparent = r.headers ? headerText(r, 'traceparent') : undefined;
+      if (!traceparent || parents.has(traceparent)) continue;
+      const tracestate = headerText(r, 'tracestate');
+      parents.set(traceparent, tracestate ? { traceparent, tracestate } : { traceparent });
+      if (parents.size >= 50) break;
+    }
+    for (const headers of parents.values())
+      recordChildSpan('projector.apply', headers, startedAt, {
+        'holdfast.projection': this.projection.name,
+        'messaging.destination.partition.id': String(partition),
+        'messaging.batch.message_count': records.length,
+      });
   }
 
   /**
@@ -199,6 +238,24 @@ export class ProjectionRunner {
 // be an email or a name; logs never carry those (the dead_letters row keeps the full reason).
 const forLogs = (reason: string) => reason.replace(/"[^"]*"/g, '"…"');
 
+/** The distinct request ids of a chunk's records (at most 20: one ingest batch is one request). */
+function requestIdsOf(records: readonly ConsumedRecord[]): string[] {
+  const ids = new Set<string>();
+  for (const r of records) {
+    if (!r.headers) continue;
+    const id = requestIdOfRecord(r);
+    if (id) ids.add(id);
+    if (ids.size >= 20) break;
+  }
+  return [...ids];
+}
+
 function addressOf(d: DeadLetter) {
-  return { projection: d.projection, topic: d.topic, partition: d.partition, offset: d.offset };
+  return {
+    projection: d.projection,
+    topic: d.topic,
+    partition: d.partition,
+    offset: d.offset,
+    request_id: d.requestId ?? null,
+  };
 }

@@ -76,7 +76,7 @@ describe('the projector on the real stack', () => {
     expect(dead[2]!.reason).toContain('orders_refunded_not_negative');
 
     // The same letters went to the holdfast.dlq topic.
-    const consumer = t.kafka.consumer({ groupId: `${t.topicPrefix}dlq-reader` });
+    const consumer = t.verifier.consumer({ groupId: `${t.topicPrefix}dlq-reader` });
     await consumer.connect();
     await consumer.subscribe({ topic: topicName(t.topicPrefix, 'holdfast.dlq'), fromBeginning: true });
     const seen: string[] = [];

@@ -11,7 +11,7 @@ import {
   type LagSource,
 } from '@holdfast/kafka';
 import type { Logger } from '@holdfast/platform';
-import type { Consumer, Kafka } from 'kafkajs';
+import type { GroupConsumer, KafkaClient } from '@holdfast/kafka';
 import { selectProjections } from '../projections/index.js';
 import { ensureReadModelSchema } from '../schema/ensure-read-model-schema.js';
 import { kafkaDeadLetterPublisher, type DeadLetterPublisher } from './dead-letters.js';
@@ -31,6 +31,8 @@ export interface ProjectorConfig {
   /** Consumer group (default `<prefix>holdfast.projector`); a rebuild uses a fresh one. */
   readonly groupId?: string;
   readonly sessionTimeoutMs?: number;
+  /** Not joined nor fetching longer than this recreates the consumer (HOLDFAST_CONSUMER_STALL_MS). */
+  readonly stallMs?: number;
   /**
    * How often to compare checkpoints with what this process wrote (ms; 0 = never). A rebuild switched
    * in behind the live position is then re-applied even on partitions that receive no new record.
@@ -41,12 +43,14 @@ export interface ProjectorConfig {
   readonly deferIndexes?: boolean;
   /** Told the outcome of every partition batch (a rebuild tracks its progress with it). */
   readonly onOutcome?: (topic: string, partition: number, outcome: BatchOutcome) => void;
+  /** Told every group consumer started (the first, and one recreated after a stall). */
+  readonly onConsumer?: (consumer: GroupConsumer) => void;
 }
 
 /** The clients it works through (owned by the caller, except the dead-letter producer it creates). */
 export interface ProjectorDeps {
   readonly pool: Pool;
-  readonly kafka: Kafka;
+  readonly kafka: KafkaClient;
   readonly codec: EventCodec;
   readonly logger: Logger;
   readonly metrics?: ProjectorMetrics;
@@ -56,12 +60,12 @@ export interface ProjectorDeps {
 
 export interface RunningProjector {
   readonly groupId: string;
-  readonly consumer: Consumer;
+  readonly consumer: GroupConsumer;
   /** Joined, retrying, stuck: for /readyz. */
   readonly health: ConsumerHealth;
   /** The group's lag per partition (asked at scrape time). */
   readonly lag: LagSource & { readonly groupId: string };
-  /** Resolves if the consumer stops for good (kafkajs gave up, or a bug); exit non-zero. */
+  /** Resolves if the consumer stops for good (the client gave up, or a bug); exit non-zero. */
   readonly crashed: Promise<Error>;
   stop(): Promise<void>;
 }
@@ -149,6 +153,8 @@ async function startConsuming(
     chunkSize: config.chunkSize ?? 5000,
     fromBeginning: true,
     sessionTimeoutMs: config.sessionTimeoutMs,
+    stallMs: config.stallMs,
+    onConsumer: config.onConsumer,
   });
   const watchMs = config.checkpointWatchMs ?? 2000;
   let watching = false;
@@ -171,7 +177,7 @@ async function startConsuming(
             partition,
             offset,
           });
-          running.consumer.seek({ topic, partition, offset: String(offset) });
+          running.consumer.seek(topic, partition, String(offset));
         }
   };
   const lag = consumerLag(kafka, groupId, topics);
@@ -183,7 +189,9 @@ async function startConsuming(
   });
   return {
     groupId,
-    consumer: running.consumer,
+    get consumer() {
+      return running.consumer;
+    },
     health: running.health,
     lag,
     crashed: running.crashed,

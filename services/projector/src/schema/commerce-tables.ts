@@ -4,6 +4,24 @@ import { AMOUNT_SQL_TYPE } from '@holdfast/contracts';
 // rebuild can create them side by side in `read_models_next`. Column comments live in
 // docs/read-models.md; the SQL here says only what PostgreSQL needs to enforce.
 
+// Conversion into the account's reporting currency (docs/campaigns.md "Currency"): the projector
+// stores the rate (conversionOn in packages/domain), PostgreSQL derives the amounts from it, rounded to
+// the reporting currency's minor units, so they follow every merge (refunds, cancellations) by
+// themselves. Rows stored before these columns existed read 'pending' (at par) until re-converted.
+// Unbounded numeric: an amount at the column limit times a cross rate of thousands must not overflow.
+const convertedSql = (column: string) => `round(${column} * fx_rate, fx_minor_units)`;
+const FX_COLUMNS = [
+  `reporting_currency text not null default 'USD'`,
+  `fx_rate numeric not null default 1`,
+  `fx_minor_units smallint not null default 2`,
+  `fx_rate_date date`,
+  `fx_status text not null default 'pending' check (fx_status in ('same', 'converted', 'unknown_currency', 'no_rate', 'pending'))`,
+  `order_amount_reporting numeric generated always as (${convertedSql('order_amount')}) stored`,
+  `refunded_amount_reporting numeric generated always as (${convertedSql('refunded_amount')}) stored`,
+  `net_amount_reporting numeric generated always as
+      (case when cancelled_at is null then ${convertedSql('order_amount')} - ${convertedSql('refunded_amount')} else 0 end) stored`,
+];
+
 /** orders: one row per (account, order_id), merged by the spec's order rules. */
 export const ordersDdl = (s: string): string => `
   create table if not exists "${s}".orders (
@@ -32,9 +50,15 @@ export const ordersDdl = (s: string): string => `
       (case when cancelled_at is null then order_amount - refunded_amount else 0 end) stored,
     first_seen_at timestamptz not null,
     updated_at timestamptz not null,
+    acquisition_channel text,
+    ${FX_COLUMNS.join(',\n    ')},
     primary key (account_id, order_id),
     constraint orders_refunded_not_negative check (refunded_amount >= 0)
   );
+  -- Added after the first release: tables created before get the column here, and rows written
+  -- before stay null until a rebuild. (No semicolons in these comments: the DDL is split on them.)
+  alter table "${s}".orders add column if not exists acquisition_channel text;
+  ${FX_COLUMNS.map((c) => `alter table "${s}".orders add column if not exists ${c}`).join(';\n  ')};
   create index if not exists orders_by_customer on "${s}".orders (account_id, customer_id, order_date);
   create index if not exists orders_by_date on "${s}".orders (account_id, order_date);`;
 
@@ -80,8 +104,11 @@ export const customerEventsDdl = (s: string): string => `
     is_new boolean not null,
     event_type text not null,
     received_at timestamptz not null,
+    content_key text,
     primary key (account_id, dedup_key)
   );
+  -- Added after the first release: tables created before get the column here (null: not comparable).
+  alter table "${s}".customer_events add column if not exists content_key text;
   create index if not exists customer_events_by_event_id on "${s}".customer_events (event_id);
   create index if not exists customer_events_by_customer on "${s}".customer_events (account_id, customer_id, received_at);`;
 

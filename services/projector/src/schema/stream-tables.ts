@@ -96,4 +96,6 @@ export const deadLettersDdl = (s: string): string => `
     redriven_at timestamptz,
     primary key (projection, topic, partition, record_offset)
   );
+  -- The X-Request-Id the record was appended under (its holdfast-request-id header), if any.
+  alter table "${s}".dead_letters add column if not exists request_id text;
   create index if not exists dead_letters_by_status on "${s}".dead_letters (status, projection);`;

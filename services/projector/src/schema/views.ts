@@ -27,4 +27,13 @@ export const viewsDdl = (s: string): string => `
   select p.*, s.customer_id, s.tracking_id
     from "${s}".pixel_events p
     left join "${s}".pixel_session_customers s
-      on s.account_id = p.account_id and s.session_key = coalesce(p.session_id, p.anonymous_id);`;
+      on s.account_id = p.account_id and s.session_key = coalesce(p.session_id, p.anonymous_id);
+
+  -- Orders counted at 1.0 in their account's reporting currency (an unknown code, or no rate near the
+  -- order's day), and orders stored before conversion existed: what an operator should look at.
+  create or replace view "${s}".orders_unconverted with (security_invoker = true) as
+  select account_id, currency, reporting_currency, fx_status, count(*)::int as orders,
+         min(order_date) as first_order_date, max(order_date) as last_order_date
+    from "${s}".orders
+   where fx_status in ('unknown_currency', 'no_rate', 'pending')
+   group by account_id, currency, reporting_currency, fx_status;`;

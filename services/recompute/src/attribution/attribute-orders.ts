@@ -24,7 +24,8 @@ export interface AttributionInput {
  *   order date (ties broken by tracking id) — unless the source carries utm parameters of someone
  *   else's campaign (utm_* present, utm_source not `holdfast`): that order came from the merchant's
  *   own campaign and is not ours to claim.
- * - Cancelled orders are not attributed; net_revenue is the order amount net of refunds.
+ * - Cancelled orders are not attributed; net_revenue is the order amount net of refunds, converted
+ *   into the account's reporting currency (net_amount_reporting).
  */
 export async function recomputeAttributions(pool: Pool, a: AttributionInput): Promise<number> {
   const rm = `"${a.readModelSchema}"`;
@@ -43,7 +44,8 @@ export async function recomputeAttributions(pool: Pool, a: AttributionInput): Pr
           where cs.account_id = $1
             and not exists (select 1 from analytics.campaign_assignments x where x.tracking_id = cs.tracking_id)),
        orders as (
-         select o.order_id, o.customer_id, o.order_date, o.net_amount,
+         -- In the account's reporting currency (docs/campaigns.md "Currency").
+         select o.order_id, o.customer_id, o.order_date, o.net_amount_reporting as net_amount,
                 lower((regexp_match(o.source, 'utm_content=([A-Za-z0-9_-]+)', 'i'))[1]) as utm_content,
                 coalesce(o.source ~* 'utm_[a-z]+=', false)
                   and coalesce(lower((regexp_match(o.source, 'utm_source=([^&#\\s]+)', 'i'))[1]), '') <> 'holdfast'

@@ -16,7 +16,7 @@ export interface LiftFigures {
   readonly test: string;
   readonly significant: boolean;
   readonly incrementalRevenue: number | null;
-  /** What the performance fee may be computed from: incremental revenue when the one-sided test says lift > 0, else 0. */
+  /** What the performance fee may be computed from: incremental revenue when the interval's lower bound is above 0, else 0. */
   readonly billableRevenue: number;
   /** Minimum detectable effect (revenue per customer): one-sided 2.5% test, 80% power, these groups. */
   readonly mde: number | null;
@@ -27,9 +27,10 @@ const finite = (x: number): number | null => (Number.isFinite(x) ? x : null);
 /**
  * Lift of one campaign type in one period from per-customer net revenue of the treated customers
  * (intent to treat: every eligible non-holdout customer selected, whatever happened to the send) and
- * the holdout customers (eligible, held out). `liftStatistics`: a studentised permutation test bills,
- * a Hall skew-corrected Welch interval is reported (docs/analytics.md §8). Billing rule (spec, general
- * rule 6): incremental revenue is billable only when the one-sided test at 2.5% says lift > 0.
+ * the holdout customers (eligible, held out). `liftStatistics`: a studentised permutation test, and the
+ * 95% interval obtained by inverting it, from the same re-splits (docs/analytics.md §8). Billing rule
+ * (spec, general rule 6): incremental revenue is billable only when the one-sided test at 2.5% says
+ * lift > 0, which is the interval's lower bound being above 0.
  * Statistics that cannot be computed (fewer than two customers in a group) are null, and then nothing is
  * billable.
  */

@@ -54,7 +54,7 @@ export async function computeLiftReports(pool: Pool, r: LiftReportInput): Promis
             and ((arm = 'treated' and status = any($5::text[])) or (arm = 'holdout' and status = 'held_out'))
           group by campaign_type, customer_id, arm)
        select f.campaign_type, f.arm,
-              coalesce((select sum(o.net_amount) from ${rm}.orders o
+              coalesce((select sum(o.net_amount_reporting) from ${rm}.orders o
                          where o.account_id = $1 and o.customer_id = f.customer_id
                            and o.order_date >= f.assigned_at and o.order_date < $4), 0)::float8 as revenue
          from firsts f

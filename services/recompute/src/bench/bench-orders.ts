@@ -51,7 +51,8 @@ export interface LoadedOrders {
 /**
  * Loads `customers` customers of `accountId` with their orders over the two years before `asOf`, drawn
  * from BG/NBD and Gamma-Gamma at CDNOW's parameters (so the fits behave as on real data); 5% of orders
- * are half refunded and 1% cancelled.
+ * are half refunded and 1% cancelled. With `ordersPerCustomer`, the histories are the replenishment
+ * shape instead: that many orders per customer, about weekly.
  */
 export async function loadSyntheticOrders(
   pool: Pool,
@@ -59,6 +60,7 @@ export async function loadSyntheticOrders(
   accountId: string,
   customers: number,
   asOf: Date,
+  ordersPerCustomer?: number,
 ): Promise<LoadedOrders> {
   const rnd = seeded(20_261_122);
   const gamma = gammaSampler(rnd);
@@ -69,7 +71,43 @@ export async function loadSyntheticOrders(
   for (let i = 0; i < customers; i++) ids.write(randomUUID(), i * 36, 'latin1');
   const id = (i: number): string => ids.toString('latin1', i * 36, i * 36 + 36);
   let orders = 0;
+  const line = (i: number, n: number, at: number, amount: string): string => {
+    const refunded = rnd() < 0.05 ? (Number(amount) / 2).toFixed(2) : '0';
+    const cancelled = rnd() < 0.01 ? new Date(at + DAY_MS).toISOString() : '\\N';
+    const date = new Date(at).toISOString();
+    orders++;
+    return `${accountId}\to-${i}-${n}\t${id(i)}\tc-${i}\t${date}\t${amount}\tbench\t${refunded}\t${cancelled}\t${date}\t${date}`;
+  };
+  // The replenishment shape: every customer buys about weekly (5 to 9 days apart), `perCustomer`
+  // times, from a start in the first weeks of the window. Rows go in round by round (every
+  // customer's n-th order, then the (n+1)-th), as a live feed interleaves customers in the table.
+  function* replenishmentLines(perCustomer: number): Generator<string> {
+    const next = new Float64Array(customers);
+    const spend = new Float64Array(customers);
+    for (let i = 0; i < customers; i++) {
+      next[i] = start + rnd() * 8 * WEEK_MS;
+      spend[i] = 15 + 30 * rnd();
+    }
+    let lines: string[] = [];
+    for (let n = 0; n < perCustomer; n++) {
+      for (let i = 0; i < customers; i++) {
+        const at = next[i]!;
+        if (at >= asOf.getTime()) continue;
+        lines.push(line(i, n, at, Math.max(0.01, spend[i]! * (0.8 + 0.4 * rnd())).toFixed(2)));
+        next[i] = at + (5 + 4 * rnd()) * DAY_MS;
+        if (lines.length >= 5000) {
+          yield `${lines.join('\n')}\n`;
+          lines = [];
+        }
+      }
+    }
+    if (lines.length) yield `${lines.join('\n')}\n`;
+  }
   function* orderLines(): Generator<string> {
+    if (ordersPerCustomer !== undefined) {
+      yield* replenishmentLines(ordersPerCustomer);
+      return;
+    }
     let lines: string[] = [];
     for (let i = 0; i < customers; i++) {
       // Purchase rate λ ~ Gamma(r, 1/α) per week, dropout p ~ Beta(a, b), spend rate ν ~ Gamma(q, 1/γ).
@@ -79,14 +117,7 @@ export async function loadSyntheticOrders(
       const nu = gamma(GG.q, 1 / GG.gamma);
       let at = start + rnd() * 100 * WEEK_MS;
       for (let n = 0; at < asOf.getTime() && n < 200; n++) {
-        const amount = Math.max(0.01, gamma(GG.p, 1 / nu)).toFixed(2);
-        const refunded = rnd() < 0.05 ? (Number(amount) / 2).toFixed(2) : '0';
-        const cancelled = rnd() < 0.01 ? new Date(at + DAY_MS).toISOString() : '\\N';
-        const date = new Date(at).toISOString();
-        lines.push(
-          `${accountId}\to-${i}-${n}\t${id(i)}\tc-${i}\t${date}\t${amount}\tbench\t${refunded}\t${cancelled}\t${date}\t${date}`,
-        );
-        orders++;
+        lines.push(line(i, n, at, Math.max(0.01, gamma(GG.p, 1 / nu)).toFixed(2)));
         if (n > 0 && rnd() < dropout) break;
         at += (-Math.log(1 - rnd()) / Math.max(rate, 1e-9)) * WEEK_MS;
       }
@@ -108,6 +139,9 @@ export async function loadSyntheticOrders(
   }
   const client = await pool.connect();
   try {
+    // The interleaved shape inserts into the by-customer index at random, which on a loaded machine
+    // can outlast the pool's statement timeout.
+    await client.query('set statement_timeout = 0');
     await pipeline(
       Readable.from(orderLines()),
       client.query(
@@ -126,6 +160,7 @@ export async function loadSyntheticOrders(
     // A freshly loaded table's first scan sets every row's hint bits (a write per page); a live
     // read model was vacuumed long before its nightly recompute, so measure that steady state.
     await client.query(`vacuum (analyze) "${schema}".orders, "${schema}".customers`);
+    await client.query('reset statement_timeout');
   } finally {
     client.release();
   }

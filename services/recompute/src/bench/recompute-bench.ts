@@ -1,12 +1,14 @@
 // The recompute benchmark: N customers' orders generated straight into read_models.orders of a
 // throwaway database (COPY), then one recompute of the account, timed by phase.
 //
-//   npm run bench -w @holdfast/recompute -- [customers=1000000] [--keep] [--runs N] [--reuse DB]
+//   npm run bench -w @holdfast/recompute -- [customers=1000000] [--orders-per-customer K] [--keep]
+//     [--runs N] [--reuse DB]
 //
 // DATABASE_URL (or the running stack's env file) names the server; a database hf_bench_recompute_<id>
 // is created on it and dropped afterwards unless --keep is given. --reuse DB recomputes a kept
 // database again without loading; --runs N recomputes N times (the machine may be shared: look at
-// node_cpu_seconds beside the wall time). Prints one JSON line per run.
+// node_cpu_seconds beside the wall time). --orders-per-customer K loads the replenishment shape (K
+// orders per customer, about weekly) instead of the CDNOW-like one. Prints one JSON line per run.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -49,6 +51,8 @@ const flag = (name: string): string | undefined => {
 const customers = Number(args.find((a) => /^\d+$/.test(a)) ?? 1_000_000);
 const reuse = flag('--reuse');
 const runs = Number(flag('--runs') ?? 1);
+const perCustomer = flag('--orders-per-customer');
+const ordersPerCustomer = perCustomer === undefined ? undefined : Number(perCustomer);
 const keep = args.includes('--keep') || reuse !== undefined;
 const base = serverUrl();
 const name = reuse ?? `hf_bench_recompute_${randomBytes(3).toString('hex')}`;
@@ -71,7 +75,14 @@ try {
   } else {
     accountId = randomUUID();
     const t = performance.now();
-    const loaded = await loadSyntheticOrders(pool, 'read_models', accountId, customers, asOf);
+    const loaded = await loadSyntheticOrders(
+      pool,
+      'read_models',
+      accountId,
+      customers,
+      asOf,
+      ordersPerCustomer,
+    );
     console.error(
       `loaded ${loaded.customers} customers, ${loaded.orders} orders in ${seconds(performance.now() - t)} s`,
     );
@@ -95,6 +106,7 @@ try {
         model: outcome.model,
         rows_written: rows[0]?.n,
         seconds: seconds(wall),
+        us_per_order: Number(((wall * 1000) / Math.max(1, outcome.orders)).toFixed(2)),
         phases_seconds: {
           load: seconds(outcome.ms.load),
           score: seconds(outcome.ms.score),

@@ -11,7 +11,13 @@ import { insertCustomer, insertScore, prepareCampaignSchemas } from './test-supp
 
 const AS_OF = new Date('2025-03-01T02:00:00.000Z');
 const NOW = new Date('2025-03-01T03:00:00.000Z');
-const config = { topicPrefix: 'tstep-', readModelSchema: 'read_models' };
+const config = {
+  topicPrefix: 'tstep-',
+  readModelSchema: 'read_models',
+  publicUrl: 'https://hf.example.com',
+  providerRetryBaseMs: 5,
+  providerRetryMaxMs: 20,
+};
 const SEND = { send: true };
 
 describe('campaign step: plan, send through provider adapters, append CampaignSent', () => {
@@ -29,9 +35,11 @@ describe('campaign step: plan, send through provider adapters, append CampaignSe
         tracking_id: string | null;
         url: string | null;
         last_error: string | null;
+        last_failure_kind: string | null;
+        send_attempts: number;
         event_appended_at: Date | null;
       }>(
-        `select customer_id, status, tracking_id, url, last_error, event_appended_at
+        `select customer_id, status, tracking_id, url, last_error, last_failure_kind, send_attempts, event_appended_at
            from analytics.campaign_assignments where account_id = $1 order by assigned_at, customer_id`,
         [accountId],
       )
@@ -122,6 +130,12 @@ describe('campaign step: plan, send through provider adapters, append CampaignSe
       utm_content: sentA.tracking_id,
     });
     expect(String(email.body.text)).toContain(sentA.url);
+    expect(email.body.headers).toMatchObject({
+      'List-Unsubscribe': expect.stringMatching(
+        /^<https:\/\/hf\.example\.com\/unsubscribe\/[\w-]+\.[\w-]+>$/,
+      ),
+      'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
+    });
     expect(String(email.body.html)).toContain(sentA.url!.replace(/&/g, '&#38;'));
     expect(sms.requests).toHaveLength(1);
     expect(sms.requests[0]!.body).toMatchObject({
@@ -130,11 +144,13 @@ describe('campaign step: plan, send through provider adapters, append CampaignSe
       tracking_id: sentB.tracking_id,
     });
     expect(String(sms.requests[0]!.body.body)).toMatch(
-      /utm_medium=sms&utm_campaign=win_back&utm_content=hft_[0-9a-f]{24}$/,
+      /utm_medium=sms&utm_campaign=win_back&utm_content=hft_[0-9a-f]{24} Reply STOP to opt out\.$/,
     );
     // No discount code is ever created or offered.
     for (const req of [...mail.requests, ...sms.requests])
-      expect(JSON.stringify(req.body)).not.toMatch(/discount|coupon|promo|code/i);
+      expect(
+        JSON.stringify({ ...req.body, headers: null }).replace(/\/unsubscribe\/[\w.-]+/g, ''),
+      ).not.toMatch(/discount|coupon|promo|code/i);
 
     const events = await appender.decoded(t.codec);
     expect(appender.records.every((x) => x.topic === 'tstep-holdfast.campaigns' && x.key === account)).toBe(
@@ -212,8 +228,15 @@ describe('campaign step: plan, send through provider adapters, append CampaignSe
     const failed = await runCampaignStep(config, deps, { accountId: account, taskId: null }, SEND);
     mail.status = 202;
     expect(failed).toMatchObject({ status: 'done', planned: 1, sent: 0, sendFailed: 1, eventsAppended: 0 });
+    // Retried with backoff up to 3 attempts, then failed with the last error class and its kind.
     expect(await ledger(account)).toMatchObject([
-      { customer_id: c, status: 'failed', last_error: 'provider_http_500' },
+      {
+        customer_id: c,
+        status: 'failed',
+        last_error: 'provider_http_500',
+        last_failure_kind: 'retriable',
+        send_attempts: 3,
+      },
     ]);
 
     appender.failNext = true;
@@ -228,6 +251,89 @@ describe('campaign step: plan, send through provider adapters, append CampaignSe
     expect(mail.requests).toHaveLength(sends);
     const last = appender.records[appender.records.length - 1]!;
     expect((await t.codec.decode(last.value)).value).toMatchObject({ tracking_id: rows[1]!.tracking_id });
+  });
+
+  it('retries a retriable failure with backoff and records the attempts; a permanent one fails at once', async () => {
+    const account = await shop('Retry', 'retry.example.com');
+    const c = await customer(account, { email: 'retry@example.com' }, 'Overdue');
+    mail.script.push(503, 429);
+    const before = mail.requests.length;
+    const r = await runCampaignStep(config, deps, { accountId: account, taskId: null }, SEND);
+    expect(r).toMatchObject({ sent: 1, sendFailed: 0 });
+    expect(mail.requests.length - before).toBe(3);
+    // all three attempts carry the same idempotency key
+    expect(new Set(mail.requests.slice(before).map((q) => q.headers['idempotency-key'])).size).toBe(1);
+    expect(await ledger(account)).toMatchObject([
+      {
+        customer_id: c,
+        status: 'sent',
+        send_attempts: 3,
+        last_error: 'provider_http_429',
+        last_failure_kind: 'retriable',
+      },
+    ]);
+
+    const refused = await shop('Refused', 'refused.example.com');
+    await customer(refused, { email: 'refused@example.com' }, 'Overdue');
+    mail.script.push(401);
+    const before2 = mail.requests.length;
+    expect(await runCampaignStep(config, deps, { accountId: refused, taskId: null }, SEND)).toMatchObject({
+      sent: 0,
+      sendFailed: 1,
+    });
+    expect(mail.requests.length - before2).toBe(1);
+    expect(await ledger(refused)).toMatchObject([
+      { status: 'failed', send_attempts: 1, last_error: 'provider_http_401', last_failure_kind: 'permanent' },
+    ]);
+  });
+
+  it('takes a provider failing again and again as down: its remaining messages stay planned for the next run', async () => {
+    const account = await shop('Outage', 'outage.example.com');
+    for (let i = 0; i < 5; i++) await customer(account, { email: `outage${i}@example.com` }, 'Overdue');
+    mail.status = 503;
+    const before = mail.requests.length;
+    const r = await runCampaignStep(
+      { ...config, providerBreakerFailures: 2, sendConcurrency: 1 },
+      deps,
+      { accountId: account, taskId: null },
+      SEND,
+    );
+    mail.status = 202;
+    expect(r).toMatchObject({
+      status: 'done',
+      reason: 'sends_deferred_provider_down',
+      planned: 5,
+      sendFailed: 2,
+    });
+    expect(mail.requests.length - before).toBe(2 * 3);
+    expect((await ledger(account)).map((x) => x.status).sort()).toEqual([
+      'failed',
+      'failed',
+      'planned',
+      'planned',
+      'planned',
+    ]);
+    // The provider is back: the next run sends the 3 left planned, and plans and sends the 2 that
+    // failed (a failed send counts neither for the cool-down nor the cap).
+    const next = await runCampaignStep(config, deps, { accountId: account, taskId: null }, SEND);
+    expect(next).toMatchObject({ status: 'done', reason: null, planned: 2, sent: 5 });
+  });
+
+  it('sends no email without a public URL for its unsubscribe link', async () => {
+    const account = await shop('No public URL', 'nourl.example.com');
+    await customer(account, { email: 'nourl@example.com' }, 'Overdue');
+    const before = mail.requests.length;
+    const r = await runCampaignStep(
+      { ...config, publicUrl: null },
+      deps,
+      { accountId: account, taskId: null },
+      SEND,
+    );
+    expect(r).toMatchObject({ sent: 0, sendFailed: 1 });
+    expect(mail.requests).toHaveLength(before);
+    expect(await ledger(account)).toMatchObject([
+      { status: 'failed', send_attempts: 0, last_error: 'unsubscribe_url_missing' },
+    ]);
   });
 
   it('does not send a planned message a crashed run left when consent was withdrawn since', async () => {

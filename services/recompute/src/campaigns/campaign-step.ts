@@ -1,6 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import type { EventCodec } from '@holdfast/contracts';
-import { normalizeStorefrontDomain, type Pool } from '@holdfast/db';
+import {
+  createDb,
+  defaultSecretsKeyring,
+  loadProviderConnections,
+  normalizeStorefrontDomain,
+  SecretUnreadableError,
+  type Pool,
+  type ProviderConnection,
+  type SecretsKeyring,
+} from '@holdfast/db';
 import type { Appender } from '@holdfast/kafka';
 import {
   createOutboundClient,
@@ -8,6 +17,7 @@ import {
   silentLogger,
   type Logger,
   type OutboundClient,
+  type OutboundPolicy,
 } from '@holdfast/platform';
 import { computeLiftReports } from '../attribution/lift-reports.js';
 import { recomputeAttributions } from '../attribution/attribute-orders.js';
@@ -15,7 +25,7 @@ import { planAudiences } from './audience.js';
 import { DEFAULT_AUDIENCE_RULES, type AudienceRules } from './campaign-types.js';
 import { loadCampaignSettings } from './campaign-settings.js';
 import { finishRun, startRun, tryLockAccount, zeroCounts, type RunCounts } from './campaign-runs.js';
-import { adapterFor, type ConnectedProvider } from './providers/index.js';
+import { adapterFor } from './providers/index.js';
 import { flushCampaignEvents, sendPlanned } from './send-planned.js';
 
 export interface CampaignStepConfig {
@@ -30,6 +40,21 @@ export interface CampaignStepConfig {
   readonly providerTimeoutMs?: number;
   /** Sends in flight at once per account (default 8). */
   readonly sendConcurrency?: number;
+  /**
+   * The public base URL of the gateway (HOLDFAST_PUBLIC_URL, e.g. https://hf.example.com): unsubscribe
+   * links point at `<publicUrl>/unsubscribe/<token>`. Without it no email is sent (each planned email
+   * fails with `unsubscribe_url_missing`): an email without a working unsubscribe link must not leave.
+   */
+  readonly publicUrl?: string | null;
+  /** HOLDFAST_TEST_MODE: an SMTP provider may then use plain text (`tls: none`). */
+  readonly testMode?: boolean;
+  /** Attempts per message, the first included (default 3). Retriable failures only. */
+  readonly providerMaxAttempts?: number;
+  /** Backoff between attempts: full jitter under min(max, base·2^n) (default 1,000 ms and 30,000 ms). */
+  readonly providerRetryBaseMs?: number;
+  readonly providerRetryMaxMs?: number;
+  /** A provider whose sends failed this many times in a row (retries spent) is skipped for the run (default 10). */
+  readonly providerBreakerFailures?: number;
 }
 
 export interface CampaignStepDeps {
@@ -39,8 +64,12 @@ export interface CampaignStepDeps {
   readonly codec: Pick<EventCodec, 'encode'>;
   readonly logger?: Logger;
   readonly now?: () => Date;
-  /** Provider sends go through it. Default: the guarded client under `defaultOutboundPolicy()`. */
+  /** The outbound policy (HOLDFAST_OUTBOUND_*): HTTP sends through its guarded client, SMTP checked against it. */
+  readonly outboundPolicy?: OutboundPolicy;
+  /** Provider HTTP sends go through it. Default: the guarded client under `outboundPolicy`. */
   readonly outbound?: OutboundClient;
+  /** Opens the providers' credentials and signs unsubscribe links. Default: HOLDFAST_SECRETS_KEYS. */
+  readonly keyring?: SecretsKeyring;
 }
 
 /** What the step of one account did. `reason` explains failed and skipped. */
@@ -171,10 +200,15 @@ async function sendCampaigns(
   const { pool } = deps;
   const settings = await loadCampaignSettings(pool, task.accountId);
   if (!settings.enabledTypes.size) return { status: 'skipped', reason: 'no_campaign_type_enabled' };
-  const { rows: providers } = await pool.query<ConnectedProvider>(
-    `select provider, channel, endpoint_url from control.providers where account_id = $1 order by provider`,
-    [task.accountId],
-  );
+  const keyring = deps.keyring ?? defaultSecretsKeyring();
+  let providers: ProviderConnection[];
+  try {
+    providers = await loadProviderConnections(createDb(pool), task.accountId, keyring);
+  } catch (err) {
+    if (err instanceof SecretUnreadableError)
+      return { status: 'failed', reason: 'provider_secret_unreadable' };
+    throw err;
+  }
   // A sandbox account simulates its sends: it needs no provider (and never calls one).
   if (!providers.length && !settings.sandbox) return { status: 'skipped', reason: 'no_provider_connected' };
   const { rows: acc } = await pool.query<{ storefront_domain: string | null }>(
@@ -222,9 +256,14 @@ async function sendCampaigns(
   }
   // Sandbox: nothing is ever sent (plans a crashed live run left behind stay planned, unsent).
   if (settings.sandbox) return { status: 'done', reason: null };
-  const outbound = deps.outbound ?? createOutboundClient(defaultOutboundPolicy());
-  const timeoutMs = config.providerTimeoutMs ?? 10_000;
-  const adapters = new Map(providers.map((p) => [p.provider, adapterFor(p, outbound, timeoutMs)]));
+  const policy = deps.outboundPolicy ?? defaultOutboundPolicy();
+  const env = {
+    client: deps.outbound ?? createOutboundClient(policy),
+    policy,
+    timeoutMs: config.providerTimeoutMs ?? 10_000,
+    testMode: config.testMode ?? false,
+  };
+  const adapters = new Map(providers.map((p) => [p.provider, adapterFor(p, env)]));
   const sent = await sendPlanned({
     pool,
     readModelSchema: config.readModelSchema,
@@ -234,8 +273,16 @@ async function sendCampaigns(
     now,
     concurrency: config.sendConcurrency ?? 8,
     logger,
+    unsubscribe: config.publicUrl ? { publicUrl: config.publicUrl, keyring } : null,
+    retry: {
+      maxAttempts: config.providerMaxAttempts ?? 3,
+      baseMs: config.providerRetryBaseMs ?? 1_000,
+      maxMs: config.providerRetryMaxMs ?? 30_000,
+      breakerFailures: config.providerBreakerFailures ?? 10,
+    },
   });
   counts.sent = sent.sent;
   counts.sendFailed = sent.failed;
-  return { status: 'done', reason: null };
+  // Messages of a provider that was down stay planned for the next run; the run says so.
+  return { status: 'done', reason: sent.deferred ? 'sends_deferred_provider_down' : null };
 }

@@ -133,7 +133,7 @@ describe('campaigns end to end', () => {
     ).rows;
     const deps: CampaignStepDeps = { pool: t.pool, appender, codec: t.codec, now };
     const step = await runCampaignStep(
-      { topicPrefix: t.topicPrefix, readModelSchema: 'read_models' },
+      { topicPrefix: t.topicPrefix, readModelSchema: 'read_models', publicUrl: 'https://hf.example.com' },
       deps,
       {
         accountId: account,
@@ -249,7 +249,7 @@ describe('campaigns end to end', () => {
     clock = NOW + 3 * DAY;
     await recomputeAccount({ pool: t.pool, readModelSchema: 'read_models' }, account, now());
     const next = await runCampaignStep(
-      { topicPrefix: t.topicPrefix, readModelSchema: 'read_models' },
+      { topicPrefix: t.topicPrefix, readModelSchema: 'read_models', publicUrl: 'https://hf.example.com' },
       deps,
       {
         accountId: account,

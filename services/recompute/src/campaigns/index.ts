@@ -26,11 +26,11 @@ export { SANDBOX_PROVIDER, planAudiences, type PlanInput, type PlanResult } from
 export { loadCampaignSettings, type AccountCampaignSettings } from './campaign-settings.js';
 export { campaignSentEventId, campaignSentRecord } from './campaign-events.js';
 export {
-  EmailAdapter,
-  SmsAdapter,
+  JsonAdapter,
+  SmtpAdapter,
+  TwilioAdapter,
   adapterFor,
+  type AdapterEnv,
   type CampaignMessage,
-  type ConnectedProvider,
   type ProviderAdapter,
-  type ProviderResult,
 } from './providers/index.js';

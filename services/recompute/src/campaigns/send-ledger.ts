@@ -68,33 +68,53 @@ export async function plannedSends(
   }));
 }
 
-/** planned → sent, with the link the message carried. */
+/**
+ * planned → sent, with the link the message carried, after `attempts` attempts; a failure retried
+ * before the success stays recorded as the last error (its class and kind).
+ */
 export async function markSent(
   pool: Pool,
   assignmentId: string,
-  s: { url: string; statusCode: number | null; sentAt: Date },
+  s: {
+    url: string;
+    statusCode: number | null;
+    sentAt: Date;
+    attempts: number;
+    lastFailure: { errorClass: string; kind: 'retriable' | 'permanent' } | null;
+  },
 ): Promise<void> {
   await pool.query(
     `update analytics.campaign_assignments
-        set status = 'sent', url = $2, provider_status = $3, sent_at = $4, last_error = null,
-            send_attempts = send_attempts + 1
+        set status = 'sent', url = $2, provider_status = $3, sent_at = $4, last_error = $6,
+            last_failure_kind = $7, send_attempts = send_attempts + $5
       where assignment_id = $1 and status = 'planned'`,
-    [assignmentId, s.url, s.statusCode, s.sentAt],
+    [
+      assignmentId,
+      s.url,
+      s.statusCode,
+      s.sentAt,
+      s.attempts,
+      s.lastFailure?.errorClass ?? null,
+      s.lastFailure?.kind ?? null,
+    ],
   );
 }
 
-/** planned → failed, with why (a provider error, no storefront, consent withdrawn, ...). */
+/**
+ * planned → failed, with why: the provider's last error class after `attempts` attempts, or a refusal
+ * before any attempt (no contact, consent withdrawn, no unsubscribe URL; `attempts` 0).
+ */
 export async function markFailed(
   pool: Pool,
   assignmentId: string,
-  f: { error: string; statusCode?: number | null; attempted: boolean },
+  f: { error: string; failureKind: 'retriable' | 'permanent'; statusCode?: number | null; attempts: number },
 ): Promise<void> {
   await pool.query(
     `update analytics.campaign_assignments
-        set status = 'failed', last_error = $2, provider_status = $3,
+        set status = 'failed', last_error = $2, provider_status = $3, last_failure_kind = $5,
             send_attempts = send_attempts + $4
       where assignment_id = $1 and status = 'planned'`,
-    [assignmentId, f.error.slice(0, 500), f.statusCode ?? null, f.attempted ? 1 : 0],
+    [assignmentId, f.error.slice(0, 500), f.statusCode ?? null, f.attempts, f.failureKind],
   );
 }
 

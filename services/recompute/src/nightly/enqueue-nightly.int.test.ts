@@ -3,7 +3,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '@holdfast/db';
 import {
   LogPositions,
-  memoKeyPartitioner,
   topicName,
   TransactionalAppender,
   type Appender,
@@ -158,7 +157,7 @@ describe('the nightly run', () => {
   it('gives each nightly task the log as of 02:00 as its barrier, and runs it once the projector has passed it', async () => {
     const account = (await createAccount(t.db, { name: `nightly barrier ${randomUUID().slice(0, 4)}` })).id;
     const commerce = topicName(t.topicPrefix, 'holdfast.commerce');
-    const producer = t.kafka.producer({ createPartitioner: memoKeyPartitioner });
+    const producer = t.verifier.producer();
     await producer.connect();
     await producer.send({ topic: commerce, messages: [1, 2, 3].map(() => ({ key: account, value: 'x' })) });
     await producer.disconnect();
@@ -186,7 +185,7 @@ describe('the nightly run', () => {
         .rows[0]!.status;
     expect(await status()).toBe('queued');
     // The projector's group moves past them (as it does once their read-model transaction commits).
-    const admin = t.kafka.admin();
+    const admin = t.verifier.admin();
     await admin.connect();
     await admin.setOffsets({
       groupId: `${t.topicPrefix}holdfast.projector`,

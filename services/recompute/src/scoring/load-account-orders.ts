@@ -1,8 +1,7 @@
 import { to as copyTo } from 'pg-copy-streams';
-import { isHoldout, toUtcDay, type SummaryColumns } from '@holdfast/analytics';
+import { CustomerDays, isHoldout, netOrderAmount, toUtcDay, type SummaryColumns } from '@holdfast/analytics';
 import type { Pool, PoolClient } from '@holdfast/db';
 import { LineSplitter, nextTab, readDecimal, readInt } from './copy-text.js';
-import { CustomerDays } from './customer-days.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DAY_MS = 86_400_000;
@@ -52,8 +51,9 @@ export function checkedAccountId(accountId: string): string {
  * customers' external ids and its holdout. Orders and customers are read at once on two connections
  * that share one snapshot (pg_export_snapshot), so both describe the same moment.
  *
- * - Net amount = order_amount − refunded_amount, floored at 0 (a refund larger than the order cannot
- *   make revenue negative); cancelled orders are left out, as summarizeOrders drops them.
+ * - Net amount: analytics' netOrderAmount of the stored gross and refunds in the
+ *   account's reporting currency (the read model's converted columns) (the rule lives there, not
+ *   in this SQL); cancelled orders are left out, as summarizeOrders drops them.
  * - Orders without a resolved customer cannot be scored and are left out.
  * - Only orders on or before the as-of UTC day count; T is measured to that day (`unitDays` per unit).
  * - Orders stream in table order (ordering by customer would read the heap at random); the UTC day is
@@ -136,7 +136,7 @@ async function streamOrders(
   const stream = client.query(
     copyTo(`copy (
       select customer_id, (order_date at time zone 'UTC')::date - date '1970-01-01',
-             greatest(order_amount - refunded_amount, 0)
+             order_amount_reporting, refunded_amount_reporting
         from "${schema}".orders
        where account_id = '${account}' and cancelled_at is null and customer_id is not null
          and order_date < '${before}'
@@ -146,8 +146,10 @@ async function streamOrders(
     split.push(chunk, (buf, start, end) => {
       const t1 = nextTab(buf, start, end);
       const t2 = nextTab(buf, t1 + 1, end);
+      const t3 = nextTab(buf, t2 + 1, end);
       const customerId = buf.toString('latin1', start, t1);
-      if (acc.add(customerId, readInt(buf, t1 + 1, t2), readDecimal(buf, t2 + 1, end))) {
+      const net = netOrderAmount(readDecimal(buf, t2 + 1, t3), readDecimal(buf, t3 + 1, end));
+      if (acc.add(customerId, readInt(buf, t1 + 1, t2), net)) {
         if (isHoldout(account, customerId)) holdout.add(customerId);
       }
     });

@@ -1,4 +1,4 @@
-import { CUSTOMER_ROW_FIELDS } from '@holdfast/contracts';
+import { CUSTOMER_ROW_FIELDS } from '@holdfast/contracts/http';
 import type { CustomerRowInput } from '@holdfast/contracts';
 import { normalizeAddress, normalizeConsent } from '../shared/address-consent.js';
 import type { NormalizedAddress, NormalizedConsent } from '../shared/address-consent.js';

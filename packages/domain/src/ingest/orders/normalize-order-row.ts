@@ -1,4 +1,4 @@
-import { amountFits, ORDER_ROW_FIELDS } from '@holdfast/contracts';
+import { amountFits, ORDER_ROW_FIELDS } from '@holdfast/contracts/http';
 import type { OrderRowInput } from '@holdfast/contracts';
 import type { PhoneNormalizer } from '../shared/normalize-phone.js';
 import { parseTimestamp } from '../shared/parse-timestamp.js';

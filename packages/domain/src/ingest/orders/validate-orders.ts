@@ -1,4 +1,4 @@
-import { httpValidators } from '@holdfast/contracts';
+import { httpValidators } from '@holdfast/contracts/http';
 import type { OrderRowInput, SchemaError } from '@holdfast/contracts';
 import { toValidationIssues } from '../shared/validation-issue.js';
 import type { Validated } from '../shared/validation-issue.js';

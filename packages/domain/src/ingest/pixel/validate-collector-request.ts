@@ -1,4 +1,4 @@
-import { httpValidators } from '@holdfast/contracts';
+import { httpValidators } from '@holdfast/contracts/http';
 import type { CollectorRequestInput } from '@holdfast/contracts';
 import { parseTimestamp } from '../shared/parse-timestamp.js';
 import { toValidationIssues } from '../shared/validation-issue.js';

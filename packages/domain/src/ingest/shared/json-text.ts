@@ -1,4 +1,4 @@
-import { COLUMN_LIMITS } from '@holdfast/contracts';
+import { COLUMN_LIMITS } from '@holdfast/contracts/http';
 import type { ValidationIssue } from './validation-issue.js';
 
 // Byte values the scan looks at.
@@ -35,7 +35,7 @@ function hex(b: number | undefined): number {
   return l >= 0x61 && l <= 0x66 ? l - 0x61 + 10 : -1;
 }
 
-/** The code unit of a `\uXXXX` escape whose `u` is at `i`, or -1 when it is not one. */
+/** The code unit of a `\u` escape (four hex digits) whose `u` is at `i`, or -1 when it is not one. */
 function escapedUnit(text: Uint8Array, i: number): number {
   if (text[i] !== LOWER_U) return -1;
   const a = hex(text[i + 1]);

@@ -1,4 +1,4 @@
-import { COLUMN_LIMITS } from '@holdfast/contracts';
+import { COLUMN_LIMITS } from '@holdfast/contracts/http';
 import { formatUtcIso } from './format-utc-iso.js';
 
 /** A timestamp read from a client: ISO 8601 UTC with `Z`, whether it lacked an offset, and its epoch ms. */

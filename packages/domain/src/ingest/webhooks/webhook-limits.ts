@@ -1,4 +1,4 @@
-import { COLUMN_LIMITS } from '@holdfast/contracts';
+import { COLUMN_LIMITS } from '@holdfast/contracts/http';
 import { echoable, type ValidationIssue } from '../shared/validation-issue.js';
 import { isPlainObject } from '../shared/text.js';
 

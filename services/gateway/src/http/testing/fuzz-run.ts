@@ -37,6 +37,14 @@ export class FuzzTally {
   canaries = 0;
   canaryFailures = 0;
   sent = 0;
+  /** What the accepted canaries wrote, per account: each must reach the read models. */
+  readonly acceptedCanaries = new Map<string, { orderIds: string[]; eventIds: string[] }>();
+
+  canaryAccepted(accountId: string, kind: 'order' | 'event', id: string): void {
+    const a = this.acceptedCanaries.get(accountId) ?? { orderIds: [], eventIds: [] };
+    (kind === 'order' ? a.orderIds : a.eventIds).push(id);
+    this.acceptedCanaries.set(accountId, a);
+  }
 
   status(route: string, status: number): void {
     const m = this.byRoute.get(route) ?? new Map<number, number>();
@@ -62,12 +70,14 @@ function mutate(built: BuiltCase, rng: Rng): BuiltCase {
   delete headers['content-length'];
   switch (rng.int(6)) {
     case 0: {
-      // Cut short: never valid JSON, so never stored; any 4xx with its spec body.
+      // Cut short: never valid JSON, so never stored; any 4xx with its spec body. A case answered
+      // without a record may be one whose body is never read (a GET, POST /ingest/sync): anything
+      // but a 5xx.
       if (!body || body.length < 2) return built;
       return {
         ...built,
         request: { ...built.request, headers, body: body.subarray(0, 1 + rng.int(body.length - 1)) },
-        expect: { kind: 'refused', status: 0 },
+        expect: { kind: built.expect.kind === 'answered' ? 'answered' : 'refused', status: 0 },
       };
     }
     case 1: {
@@ -107,7 +117,13 @@ function mutate(built: BuiltCase, rng: Rng): BuiltCase {
 export function canary(
   ctx: CorpusContext,
   i: number,
-): { route: Route; request: RawRequest; ok: (a: RawAnswer) => boolean } {
+): {
+  route: Route;
+  request: RawRequest;
+  ok: (a: RawAnswer) => boolean;
+  /** What an accepted canary stored (none for the health check). */
+  stores?: { kind: 'order' | 'event'; id: string };
+} {
   const n = (i / 100) % 3;
   if (n === 0) {
     const row = {
@@ -127,6 +143,7 @@ export function canary(
         body: JSON.stringify({ orders: [row] }),
       },
       ok: (a) => a.status === 200 && (a.json as { accepted?: number }).accepted === 1,
+      stores: { kind: 'order', id: row.order_id },
     };
   }
   if (n === 1) {
@@ -146,6 +163,7 @@ export function canary(
         body: JSON.stringify({ key: ctx.pixelKey, events: [event] }),
       },
       ok: (a) => a.status === 204,
+      stores: { kind: 'event', id: event.event_id },
     };
   }
   return {
@@ -155,37 +173,48 @@ export function canary(
   };
 }
 
-/** What a run needs: the gateway, the fixtures of one account, and its bounds. */
+/** What a run needs: the gateway, the fixtures of one account or more, and its bounds. */
 export interface FuzzOptions {
   readonly url: string;
-  readonly fixtures: FuzzFixtures;
+  /**
+   * Request i goes to account i mod n (canary k to account k mod n): an account's records share one
+   * partition, so several accounts let the log's partitions work in parallel.
+   */
+  readonly fixtures: FuzzFixtures | readonly FuzzFixtures[];
   readonly requests: number;
   readonly seed: number;
   readonly concurrency: number;
   /** Stop sending at this time (epoch ms), however many requests are left. */
   readonly deadline: number;
+  /** The tally to count into (the bench reads it while the run goes on, for progress). */
+  readonly tally?: FuzzTally;
 }
 
 /** Sends the run's requests and tallies every answer. */
 export async function runFuzz(o: FuzzOptions): Promise<FuzzTally> {
   const { url, requests, seed, concurrency, deadline } = o;
-  const f = o.fixtures;
-  const tally = new FuzzTally();
+  const accounts: readonly FuzzFixtures[] = Array.isArray(o.fixtures)
+    ? o.fixtures
+    : [o.fixtures as FuzzFixtures];
+  const tally = o.tally ?? new FuzzTally();
   const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
   let next = 0;
   const worker = async () => {
     for (let i = next++; i < requests && Date.now() < deadline; i = next++) {
       const rng = rngFor(seed, i);
+      const f = accounts[(i % 100 === 0 ? i / 100 : i) % accounts.length]!;
       const ctx: CorpusContext = { ...f, origin: FUZZ_ORIGIN, rng, now: new Date() };
       let route: string;
       let built: BuiltCase | null = null;
       let request: RawRequest;
       let ok: ((a: RawAnswer) => boolean) | null = null;
+      let stores: { kind: 'order' | 'event'; id: string } | undefined;
       if (i % 100 === 0) {
         const c = canary(ctx, i);
         route = c.route;
         request = c.request;
         ok = c.ok;
+        stores = c.stores;
       } else {
         const c = HOSTILE_CORPUS[rng.int(HOSTILE_CORPUS.length)]!;
         route = c.route;
@@ -215,7 +244,7 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzTally> {
         if (!ok(answer)) {
           tally.canaryFailures++;
           tally.problem('canary', `${route} ${answer.status} ${answer.text.slice(0, 120)}`);
-        }
+        } else if (stores) tally.canaryAccepted(f.accountId, stores.kind, stores.id);
         continue;
       }
       for (const p of answerProblems(built!, answer)) {

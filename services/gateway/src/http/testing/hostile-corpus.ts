@@ -77,6 +77,8 @@ export type Route =
   | 'PATCH /ingest/account'
   | 'GET /ingest/health'
   | 'GET /ingest/batches'
+  | 'POST /ingest/sync'
+  | 'GET /ingest/sync/{task_id}'
   | 'POST /webhooks/custom-api'
   | 'POST /webhooks/zero-party'
   | 'POST /pixel/collect'
@@ -215,6 +217,342 @@ const collectText = (ctx: CorpusContext, events: readonly unknown[]) =>
 const INVALID_UTF8 = Buffer.from([0x80, 0xc0, 0xaf]);
 const withBytes = (before: string, bytes: Buffer, after: string) =>
   Buffer.concat([Buffer.from(before), bytes, Buffer.from(after)]);
+
+/** Issue 14's input classes: every route is tried with each (see `matrixCases`). */
+export const INPUT_CLASSES = [
+  'malformed_json',
+  'duplicate_keys',
+  'deep_nesting',
+  'big_numbers',
+  'nul',
+  'surrogates',
+  'invalid_utf8',
+  'proto_keys',
+  'extreme_dates',
+  'huge_strings',
+  'huge_arrays',
+  'content_type',
+  'missing_body',
+  'duplicate_headers',
+  'key_in_query',
+  'unknown_method',
+  'percent_junk',
+] as const;
+export type InputClass = (typeof INPUT_CLASSES)[number];
+
+/** The expected answer of a matrix case: a refusal with its status, or an answer without a record. */
+type MatrixAnswer = { refused: number } | { answered: number };
+
+/** A route as the matrix drives it: how to send a body, a valid body, and the answers per class. */
+interface MatrixRoute {
+  readonly label: string;
+  readonly route: Route;
+  readonly method: string;
+  readonly path: string;
+  /** The request with `body` (text or bytes), `query` appended and `headers` added. */
+  send(c: CorpusContext, body: string | Buffer | undefined, query?: string, headers?: Headers): RawRequest;
+  /** A valid body as text, with `extra` raw JSON members (`"k":v`) added to its innermost object. */
+  body(c: CorpusContext, extra?: string): string;
+  readonly answers: Readonly<Record<InputClass, MatrixAnswer>>;
+}
+
+type Headers = Record<string, string | readonly string[]>;
+
+const withQuery = (path: string, query = '') =>
+  query ? `${path}${path.includes('?') ? '&' : '?'}${query}` : path;
+const member = (extra?: string) => (extra ? `,${extra}` : '');
+
+/** The hostile body or request of each class for a body route. */
+function matrixRequest(r: MatrixRoute, k: InputClass, c: CorpusContext): RawRequest {
+  switch (k) {
+    case 'malformed_json':
+      return r.send(c, r.body(c).slice(0, -3));
+    case 'duplicate_keys': {
+      // The last of two equal keys wins (JSON.parse): the body's first key again, as an object.
+      const text = r.body(c);
+      const first = /^\{"([a-z_]+)":/.exec(text)?.[1] ?? 'x';
+      return r.send(c, text.replace(/\}$/, `,"${first}":{}}`));
+    }
+    case 'deep_nesting':
+      return r.send(c, r.body(c, `"x_deep":${deep(33)}`));
+    case 'big_numbers':
+      return r.send(c, r.body(c, '"x_big":1e400,"x_safe":9007199254740993,"x_neg":-0'));
+    case 'nul':
+      return r.send(c, r.body(c, '"x_nul":"a\\u0000b"'));
+    case 'surrogates':
+      return r.send(c, r.body(c, '"x_sur":"a\\udc00b"'));
+    case 'invalid_utf8':
+      return r.send(
+        c,
+        withBytes(r.body(c).slice(0, -2) + ',"x_utf":"', INVALID_UTF8, `"${r.body(c).slice(-2)}`),
+      );
+    case 'proto_keys':
+      return r.send(c, r.body(c, '"__proto__":{"admin":true},"constructor":{"prototype":{"x":1}}'));
+    case 'extreme_dates':
+      return r.send(c, r.body(c, '"x_date":"+275760-09-13T00:00:00+99:99"'));
+    case 'huge_strings':
+      return r.send(c, r.body(c, `"x_huge":"${big(70_000)}"`));
+    case 'huge_arrays':
+      return r.send(c, r.body(c, `"x_list":[${Array.from({ length: 10_000 }, () => '0').join(',')}]`));
+    case 'content_type':
+      return r.send(c, 'a=1&b=2', undefined, { 'content-type': 'application/x-www-form-urlencoded' });
+    case 'missing_body':
+      return r.send(c, undefined);
+    case 'duplicate_headers':
+      return r.send(c, r.body(c), undefined, { 'content-length': ['2', '3'] });
+    case 'key_in_query':
+      return r.send(c, r.body(c), `api_key=${encodeURIComponent(c.ingestKey)}`);
+    case 'unknown_method':
+      return { ...r.send(c, r.body(c)), method: 'PROPFIND' };
+    case 'percent_junk':
+      return r.send(c, r.body(c), '%ZZ=%00&%E0%A4%A=1&dry_run=%ZZ');
+  }
+}
+
+/** The hostile request of each class for a route without a body (GET): in the query and headers. */
+function matrixGet(r: MatrixRoute, k: InputClass, c: CorpusContext): RawRequest {
+  const q = (query: string, headers?: Headers) => r.send(c, undefined, query, headers);
+  switch (k) {
+    case 'malformed_json':
+      return r.send(c, '{"a":');
+    case 'duplicate_keys':
+      return q('limit=1&limit=2');
+    case 'deep_nesting':
+      return q(`a${'[b]'.repeat(40)}=1`);
+    case 'big_numbers':
+      return q('limit=9007199254740993');
+    case 'nul':
+      return q('limit=%00');
+    case 'surrogates':
+      return q('limit=%ED%A0%80');
+    case 'invalid_utf8':
+      return q('limit=%C0%AF');
+    case 'proto_keys':
+      return q('__proto__[admin]=1&constructor[prototype][x]=1');
+    case 'extreme_dates':
+      return q('', { 'if-modified-since': '+275760-09-13T00:00:00Z' });
+    case 'huge_strings':
+      return q(`x=${big(70_000)}`);
+    case 'huge_arrays':
+      return q(Array.from({ length: 1000 }, () => 'limit=1').join('&'));
+    case 'content_type':
+      return r.send(c, '<x/>', undefined, { 'content-type': 'text/html' });
+    case 'missing_body':
+      return r.send(c, '', undefined, { 'content-type': json });
+    case 'duplicate_headers':
+      return r.send(c, undefined, undefined, { 'content-length': ['2', '3'] });
+    case 'key_in_query':
+      return q(`api_key=${encodeURIComponent(c.ingestKey)}`);
+    case 'unknown_method':
+      return { ...q(''), method: 'PROPFIND' };
+    case 'percent_junk':
+      return q('%ZZ=%00&%E0%A4%A=1');
+  }
+}
+
+/** Answers shared by most routes; a route overrides what differs. */
+function answers(
+  normal: MatrixAnswer,
+  over: Partial<Record<InputClass, MatrixAnswer>>,
+): Record<InputClass, MatrixAnswer> {
+  return {
+    malformed_json: { refused: 422 },
+    duplicate_keys: { refused: 422 },
+    deep_nesting: { refused: 422 },
+    big_numbers: { refused: 422 },
+    nul: { refused: 422 },
+    surrogates: { refused: 422 },
+    invalid_utf8: { refused: 422 },
+    proto_keys: normal,
+    extreme_dates: normal,
+    huge_strings: { refused: 413 },
+    huge_arrays: normal,
+    content_type: { refused: 422 },
+    missing_body: { refused: 422 },
+    duplicate_headers: { refused: 400 },
+    key_in_query: { refused: 401 },
+    unknown_method: { refused: 404 },
+    percent_junk: normal,
+    ...over,
+  };
+}
+
+const bearer = (c: CorpusContext) => `Bearer ${c.ingestKey}`;
+const MATRIX_ROUTES: readonly MatrixRoute[] = [
+  {
+    label: 'customers',
+    route: 'POST /ingest/customers',
+    method: 'POST',
+    path: '/ingest/customers',
+    send: (c, body, query, headers) =>
+      ingest(c, 'POST', withQuery('/ingest/customers', query), body, headers),
+    body: (c, extra) => `{"customers":[{"external_id":"${c.rng.id('m')}"${member(extra)}}]}`,
+    // Unknown fields of a row are ignored (spec), whatever they hold: not stored, so not refused.
+    answers: answers(
+      { answered: 200 },
+      { big_numbers: { answered: 200 }, huge_strings: { answered: 200 }, percent_junk: { refused: 422 } },
+    ),
+  },
+  {
+    label: 'account',
+    route: 'PATCH /ingest/account',
+    method: 'PATCH',
+    path: '/ingest/account',
+    send: (c, body, query, headers) => ingest(c, 'PATCH', withQuery('/ingest/account', query), body, headers),
+    body: (_c, extra) => `{"store_timezone":"Europe/Oslo"${member(extra)}}`,
+    answers: answers({ answered: 200 }, { big_numbers: { answered: 200 } }),
+  },
+  {
+    label: 'sync',
+    route: 'POST /ingest/sync',
+    method: 'POST',
+    path: '/ingest/sync',
+    send: (c, body, query, headers) => ingest(c, 'POST', withQuery('/ingest/sync', query), body, headers),
+    body: (_c, extra) => `{"x":1${member(extra)}}`,
+    // No body in the spec: whatever is sent is not read (a 429 after the first call is load shedding).
+    answers: answers(
+      { answered: 200 },
+      {
+        malformed_json: { answered: 200 },
+        duplicate_keys: { answered: 200 },
+        deep_nesting: { answered: 200 },
+        big_numbers: { answered: 200 },
+        nul: { answered: 200 },
+        surrogates: { answered: 200 },
+        invalid_utf8: { answered: 200 },
+        huge_strings: { answered: 200 },
+        content_type: { answered: 200 },
+        missing_body: { answered: 200 },
+      },
+    ),
+  },
+  {
+    label: 'custom-api',
+    route: 'POST /webhooks/custom-api',
+    method: 'POST',
+    path: '/webhooks/custom-api',
+    send: (c, body, query, headers) =>
+      ingest(c, 'POST', withQuery('/webhooks/custom-api', query), body, headers),
+    body: (c, extra) => `{"external_id":"${c.rng.id('m')}"${member(extra)}}`,
+    // An external_id that is not a string is no identity: 400 (spec), like a body without one.
+    answers: answers(
+      { answered: 200 },
+      { missing_body: { refused: 400 }, duplicate_keys: { refused: 400 }, big_numbers: { answered: 200 } },
+    ),
+  },
+  {
+    label: 'zero-party',
+    route: 'POST /webhooks/zero-party',
+    method: 'POST',
+    path: '/webhooks/zero-party',
+    send: (c, body, query, headers) => ({
+      method: 'POST',
+      path: withQuery(`/webhooks/zero-party${c.zeroPartyQuery}`, query),
+      headers: { 'content-type': json, ...headers },
+      body,
+    }),
+    body: (c, extra) => `{"external_id":"${c.rng.id('m')}"${member(extra)}}`,
+    answers: answers(
+      { answered: 200 },
+      { missing_body: { refused: 400 }, duplicate_keys: { refused: 400 }, big_numbers: { answered: 200 } },
+    ),
+  },
+  {
+    label: 'pixel',
+    route: 'POST /pixel/collect',
+    method: 'POST',
+    path: '/pixel/collect',
+    send: (c, body, query, headers) => ({
+      method: 'POST',
+      path: withQuery('/pixel/collect', query),
+      headers: { 'content-type': json, origin: c.origin, ...headers },
+      body,
+    }),
+    // The hostile members go into the event (unknown fields are refused there: 422 whatever they hold).
+    body: (c, extra) => collectText(c, [pixelEvent(c)]).replace(/\}\]\}$/, `${member(extra)}}]}`),
+    answers: answers(
+      { answered: 204 },
+      { proto_keys: { refused: 422 }, extreme_dates: { refused: 422 }, huge_arrays: { refused: 422 } },
+    ),
+  },
+];
+
+const GET_ROUTES: readonly MatrixRoute[] = [
+  ['health', 'GET /ingest/health', '/ingest/health', true, 200],
+  ['batches', 'GET /ingest/batches', '/ingest/batches', true, 200],
+  [
+    'sync status',
+    'GET /ingest/sync/{task_id}',
+    '/ingest/sync/00000000-0000-4000-8000-000000000000',
+    true,
+    404,
+  ],
+  ['pixel script', 'GET /pixel/v1/service-pixel.js', '/pixel/v1/service-pixel.js', false, 200],
+  ['openapi', 'GET /v1/openapi.json', '/v1/openapi.json', false, 200],
+  ['unknown path', 'OTHER', '/ingest/nothing-here', true, 404],
+].map(([label, route, path, auth, status]) => {
+  const normal: MatrixAnswer =
+    (status as number) < 300 ? { answered: status as number } : { refused: status as number };
+  return {
+    label: label as string,
+    route: route as Route,
+    method: 'GET',
+    path: path as string,
+    send: (c: CorpusContext, body: string | Buffer | undefined, query?: string, headers?: Headers) => ({
+      method: 'GET',
+      path: withQuery(path as string, query),
+      headers: { ...(auth ? { authorization: bearer(c) } : {}), ...headers },
+      body,
+    }),
+    body: () => '',
+    answers: answers(normal, {
+      malformed_json: normal,
+      duplicate_keys: normal,
+      deep_nesting: normal,
+      big_numbers: normal,
+      nul: normal,
+      surrogates: normal,
+      invalid_utf8: normal,
+      huge_strings: { refused: 431 },
+      content_type: normal,
+      missing_body: normal,
+      ...(label === 'batches'
+        ? {
+            big_numbers: { refused: 422 },
+            nul: { refused: 422 },
+            surrogates: { refused: 422 },
+            invalid_utf8: { refused: 422 },
+          }
+        : {}),
+    }),
+  };
+});
+
+/** Every class on every route, with the answer it must get (names end in "(matrix)"). */
+function matrixCases(): HostileCase[] {
+  const out: HostileCase[] = [];
+  for (const r of [...MATRIX_ROUTES, ...GET_ROUTES]) {
+    for (const k of INPUT_CLASSES) {
+      const a = r.answers[k];
+      const build = (c: CorpusContext): RawRequest =>
+        r.method === 'GET' ? matrixGet(r, k, c) : matrixRequest(r, k, c);
+      out.push({
+        name: `${r.label}: ${k} (matrix)`,
+        klass: k,
+        route: r.route,
+        build: (c) => ({
+          request: build(c),
+          expect:
+            'refused' in a
+              ? { kind: 'refused', status: a.refused }
+              : { kind: 'answered', status: a.answered },
+          personal: [],
+        }),
+      });
+    }
+  }
+  return out;
+}
 
 /**
  * The corpus. Names are stable (the integration test and the fuzz benchmark report by them).
@@ -579,10 +917,10 @@ export const HOSTILE_CORPUS: readonly HostileCase[] = [
   refused('batches: limit=1e400', 'big_numbers', 'GET /ingest/batches', 422, (c) =>
     ingest(c, 'GET', '/ingest/batches?limit=1e400', undefined),
   ),
-  refused('sync status: task id %ZZ', 'percent_junk', 'GET /ingest/health', 400, (c) =>
+  refused('sync status: task id %ZZ', 'percent_junk', 'GET /ingest/sync/{task_id}', 400, (c) =>
     ingest(c, 'GET', '/ingest/sync/%ZZ', undefined),
   ),
-  refused('sync status: task id NUL', 'percent_junk', 'GET /ingest/health', 404, (c) =>
+  refused('sync status: task id NUL', 'percent_junk', 'GET /ingest/sync/{task_id}', 404, (c) =>
     ingest(c, 'GET', '/ingest/sync/%00', undefined),
   ),
   // ---- POST /webhooks/custom-api
@@ -783,6 +1121,7 @@ export const HOSTILE_CORPUS: readonly HostileCase[] = [
     method: 'GET',
     path: '/%ZZ/%00/..%2f..%2fetc/passwd',
   })),
+  ...matrixCases(),
 ];
 
 /** What can be wrong with an answer besides its status. */

@@ -5,6 +5,7 @@ import type {
   OrderUpserted,
   ZeroPartySubmitted,
 } from '@holdfast/contracts';
+import { acquisitionChannel, customApiContentKey, hasIdentity } from '@holdfast/domain';
 import { PoisonRecordError, type ProjectedEvent } from '../../projection.js';
 import { customerUuid } from './customer-id.js';
 import { mergeCustomer, newCustomer, type CustomerPatch, type CustomerState } from './customer-state.js';
@@ -93,6 +94,7 @@ export class CommerceChunk {
       phone: o.phone,
       customerName: o.customer_name,
       source: o.source,
+      acquisitionChannel: acquisitionChannel(o.source),
       orderChannel: o.order_channel,
       currency: o.currency,
       shippingCity: o.shipping_city,
@@ -160,6 +162,7 @@ export class CommerceChunk {
       isNew,
       eventType: ev.event_type,
       receivedAt: m.received_at,
+      contentKey: customApiContentKey(ev),
     });
   }
 
@@ -226,10 +229,6 @@ export function accountOf(m: EventMetadata): string {
     lastLower = raw.toLowerCase();
   }
   return lastLower;
-}
-
-function hasIdentity(k: IdentityKeys): boolean {
-  return k.externalId !== null || k.email !== null || k.phone !== null;
 }
 
 function claim(keys: Set<string>, k: string): boolean {

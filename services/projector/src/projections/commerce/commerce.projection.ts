@@ -3,6 +3,7 @@ import { accountOf, CommerceChunk, type CommerceEventName } from './commerce-chu
 import { IdentityIndex, RoutedIdentities } from './identity-index.js';
 import { IdentityMemory, type MemoryBudget, type PartitionMemory } from './identity-memory.js';
 import { KeySet, loadCustomers, loadStoredDedupKeys, type IdentityLookup } from './load-customers.js';
+import { FxSnapshots } from '../../fx/fx-snapshot.js';
 import { StatisticsKeeper } from './statistics.js';
 import { writeCustomers } from './write-customers.js';
 import { writeOrders } from './write-orders.js';
@@ -47,6 +48,7 @@ function keysOf(events: readonly ProjectedEvent<CommerceEventName>[]) {
 }
 
 const statistics = new StatisticsKeeper();
+const fxSnapshots = new FxSnapshots();
 const NONE: ReadonlySet<string> = new Set();
 
 /**
@@ -113,7 +115,9 @@ export function createCommerceProjection(memoryOf: () => IdentityMemory): Projec
       const chunk = mem?.takePrepared() ?? (await foldWithLookups(events, tx, memory, mem, refresh));
       const customerWrites = chunk.customerWrites();
       await writeCustomers(tx, customerWrites);
+      const fx = chunk.orders.length ? await fxSnapshots.current(tx.client) : null;
       await writeOrders(tx, chunk.orders, {
+        conversionOf: fx ? (account, currency, date) => fx.conversion(account, currency, date) : undefined,
         resident: mem?.orders,
         beforeJoin: refresh,
         whileCopying: tx.meanwhile,

@@ -1,154 +1,21 @@
+import {
+  mergeCustomer as mergeWith,
+  newCustomer as newWith,
+  type CustomerPatch,
+  type CustomerState,
+} from '@holdfast/domain';
 import { instantKey } from './instant-key.js';
 
-/** A postal address: written as a whole or not at all. */
-export interface StateAddress {
-  readonly street: string | null;
-  readonly city: string | null;
-  readonly state: string | null;
-  readonly zip: string | null;
-  readonly country: string | null;
-}
+// The customer merge is a rule of the spec and lives in @holdfast/domain; the projector binds it to
+// its memoised timestamp parser (a chunk compares the same few received_at texts over and over).
+export type { CustomerPatch, CustomerState, StateAddress } from '@holdfast/domain';
 
-/**
- * A customer row held in memory while a chunk folds: loaded from read_models.customers (timestamps as
- * canonical UTC text, so nothing is rounded on the way back) or created by a record of the chunk.
- */
-export interface CustomerState {
-  readonly accountId: string;
-  readonly customerId: string;
-  externalId: string | null;
-  email: string | null;
-  phone: string | null;
-  name: string | null;
-  address: StateAddress;
-  consentMarketingEmail: boolean;
-  consentSms: boolean;
-  consentSuppressed: boolean;
-  consentBounced: boolean;
-  sourceLabel: string;
-  subscriptionStatus: string | null;
-  subscriptionStartedAt: string | null;
-  readonly createdAt: string;
-  /** received_at of the latest record that changed the row. */
-  updatedAt: string;
-  /** createdAt in microseconds: the tie-breaker of identity resolution. */
-  readonly createdUs: number;
-}
-
-/**
- * What one record says about a customer. `null` = not carried: keep the current value (consent keys
- * included); the address is replaced only when present.
- */
-export interface CustomerPatch {
-  readonly externalId: string | null;
-  readonly email: string | null;
-  readonly phone: string | null;
-  readonly name?: string | null;
-  readonly address?: StateAddress | null;
-  readonly consentMarketingEmail?: boolean | null;
-  readonly consentSms?: boolean | null;
-  readonly consentSuppressed?: boolean | null;
-  readonly consentBounced?: boolean | null;
-  readonly sourceLabel?: string | null;
-  readonly subscriptionStatus?: string | null;
-  readonly subscriptionStartedAt?: string | null;
-}
-
-const NO_ADDRESS: StateAddress = { street: null, city: null, state: null, zip: null, country: null };
-
-/** A customer created by a record received at `receivedAt`: no consent, source_label custom-api. */
+/** A customer created by a record received at `receivedAt` (see the domain's newCustomer). */
 export function newCustomer(accountId: string, customerId: string, receivedAt: string): CustomerState {
-  return {
-    accountId,
-    customerId,
-    externalId: null,
-    email: null,
-    phone: null,
-    name: null,
-    address: NO_ADDRESS,
-    consentMarketingEmail: false,
-    consentSms: false,
-    consentSuppressed: false,
-    consentBounced: false,
-    sourceLabel: 'custom-api',
-    subscriptionStatus: null,
-    subscriptionStartedAt: null,
-    createdAt: receivedAt,
-    updatedAt: receivedAt,
-    createdUs: instantKey(receivedAt),
-  };
+  return newWith(accountId, customerId, receivedAt, instantKey);
 }
 
-/**
- * Applies one record's patch with the customer merge rules (carried values win, omitted ones keep;
- * the address as a whole; subscription_started_at write-once, earliest wins) and reports whether
- * anything changed. updated_at moves only on a change, so re-posting the same data writes nothing.
- * Records are applied one at a time in log order, so the result cannot depend on how chunks are cut.
- */
+/** Applies one record's patch with the customer merge rules (see the domain's mergeCustomer). */
 export function mergeCustomer(c: CustomerState, p: CustomerPatch, receivedAt: string): boolean {
-  let changed = false;
-  // Field by field rather than through a generic setter: this runs for every order of a backfill.
-  if (p.externalId != null && p.externalId !== c.externalId) {
-    c.externalId = p.externalId;
-    changed = true;
-  }
-  if (p.email != null && p.email !== c.email) {
-    c.email = p.email;
-    changed = true;
-  }
-  if (p.phone != null && p.phone !== c.phone) {
-    c.phone = p.phone;
-    changed = true;
-  }
-  if (p.name != null && p.name !== c.name) {
-    c.name = p.name;
-    changed = true;
-  }
-  const a = p.address;
-  const address = c.address;
-  if (
-    a &&
-    (a.street !== address.street ||
-      a.city !== address.city ||
-      a.state !== address.state ||
-      a.zip !== address.zip ||
-      a.country !== address.country)
-  ) {
-    c.address = a;
-    changed = true;
-  }
-  if (p.consentMarketingEmail != null && p.consentMarketingEmail !== c.consentMarketingEmail) {
-    c.consentMarketingEmail = p.consentMarketingEmail;
-    changed = true;
-  }
-  if (p.consentSms != null && p.consentSms !== c.consentSms) {
-    c.consentSms = p.consentSms;
-    changed = true;
-  }
-  if (p.consentSuppressed != null && p.consentSuppressed !== c.consentSuppressed) {
-    c.consentSuppressed = p.consentSuppressed;
-    changed = true;
-  }
-  if (p.consentBounced != null && p.consentBounced !== c.consentBounced) {
-    c.consentBounced = p.consentBounced;
-    changed = true;
-  }
-  if (p.sourceLabel != null && p.sourceLabel !== c.sourceLabel) {
-    c.sourceLabel = p.sourceLabel;
-    changed = true;
-  }
-  if (p.subscriptionStatus != null && p.subscriptionStatus !== c.subscriptionStatus) {
-    c.subscriptionStatus = p.subscriptionStatus;
-    changed = true;
-  }
-  const started = p.subscriptionStartedAt;
-  if (
-    started &&
-    (c.subscriptionStartedAt === null || instantKey(started) < instantKey(c.subscriptionStartedAt))
-  ) {
-    c.subscriptionStartedAt = started;
-    changed = true;
-  }
-  if (changed && instantKey(receivedAt) > instantKey(c.updatedAt)) c.updatedAt = receivedAt;
-  return changed;
+  return mergeWith(c, p, receivedAt, instantKey);
 }

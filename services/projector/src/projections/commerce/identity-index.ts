@@ -1,3 +1,8 @@
+import { compatibleExternalId as compatible, preferred } from '@holdfast/domain';
+import type { IdentityKeys, LinkMethod } from '@holdfast/domain';
+
+export type { IdentityKeys, LinkMethod } from '@holdfast/domain';
+
 /** The identity columns of a customer, as identity resolution needs them (a CustomerState has them). */
 export interface Identity {
   readonly accountId: string;
@@ -8,16 +13,6 @@ export interface Identity {
   /** created_at in microseconds: the tie-breaker when several customers share an email or phone. */
   readonly createdUs: number;
 }
-
-/** The keys a record carries. */
-export interface IdentityKeys {
-  readonly externalId: string | null;
-  readonly email: string | null;
-  readonly phone: string | null;
-}
-
-/** How a record found its customer (the `link_method` of customer events). */
-export type LinkMethod = 'provider_id' | 'email' | 'phone';
 
 /** What identity resolution needs of an index (IdentityIndex, or several routed by account). */
 export interface IdentityResolver<I extends Identity = Identity> {
@@ -44,10 +39,9 @@ interface AccountKeys<I> {
  * then kept current in memory as the chunk's records create and change customers, so resolution costs
  * no round trip per record and sees exactly what one-by-one application would have seen.
  *
- * Resolution (spec): external_id, then email, then phone, then none (the caller creates a customer).
- * A customer found by email or phone whose external_id differs from the record's is someone else
- * (two people can share a household email): it is not a match. When several customers qualify, the
- * earliest created wins (then the smaller id), so the choice never depends on load order.
+ * The indexed form of the domain's decideIdentity (external_id, then email, then phone, then none;
+ * a contradicting external id is not a match; the earliest created, then the smaller id, wins), which
+ * identity-rules.test.ts holds it to on random customers.
  */
 export class IdentityIndex<I extends Identity = Identity> implements IdentityResolver<I> {
   // Per account, then per value: no `account + value` key string is built per lookup (a backfill
@@ -119,9 +113,6 @@ export class IdentityIndex<I extends Identity = Identity> implements IdentityRes
   }
 }
 
-const compatible = (i: Identity, externalId: string | null) =>
-  i.externalId === null || externalId === null || i.externalId === externalId;
-
 function include<T>(map: Map<string, T | T[]>, key: string, item: T): void {
   const held = map.get(key);
   if (held === undefined) map.set(key, item);
@@ -149,15 +140,7 @@ function pick<I extends Identity>(held: I | I[] | undefined, externalId: string 
   if (held === undefined) return undefined;
   if (!Array.isArray(held)) return compatible(held, externalId) ? held : undefined;
   let best: I | undefined;
-  for (const c of held) {
-    if (!compatible(c, externalId)) continue;
-    if (
-      !best ||
-      c.createdUs < best.createdUs ||
-      (c.createdUs === best.createdUs && c.customerId < best.customerId)
-    )
-      best = c;
-  }
+  for (const c of held) if (compatible(c, externalId)) best = preferred(best, c);
   return best;
 }
 

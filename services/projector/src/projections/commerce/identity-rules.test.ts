@@ -1,4 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { decideIdentity } from '@holdfast/domain';
 import { customerUuid } from './customer-id.js';
 import { mergeCustomer, newCustomer } from './customer-state.js';
 import { IdentityIndex, type Identity } from './identity-index.js';
@@ -144,5 +146,52 @@ describe('mergeCustomer', () => {
       ),
     ).toBe(false);
     expect(c.updatedAt).toBe('2025-01-01T00:00:01Z');
+  });
+});
+
+describe('IdentityIndex agrees with the domain rule (decideIdentity)', () => {
+  const key = <T>(...values: T[]) => fc.option(fc.constantFrom(...values), { nil: null });
+  const keysArb = fc.record({
+    externalId: key('e1', 'e2', 'e3'),
+    email: key('a@x.co', 'b@x.co'),
+    phone: key('+1', '+2'),
+  });
+  it('on random customers, key changes and look-ups', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.record({ keys: keysArb, createdUs: fc.integer({ min: 0, max: 3 }) }), { maxLength: 8 }),
+        fc.array(fc.record({ who: fc.nat(), keys: keysArb }), { maxLength: 6 }),
+        fc.array(keysArb, { minLength: 1, maxLength: 6 }),
+        (rows, changes, lookups) => {
+          // External ids are unique per account: a later holder drops the key.
+          const taken = new Set<string>();
+          const customers = rows.map((r, i) => {
+            const externalId =
+              r.keys.externalId !== null && !taken.has(r.keys.externalId) ? r.keys.externalId : null;
+            if (externalId !== null) taken.add(externalId);
+            return identity(`c${i}`, { ...r.keys, externalId, createdUs: r.createdUs });
+          });
+          const index = new IdentityIndex(customers);
+          for (const ch of changes) {
+            const c = customers[ch.who % Math.max(1, customers.length)];
+            if (!c) break;
+            const before = { externalId: c.externalId, email: c.email, phone: c.phone };
+            // Carried keys win (an external id held by someone else is not taken).
+            if (ch.keys.externalId !== null && !customers.some((o) => o.externalId === ch.keys.externalId))
+              c.externalId = ch.keys.externalId;
+            if (ch.keys.email !== null) c.email = ch.keys.email;
+            if (ch.keys.phone !== null) c.phone = ch.keys.phone;
+            index.reindex(c, before);
+          }
+          for (const keys of lookups) {
+            const d = decideIdentity(customers, keys);
+            const found = index.resolve(A, keys);
+            if (d.kind === 'matched') expect(found).toEqual({ identity: d.identity, method: d.method });
+            else expect(found).toBeUndefined();
+          }
+        },
+      ),
+      { numRuns: 500 },
+    );
   });
 });

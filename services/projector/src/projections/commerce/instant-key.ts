@@ -1,11 +1,9 @@
+import { InvalidInstantError, instantKey as parseKey } from '@holdfast/domain';
 import { PoisonRecordError } from '../../projection.js';
 
-const FRACTION = /T\d{2}:\d{2}:\d{2}\.(\d+)/;
-
 /**
- * An ISO 8601 timestamp as integer microseconds since the epoch: the precision PostgreSQL keeps, so
- * "earliest wins" decided in memory agrees with `least()` in SQL even for sub-millisecond values
- * (`Date.parse` alone would call `…00.000100Z` and `…00.000900Z` equal).
+ * The domain's instantKey (integer microseconds since the epoch), memoised, with an unparseable
+ * timestamp reported as a poison record.
  *
  * @example
  * instantKey('2024-01-01T00:00:00.000123Z'); // 1704067200000123
@@ -24,11 +22,14 @@ export function instantKey(iso: string): number {
 
 const parsed = new Map<string, number>();
 
+// A record whose timestamp the merge rules cannot order is poison: it goes to the DLQ.
 function parseInstant(iso: string): number {
-  const ms = Date.parse(iso);
-  if (Number.isNaN(ms)) throw new PoisonRecordError(`unparseable timestamp "${iso}"`);
-  const digits = FRACTION.exec(iso)?.[1] ?? '';
-  return ms * 1000 + Number(digits.padEnd(6, '0').slice(3, 6));
+  try {
+    return parseKey(iso);
+  } catch (err) {
+    if (err instanceof InvalidInstantError) throw new PoisonRecordError(err.message);
+    throw err;
+  }
 }
 
 /** The earlier of two timestamps (null = absent). */

@@ -87,6 +87,25 @@ describe('orders projection', () => {
     });
   });
 
+  it('stores the acquisition channel (rule 10): the source label, or campaign for a full landing URL, with the original source kept; last write wins', async () => {
+    const a = f.account();
+    const url = 'https://shop.example.com/tea?utm_source=holdfast&utm_content=t_1';
+    await f.given(
+      order(a, 1, { order_id: 'o-1', source: 'paid_social' }),
+      order(a, 2, { order_id: 'o-2', source: url }),
+      order(a, 3, { order_id: 'o-3', source: null }),
+      order(a, 4, { order_id: 'o-4', source: 'organic' }),
+      order(a, 5, { order_id: 'o-4', source: url }),
+    );
+    expect(await orderOf(a, 'o-1')).toMatchObject({
+      source: 'paid_social',
+      acquisition_channel: 'paid_social',
+    });
+    expect(await orderOf(a, 'o-2')).toMatchObject({ source: url, acquisition_channel: 'campaign' });
+    expect(await orderOf(a, 'o-3')).toMatchObject({ source: null, acquisition_channel: null });
+    expect(await orderOf(a, 'o-4')).toMatchObject({ source: url, acquisition_channel: 'campaign' });
+  });
+
   it('moves refunded_amount forward only; a re-post without it keeps it (and changes nothing)', async () => {
     const a = f.account();
     await f.given(
@@ -142,6 +161,49 @@ describe('orders projection', () => {
       [a],
     );
     expect(customers).toEqual([{ external_id: 'c-1' }, { external_id: 'c-2' }]);
+  });
+
+  it('converts into the reporting currency at the first-written order date, following the currency (last write wins) and refunds', async () => {
+    // Published ECB rates of 2 January 2024 (USD 1.0956, GBP 0.86645).
+    await t.pool.query(`insert into fx.imports (source, sha256, days, rates_added, rates_known)
+                        values ('test', 'x', 1, 2, 0)`);
+    await t.pool.query(`insert into fx.rates (currency, rate_date, per_eur, import_id)
+                        select c, '2024-01-02', v, (select max(id) from fx.imports)
+                          from (values ('USD', 1.0956), ('GBP', 0.86645)) as r(c, v)
+                        on conflict do nothing`);
+    await t.pool.query(`update fx.version set version = version + 1`);
+    const a = f.account();
+    await f.given(
+      order(a, 1, {
+        order_id: 'o-1',
+        order_date: '2024-01-02T10:00:00.000Z',
+        order_amount: 100,
+        currency: 'EUR',
+      }),
+      // A re-post in another currency that also carries another order_date: the stored date stays, and
+      // the new currency converts at it.
+      order(a, 2, {
+        order_id: 'o-1',
+        order_date: '2023-12-29T10:00:00.000Z',
+        order_amount: 100,
+        currency: 'GBP',
+        refunded_amount: 12.5,
+      }),
+    );
+    expect(await orderOf(a)).toMatchObject({
+      order_date: new Date('2024-01-02T10:00:00.000Z'),
+      currency: 'GBP',
+      reporting_currency: 'USD',
+      fx_status: 'converted',
+      order_amount_reporting: 126.45, // 100 × 1.0956 / 0.86645
+      refunded_amount_reporting: 15.81,
+      net_amount_reporting: 110.64,
+    });
+    const [day] = await f.whole.rows<{ d: string }>(
+      `select fx_rate_date::text as d from rm.orders where account_id = $1`,
+      [a],
+    );
+    expect(day).toEqual({ d: '2024-01-02' });
   });
 
   it('lets the last write win for every other field, nulls included', async () => {

@@ -1,6 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { copyLine } from '../copy-rows.js';
-import { newOrderLine, orderValues, type OrderWrite } from './write-orders.js';
+import { orderColumns, type Conversion, type OrderWrite as DomainOrderWrite } from '@holdfast/domain';
+import { LWW, newOrderLine, orderValues, type OrderWrite } from './write-orders.js';
+
+const gbpToUsd: Conversion = {
+  to: 'USD',
+  rate: '1.271503365744',
+  rateDay: '2023-12-29',
+  status: 'converted',
+  minorUnits: 2,
+};
+const atPar: Conversion = { to: 'JPY', rate: '1', rateDay: null, status: 'unknown_currency', minorUnits: 0 };
 
 const base: OrderWrite = {
   accountId: '6f1c2d1e-0000-4000-8000-000000000001',
@@ -14,6 +24,7 @@ const base: OrderWrite = {
   phone: '+15125550100',
   customerName: 'Ann',
   source: 'organic',
+  acquisitionChannel: 'organic',
   orderChannel: 'web',
   currency: 'EUR',
   shippingCity: 'Austin',
@@ -31,18 +42,18 @@ const base: OrderWrite = {
  * The line as the generic writer makes it from the update's values, with what a first write stores
  * instead: a refund not carried as 0, the codes as an array, updated_at = received_at.
  */
-const generic = (o: OrderWrite) => {
-  const v = orderValues(o);
+const generic = (o: OrderWrite, c: Conversion = gbpToUsd) => {
+  const v = orderValues(o, c);
   v[16] = o.refundedAmount ?? 0;
   v[19] = o.discountCodes;
-  v.push(o.receivedAt);
+  v.splice(22, 0, o.receivedAt);
   return copyLine(v);
 };
 
 describe('newOrderLine', () => {
   it('writes every column as the generic COPY writer does', () => {
-    expect(newOrderLine(base)).toBe(generic(base));
-    expect(newOrderLine(base).split('\t')).toHaveLength(23);
+    expect(newOrderLine(base, gbpToUsd)).toBe(generic(base));
+    expect(newOrderLine(base, gbpToUsd).split('\t')).toHaveLength(29);
   });
 
   it('writes absent values as \\N and a refund not carried as 0', () => {
@@ -54,6 +65,7 @@ describe('newOrderLine', () => {
       phone: null,
       customerName: null,
       source: null,
+      acquisitionChannel: null,
       orderChannel: null,
       shippingCity: null,
       shippingState: null,
@@ -64,8 +76,8 @@ describe('newOrderLine', () => {
       discountCodes: null,
       cancelledAt: null,
     };
-    expect(newOrderLine(bare)).toBe(generic(bare));
-    expect(newOrderLine(bare).split('\t')[16]).toBe('0');
+    expect(newOrderLine(bare, atPar)).toBe(generic(bare, atPar));
+    expect(newOrderLine(bare, atPar).split('\t')[16]).toBe('0');
   });
 
   it('escapes tabs, newlines and backslashes in text and in array elements', () => {
@@ -75,7 +87,19 @@ describe('newOrderLine', () => {
       customerName: 'A "quoted" name',
       discountCodes: ['A\tB', 'back\\slash', 'quo"te'],
     };
-    expect(newOrderLine(odd)).toBe(generic(odd));
-    expect(newOrderLine(odd).split('\t')).toHaveLength(23);
+    expect(newOrderLine(odd, gbpToUsd)).toBe(generic(odd));
+    expect(newOrderLine(odd, gbpToUsd).split('\t')).toHaveLength(29);
+  });
+});
+
+describe('the SQL merge and the domain rules', () => {
+  it('updates last-write-wins exactly the columns the domain declares last_write', () => {
+    // acquisition_channel is derived from source (the domain's acquisitionChannel), so it follows it.
+    expect(LWW).toEqual([...orderColumns('last_write'), 'acquisition_channel']);
+  });
+
+  it('takes the order write the domain rules take', () => {
+    const write: DomainOrderWrite = base;
+    expect(write.orderId).toBe('o-1');
   });
 });

@@ -11,6 +11,8 @@ export interface CustomerEventRow {
   readonly isNew: boolean;
   readonly eventType: string;
   readonly receivedAt: string;
+  /** customApiContentKey of the event: a later duplicate that differs from it is warned about. */
+  readonly contentKey: string;
 }
 
 /** A row of read_models.zero_party_submissions. */
@@ -38,9 +40,10 @@ export async function insertCustomerEvents(
   if (!rows.length) return;
   await tx.client.query(
     `insert into ${qualified(tx.schema, 'customer_events')}
-       (account_id, dedup_key, event_id, customer_id, link_method, is_new, event_type, received_at)
+       (account_id, dedup_key, event_id, customer_id, link_method, is_new, event_type, received_at,
+        content_key)
      select * from unnest($1::uuid[], $2::text[], $3::text[], $4::uuid[], $5::text[], $6::boolean[],
-       $7::text[], $8::timestamptz[])
+       $7::text[], $8::timestamptz[], $9::text[])
      on conflict (account_id, dedup_key) do nothing`,
     columnsOf(rows, (r) => [
       r.accountId,
@@ -51,6 +54,7 @@ export async function insertCustomerEvents(
       r.isNew,
       r.eventType,
       r.receivedAt,
+      r.contentKey,
     ]),
   );
 }

@@ -3,6 +3,7 @@ import { applyPrivileges } from '@holdfast/db';
 import { Migrator, type Migration, type MigrationProvider } from 'kysely/migration';
 import * as campaigns from './2026-11-23T09-00-campaigns.js';
 import * as controls from './2026-11-24T00-00-campaign-controls.js';
+import * as retries from './2026-11-24T03-00-send-retries.js';
 
 /**
  * The campaign, attribution and lift tables (schema `analytics`), in order. ISO-date names; never edit
@@ -11,6 +12,7 @@ import * as controls from './2026-11-24T00-00-campaign-controls.js';
 export const CAMPAIGN_MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
   '2026-11-23T09-00-campaigns': campaigns,
   '2026-11-24T00-00-campaign-controls': controls,
+  '2026-11-24T03-00-send-retries': retries,
 });
 
 class StaticProvider implements MigrationProvider {

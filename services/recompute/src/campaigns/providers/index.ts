@@ -1,22 +1,40 @@
-import { EmailAdapter } from './email-adapter.js';
-import type { OutboundClient } from '@holdfast/platform';
+import type { ProviderConnection } from '@holdfast/db';
+import type { OutboundClient, OutboundPolicy } from '@holdfast/platform';
+import { JsonAdapter } from './json-adapter.js';
 import type { ProviderAdapter } from './provider-adapter.js';
-import { SmsAdapter } from './sms-adapter.js';
+import { SmtpAdapter } from './smtp-adapter.js';
+import { TwilioAdapter } from './twilio-adapter.js';
 
-export { EmailAdapter } from './email-adapter.js';
-export { SmsAdapter } from './sms-adapter.js';
-export type { CampaignMessage, ProviderAdapter, ProviderResult } from './provider-adapter.js';
+export { JsonAdapter } from './json-adapter.js';
+export { SmtpAdapter } from './smtp-adapter.js';
+export { TwilioAdapter } from './twilio-adapter.js';
+export type { CampaignMessage, ProviderAdapter } from './provider-adapter.js';
 
-/** A connected provider as control.providers stores it. */
-export interface ConnectedProvider {
-  readonly provider: string;
-  readonly channel: 'email' | 'sms';
-  readonly endpoint_url: string;
+/** What every adapter is built with: the guarded client, its policy (SMTP), limits, test mode. */
+export interface AdapterEnv {
+  readonly client: OutboundClient;
+  readonly policy: OutboundPolicy;
+  readonly timeoutMs: number;
+  /** HOLDFAST_TEST_MODE: allows an SMTP provider with `tls: 'none'` (never in production). */
+  readonly testMode: boolean;
 }
 
-/** The adapter of a connected provider: by its channel; it posts through the guarded `client`. */
-export function adapterFor(p: ConnectedProvider, client: OutboundClient, timeoutMs: number): ProviderAdapter {
-  return p.channel === 'email'
-    ? new EmailAdapter(p.provider, p.endpoint_url, client, timeoutMs)
-    : new SmsAdapter(p.provider, p.endpoint_url, client, timeoutMs);
+/** The adapter of a connected provider, by its kind. */
+export function adapterFor(p: ProviderConnection, env: AdapterEnv): ProviderAdapter {
+  switch (p.kind) {
+    case 'smtp':
+      return new SmtpAdapter(p.provider, p.settings, p.secret, {
+        policy: env.policy,
+        testMode: env.testMode,
+        timeoutMs: env.timeoutMs,
+      });
+    case 'twilio':
+      return new TwilioAdapter(p.provider, p.settings, p.secret, env.client, env.timeoutMs);
+    case 'json':
+      return new JsonAdapter(p.provider, p.channel, p.endpointUrl, env.client, env.timeoutMs);
+    default: {
+      const never: never = p;
+      return never;
+    }
+  }
 }

@@ -37,47 +37,44 @@ describe('provider sends go through the guarded outbound client', () => {
     campaignType: 'win_back' as const,
     to: '+15550100',
     ctaUrl: 'https://shop.example.com/?utm_content=hft_1',
+    unsubscribeUrl: null,
   };
+  const env = (client: ReturnType<typeof createOutboundClient>) => ({
+    client,
+    policy: STRICT_OUTBOUND_POLICY,
+    timeoutMs: 2000,
+    testMode: false,
+  });
+  const json = (channel: 'email' | 'sms', endpointUrl: string) =>
+    ({ provider: 'p', channel, kind: 'json', endpointUrl }) as const;
 
   it('refuses a provider endpoint on a private, loopback or plain-http address: nothing is sent', async () => {
-    const strict = createOutboundClient(STRICT_OUTBOUND_POLICY);
-    const sms = adapterFor({ provider: 'p', channel: 'sms', endpoint_url: `${url}/sms` }, strict, 2000);
-    expect(await sms.send(message)).toEqual({
-      ok: false,
-      statusCode: null,
-      error: 'provider_destination_refused',
-    });
-    const metadata = adapterFor(
-      { provider: 'p', channel: 'email', endpoint_url: 'https://169.254.169.254/latest/meta-data' },
-      strict,
-      2000,
-    );
-    expect(await metadata.send({ ...message, to: 'a@example.com' })).toEqual({
-      ok: false,
-      statusCode: null,
-      error: 'provider_destination_refused',
-    });
+    const strict = env(createOutboundClient(STRICT_OUTBOUND_POLICY));
+    const sms = adapterFor(json('sms', `${url}/sms`), strict);
+    expect(await sms.send(message)).toEqual({ ok: false, kind: 'outbound', failure: 'destination_refused' });
+    const metadata = adapterFor(json('email', 'https://169.254.169.254/latest/meta-data'), strict);
+    expect(
+      await metadata.send({ ...message, to: 'a@example.com', unsubscribeUrl: 'https://hf.example.com/u/x' }),
+    ).toEqual({ ok: false, kind: 'outbound', failure: 'destination_refused' });
     expect(bodies).toEqual([]);
   });
 
   it('sends to an allow-listed endpoint and refuses a redirect', async () => {
-    const local = createOutboundClient({
-      ...STRICT_OUTBOUND_POLICY,
-      allowHttp: true,
-      allow: parseOutboundAllow('127.0.0.1:*'),
-    });
-    const sms = adapterFor({ provider: 'p', channel: 'sms', endpoint_url: `${url}/sms` }, local, 2000);
-    expect(await sms.send(message)).toEqual({ ok: true, statusCode: 202, error: null });
+    const local = env(
+      createOutboundClient({
+        ...STRICT_OUTBOUND_POLICY,
+        allowHttp: true,
+        allow: parseOutboundAllow('127.0.0.1:*'),
+      }),
+    );
+    const sms = adapterFor(json('sms', `${url}/sms`), local);
+    expect(await sms.send(message)).toEqual({ ok: true, status: 202 });
     expect(bodies.at(-1)).toMatchObject({
       path: '/sms',
       key: 'hft_1',
-      body: { channel: 'sms', to: '+15550100' },
+      body: { channel: 'sms', to: '+15550100', body: expect.stringMatching(/Reply STOP to opt out\.$/) },
     });
-    const moved = adapterFor({ provider: 'p', channel: 'sms', endpoint_url: `${url}/moved` }, local, 2000);
-    expect(await moved.send(message)).toEqual({
-      ok: false,
-      statusCode: 301,
-      error: 'provider_redirect_refused',
-    });
+    const moved = adapterFor(json('sms', `${url}/moved`), local);
+    expect(await moved.send(message)).toEqual({ ok: false, kind: 'outbound', failure: 'redirect_refused' });
   });
 });

@@ -1,3 +1,4 @@
+import type { ProviderAttempt } from '@holdfast/domain';
 import { OutboundError, type OutboundClient } from '@holdfast/platform';
 import type { CampaignType, Channel } from '../campaign-types.js';
 
@@ -7,53 +8,49 @@ export interface CampaignMessage {
   readonly campaignType: CampaignType;
   readonly to: string;
   readonly ctaUrl: string;
-}
-
-/** What the provider answered. A failure is recorded on the send, never thrown. */
-export interface ProviderResult {
-  readonly ok: boolean;
-  readonly statusCode: number | null;
-  readonly error: string | null;
+  /** The signed one-click unsubscribe URL (email; null for SMS, which opts out with STOP). */
+  readonly unsubscribeUrl: string | null;
 }
 
 /**
- * The port every connected provider is reached through: one implementation per channel (email, SMS),
- * configured with the provider's name and endpoint (control.providers). Implementations must be
- * idempotent on `trackingId` from the provider's side: they send it as the Idempotency-Key, so a send
- * repeated after a crash (planned, posted, crashed before noting it) can be dropped by the provider.
+ * The port every connected provider is reached through: one implementation per kind (SMTP, Twilio's
+ * Messages API, the generic JSON endpoint). `send` makes one attempt and reports it as a value (a
+ * failure is never thrown; `decideSendRetry` in @holdfast/domain decides what follows). HTTP
+ * implementations send `trackingId` as the Idempotency-Key, so a provider that honours it can drop a
+ * send repeated after a crash (planned, posted, crashed before noting it).
  */
 export interface ProviderAdapter {
   readonly provider: string;
   readonly channel: Channel;
-  send(message: CampaignMessage): Promise<ProviderResult>;
+  send(message: CampaignMessage): Promise<ProviderAttempt>;
 }
 
 /**
- * POSTs JSON through the guarded outbound client; a 2xx is success, anything else (status, refused
- * destination, redirect, network error, timeout) a failure, recorded as `provider_http_<status>` or
- * `provider_<failure class>` (never the socket error: see OutboundFailure).
+ * POSTs through the guarded outbound client; a 2xx is success, any other status an `http` failure,
+ * and no answer (refused destination, redirect, network error, timeout) an `outbound` failure with
+ * the client's class (never the socket error: see OutboundFailure).
  */
-export async function postJson(
+export async function postThroughGuard(
   client: OutboundClient,
   url: string,
-  body: unknown,
-  { idempotencyKey, timeoutMs }: { idempotencyKey: string; timeoutMs: number },
-): Promise<ProviderResult> {
+  req: { headers: Record<string, string>; body: string; idempotencyKey: string; timeoutMs: number },
+): Promise<ProviderAttempt> {
   try {
     const res = await client.request(url, {
       method: 'POST',
-      timeoutMs,
+      timeoutMs: req.timeoutMs,
       headers: {
-        'content-type': 'application/json',
-        'idempotency-key': idempotencyKey,
+        ...req.headers,
+        'idempotency-key': req.idempotencyKey,
         'user-agent': 'holdfast-campaigns/1',
       },
-      body: JSON.stringify(body),
+      body: req.body,
     });
-    const ok = res.status >= 200 && res.status < 300;
-    return { ok, statusCode: res.status, error: ok ? null : `provider_http_${res.status}` };
+    return res.status >= 200 && res.status < 300
+      ? { ok: true, status: res.status }
+      : { ok: false, kind: 'http', status: res.status };
   } catch (err) {
     if (!(err instanceof OutboundError)) throw err;
-    return { ok: false, statusCode: err.status, error: `provider_${err.failure}` };
+    return { ok: false, kind: 'outbound', failure: err.failure };
   }
 }

@@ -13,12 +13,15 @@ export interface LocalProvider {
   readonly requests: ProviderRequest[];
   /** Status answered to the next requests (default 202). */
   status: number;
+  /** Statuses answered first, one per request, before `status` (e.g. [503, 429]: two failures). */
+  readonly script: number[];
   close(): Promise<void>;
 }
 
 export async function startLocalProvider(path = '/send'): Promise<LocalProvider> {
   const requests: ProviderRequest[] = [];
   const state = { status: 202 };
+  const script: number[] = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -27,7 +30,7 @@ export async function startLocalProvider(path = '/send'): Promise<LocalProvider>
         headers: req.headers,
         body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>,
       });
-      res.writeHead(state.status, { 'content-type': 'application/json' });
+      res.writeHead(script.shift() ?? state.status, { 'content-type': 'application/json' });
       res.end('{"id":"msg"}');
     });
   });
@@ -36,6 +39,7 @@ export async function startLocalProvider(path = '/send'): Promise<LocalProvider>
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`,
     requests,
+    script,
     get status() {
       return state.status;
     },

@@ -1,0 +1,193 @@
+import { instantKey as parseInstant, type InstantKey } from './instant.js';
+
+/** A postal address: written as a whole or not at all. */
+export interface StateAddress {
+  readonly street: string | null;
+  readonly city: string | null;
+  readonly state: string | null;
+  readonly zip: string | null;
+  readonly country: string | null;
+}
+
+/**
+ * A customer as the merge rules see it (a row of read_models.customers; timestamps as canonical UTC
+ * text, so nothing is rounded on the way back). Mutable because the projector folds a backfill's
+ * millions of records into the same objects: {@link evolveCustomer} is the copying form.
+ */
+export interface CustomerState {
+  readonly accountId: string;
+  readonly customerId: string;
+  externalId: string | null;
+  email: string | null;
+  phone: string | null;
+  name: string | null;
+  address: StateAddress;
+  consentMarketingEmail: boolean;
+  consentSms: boolean;
+  consentSuppressed: boolean;
+  consentBounced: boolean;
+  sourceLabel: string;
+  subscriptionStatus: string | null;
+  subscriptionStartedAt: string | null;
+  readonly createdAt: string;
+  /** received_at of the latest record that changed the row. */
+  updatedAt: string;
+  /** createdAt in microseconds: the tie-breaker of identity resolution. */
+  readonly createdUs: number;
+}
+
+/**
+ * What one record says about a customer. `null` or absent = not carried: keep the current value (each
+ * consent key on its own); the address is replaced only when present.
+ */
+export interface CustomerPatch {
+  readonly externalId: string | null;
+  readonly email: string | null;
+  readonly phone: string | null;
+  readonly name?: string | null;
+  readonly address?: StateAddress | null;
+  readonly consentMarketingEmail?: boolean | null;
+  readonly consentSms?: boolean | null;
+  readonly consentSuppressed?: boolean | null;
+  readonly consentBounced?: boolean | null;
+  readonly sourceLabel?: string | null;
+  readonly subscriptionStatus?: string | null;
+  readonly subscriptionStartedAt?: string | null;
+}
+
+const NO_ADDRESS: StateAddress = Object.freeze({
+  street: null,
+  city: null,
+  state: null,
+  zip: null,
+  country: null,
+});
+
+/**
+ * A customer created by a record received at `receivedAt`: no consent, source_label custom-api.
+ *
+ * @example
+ * newCustomer(accountId, customerId, '2025-01-01T00:00:00Z').consentSms; // false
+ */
+export function newCustomer(
+  accountId: string,
+  customerId: string,
+  receivedAt: string,
+  instant: InstantKey = parseInstant,
+): CustomerState {
+  return {
+    accountId,
+    customerId,
+    externalId: null,
+    email: null,
+    phone: null,
+    name: null,
+    address: NO_ADDRESS,
+    consentMarketingEmail: false,
+    consentSms: false,
+    consentSuppressed: false,
+    consentBounced: false,
+    sourceLabel: 'custom-api',
+    subscriptionStatus: null,
+    subscriptionStartedAt: null,
+    createdAt: receivedAt,
+    updatedAt: receivedAt,
+    createdUs: instant(receivedAt),
+  };
+}
+
+/**
+ * The customer merge (spec: customer row): carried values win, omitted ones keep (consent key by
+ * key); the address as a whole; subscription_started_at write-once, earliest wins. Applies `p` to
+ * `c` in place and reports whether anything changed; updated_at moves only on a change, so
+ * re-posting the same data writes nothing. `instant` may be a memoised {@link instantKey}.
+ *
+ * @example
+ * const c = newCustomer(a, id, t0);
+ * mergeCustomer(c, { externalId: 'e1', email: null, phone: null, consentSms: true }, t1); // true
+ */
+export function mergeCustomer(
+  c: CustomerState,
+  p: CustomerPatch,
+  receivedAt: string,
+  instant: InstantKey = parseInstant,
+): boolean {
+  let changed = false;
+  // Field by field rather than through a generic setter: this runs for every order of a backfill.
+  if (p.externalId != null && p.externalId !== c.externalId) {
+    c.externalId = p.externalId;
+    changed = true;
+  }
+  if (p.email != null && p.email !== c.email) {
+    c.email = p.email;
+    changed = true;
+  }
+  if (p.phone != null && p.phone !== c.phone) {
+    c.phone = p.phone;
+    changed = true;
+  }
+  if (p.name != null && p.name !== c.name) {
+    c.name = p.name;
+    changed = true;
+  }
+  const a = p.address;
+  const address = c.address;
+  if (
+    a &&
+    (a.street !== address.street ||
+      a.city !== address.city ||
+      a.state !== address.state ||
+      a.zip !== address.zip ||
+      a.country !== address.country)
+  ) {
+    c.address = a;
+    changed = true;
+  }
+  if (p.consentMarketingEmail != null && p.consentMarketingEmail !== c.consentMarketingEmail) {
+    c.consentMarketingEmail = p.consentMarketingEmail;
+    changed = true;
+  }
+  if (p.consentSms != null && p.consentSms !== c.consentSms) {
+    c.consentSms = p.consentSms;
+    changed = true;
+  }
+  if (p.consentSuppressed != null && p.consentSuppressed !== c.consentSuppressed) {
+    c.consentSuppressed = p.consentSuppressed;
+    changed = true;
+  }
+  if (p.consentBounced != null && p.consentBounced !== c.consentBounced) {
+    c.consentBounced = p.consentBounced;
+    changed = true;
+  }
+  if (p.sourceLabel != null && p.sourceLabel !== c.sourceLabel) {
+    c.sourceLabel = p.sourceLabel;
+    changed = true;
+  }
+  if (p.subscriptionStatus != null && p.subscriptionStatus !== c.subscriptionStatus) {
+    c.subscriptionStatus = p.subscriptionStatus;
+    changed = true;
+  }
+  const started = p.subscriptionStartedAt;
+  if (started && (c.subscriptionStartedAt === null || instant(started) < instant(c.subscriptionStartedAt))) {
+    c.subscriptionStartedAt = started;
+    changed = true;
+  }
+  if (changed && instant(receivedAt) > instant(c.updatedAt)) c.updatedAt = receivedAt;
+  return changed;
+}
+
+/**
+ * The copying form of {@link mergeCustomer} (evolve): the next state, `state` itself when nothing
+ * changed.
+ *
+ * @example
+ * const next = evolveCustomer(state, { externalId: null, email: null, phone: null, consentSms: false }, now);
+ */
+export function evolveCustomer(
+  state: CustomerState,
+  patch: CustomerPatch,
+  receivedAt: string,
+): CustomerState {
+  const next = { ...state };
+  return mergeCustomer(next, patch, receivedAt) ? next : state;
+}

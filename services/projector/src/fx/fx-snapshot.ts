@@ -1,0 +1,93 @@
+import { conversionOn, ReferenceRates, type Conversion } from '@holdfast/domain';
+import type { PoolClient } from '@holdfast/db';
+
+/** The reporting currency of an account that never set one. */
+export const DEFAULT_REPORTING_CURRENCY = 'USD';
+
+/**
+ * The advisory lock between conversions and what they are computed from. Every projector chunk holds
+ * it shared for its transaction; `holdfast rates import` and a reporting-currency change hold it
+ * exclusively while they change the rates (or currency) and re-convert the stored orders. So a chunk
+ * either committed before the change (and its orders are re-converted with the rest) or starts after
+ * it (and reads the new version): no order keeps a conversion from superseded data.
+ */
+export const FX_LOCK_SQL = `hashtext('holdfast.fx')`;
+
+/**
+ * The rates and reporting currencies of one `fx.version`: converts an order's amounts. Conversions are
+ * memoised per account, currency and UTC day (a backfill repeats them millions of times).
+ */
+export class FxSnapshot {
+  private readonly memo = new Map<string, Conversion>();
+
+  constructor(
+    readonly version: number,
+    readonly rates: ReferenceRates,
+    private readonly currencies: ReadonlyMap<string, string>,
+  ) {}
+
+  /** With no fx data at all: every account reports in USD and only same-currency orders convert. */
+  static readonly EMPTY = new FxSnapshot(-1, ReferenceRates.EMPTY, new Map());
+
+  reportingCurrency(accountId: string): string {
+    return this.currencies.get(accountId) ?? DEFAULT_REPORTING_CURRENCY;
+  }
+
+  /** The conversion of an order of `accountId` in `currency` placed at `orderDate` (ISO instant). */
+  conversion(accountId: string, currency: string, orderDate: string): Conversion {
+    const key = `${accountId}\u0000${currency}\u0000${orderDate.slice(0, 10)}`;
+    // The memo key is the date as written; the UTC day decides, so only UTC ('Z') instants share it.
+    const memoable = orderDate.endsWith('Z');
+    const hit = memoable ? this.memo.get(key) : undefined;
+    if (hit) return hit;
+    const c = conversionOn(this.rates, currency, this.reportingCurrency(accountId), orderDate);
+    if (memoable) this.memo.set(key, c);
+    return c;
+  }
+}
+
+/**
+ * The process's view of `fx.*`, per database (tests run several in one process), reloaded when
+ * `fx.version` moves. `current` takes the shared fx lock for the caller's transaction first
+ * (FX_LOCK_SQL), so the version it reads holds until that transaction ends.
+ */
+export class FxSnapshots {
+  private readonly byDatabase = new Map<string, FxSnapshot>();
+
+  async current(client: PoolClient): Promise<FxSnapshot> {
+    const { rows } = await client.query<{ db: string; present: boolean }>(
+      `select current_database() as db, to_regclass('fx.version') is not null as present`,
+    );
+    // Before the control-plane migrations ran (a bare test database): no fx data.
+    if (!rows[0]?.present) return FxSnapshot.EMPTY;
+    const db = rows[0].db;
+    // Two statements: under READ COMMITTED a statement's snapshot is taken when it starts, so a
+    // version read in the statement that waited for the lock could predate the change it waited for.
+    await client.query(`select pg_advisory_xact_lock_shared(${FX_LOCK_SQL})`);
+    const { rows: v } = await client.query<{ version: string }>(`select version::text from fx.version`);
+    const version = Number(v[0]?.version ?? 0);
+    let snapshot = this.byDatabase.get(db);
+    if (snapshot?.version !== version) {
+      snapshot = await loadFxSnapshot(client, version);
+      this.byDatabase.set(db, snapshot);
+    }
+    return snapshot;
+  }
+}
+
+/** Reads every rate and reporting currency (a few hundred thousand rows for the full ECB history). */
+export async function loadFxSnapshot(client: PoolClient, version: number): Promise<FxSnapshot> {
+  const [rates, currencies] = await Promise.all([
+    client.query<{ currency: string; day: string; per_eur: string }>(
+      `select currency, rate_date::text as day, per_eur::text from fx.rates`,
+    ),
+    client.query<{ account_id: string; reporting_currency: string }>(
+      `select account_id, reporting_currency from fx.account_currencies`,
+    ),
+  ]);
+  return new FxSnapshot(
+    version,
+    ReferenceRates.from(rates.rows.map((r) => ({ currency: r.currency, day: r.day, perEur: r.per_eur }))),
+    new Map(currencies.rows.map((r) => [r.account_id, r.reporting_currency])),
+  );
+}
