@@ -18,6 +18,9 @@ let live: RunningProjector;
 let deps: ProjectorDeps;
 let seed = 1;
 const rewinds: string[] = [];
+/** Seeks to swallow, as a seek made while the group rebalances is lost. */
+let seeksToLose = 0;
+let seeksLost = 0;
 
 beforeAll(async () => {
   t = await createTestEnv('replay');
@@ -28,7 +31,23 @@ beforeAll(async () => {
     warn: (event: string) => void (event === 'checkpoint_moved_rewinding' && rewinds.push(event)),
   };
   live = await startProjector(
-    { topicPrefix: t.topicPrefix, readSchema: 'read_models', sessionTimeoutMs: 6000, checkpointWatchMs: 500 },
+    {
+      topicPrefix: t.topicPrefix,
+      readSchema: 'read_models',
+      sessionTimeoutMs: 6000,
+      checkpointWatchMs: 500,
+      onConsumer: (consumer) => {
+        const seek = consumer.seek.bind(consumer);
+        (consumer as { seek: typeof seek }).seek = (topic, partition, offset) => {
+          if (seeksToLose > 0) {
+            seeksToLose--;
+            seeksLost++;
+            return;
+          }
+          seek(topic, partition, offset);
+        };
+      },
+    },
     { ...deps, logger },
   );
 });
@@ -138,10 +157,35 @@ describe('replay', () => {
     // No new record arrives: the checkpoint watch alone must notice and re-apply the difference.
     const fresh = JSON.stringify(await freshRebuildDigest());
     await until(
-      'live equals a fresh rebuild',
+      `live equals a fresh rebuild ${fresh}`,
       async () => JSON.stringify(await readModelDigest(t.pool, 'read_models')),
       (d) => d === fresh,
     );
     expect(rewinds.length).toBeGreaterThan(rewindsBefore);
+  });
+
+  it('asks for the rewind again when its seek is lost (a rebalance), until a chunk from it commits', async () => {
+    await rebuildReadModels({ topicPrefix: t.topicPrefix, readSchema: 'read_models', noSwitch: true }, deps);
+    await append();
+    await liveCaughtUp();
+    const rewindsBefore = rewinds.length;
+    // Every partition's first rewind is lost: only asking again can re-apply the difference.
+    seeksToLose = PROJECTIONS.length * 64;
+    seeksLost = 0;
+    await switchTables(t.pool, 'read_models', 'read_models_next', PROJECTIONS, 'manual');
+    await until(
+      'the first rewinds to be lost',
+      async () => seeksLost,
+      (n) => n > 0,
+    );
+    await new Promise((r) => setTimeout(r, 1_000));
+    seeksToLose = 0;
+    const fresh = JSON.stringify(await freshRebuildDigest());
+    await until(
+      `live equals a fresh rebuild ${fresh}`,
+      async () => JSON.stringify(await readModelDigest(t.pool, 'read_models')),
+      (d) => d === fresh,
+    );
+    expect(rewinds.length - rewindsBefore).toBeGreaterThan(seeksLost);
   });
 });

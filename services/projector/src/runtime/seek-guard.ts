@@ -14,6 +14,16 @@
 export class SeekGuard {
   private readonly written = new Map<number, number>();
   private readonly rewinds = new Map<number, { to: number; firstSeen: number }>();
+  /**
+   * Rewinds the idle watch asked for and no batch has served yet, with when they were last asked.
+   * A seek can be lost (made while the group rebalances, the partition briefly unassigned), and an
+   * idle partition has no next batch to notice: the consumer would sit at the high watermark while
+   * the switched-in tables lack the difference. So the watch asks again until a chunk commits.
+   */
+  private readonly pending = new Map<number, { to: number; askedAt: number }>();
+
+  /** @param reaskMs how long a rewind asked by the watch may go unserved before it is asked again */
+  constructor(private readonly reaskMs = 5_000) {}
 
   /** The offset to seek to, or undefined when the batch can be applied as delivered. */
   check(partition: number, checkpoint: number, firstOffset: number): number | undefined {
@@ -34,7 +44,10 @@ export class SeekGuard {
    * the tables were switched under it. Returns the rewinds to make now, so a partition that receives
    * no new record still gets the difference re-applied.
    */
-  reconcile(checkpoints: ReadonlyMap<number, number>): { partition: number; offset: number }[] {
+  reconcile(
+    checkpoints: ReadonlyMap<number, number>,
+    now = Date.now(),
+  ): { partition: number; offset: number }[] {
     const rewinds: { partition: number; offset: number }[] = [];
     for (const [partition, written] of this.written) {
       const checkpoint = checkpoints.get(partition) ?? -1;
@@ -42,7 +55,19 @@ export class SeekGuard {
       this.written.delete(partition);
       // Whatever batch comes first from checkpoint + 1 starts at or before `written` (that record exists).
       this.rewinds.set(partition, { to: checkpoint + 1, firstSeen: written });
+      this.pending.set(partition, { to: checkpoint + 1, askedAt: now });
       rewinds.push({ partition, offset: checkpoint + 1 });
+    }
+    for (const [partition, asked] of this.pending) {
+      if (rewinds.some((r) => r.partition === partition)) continue;
+      // Still where the switch left it: nothing from the rewind has been applied.
+      if ((checkpoints.get(partition) ?? -1) !== asked.to - 1) {
+        this.pending.delete(partition);
+        continue;
+      }
+      if (now - asked.askedAt < this.reaskMs) continue;
+      asked.askedAt = now;
+      rewinds.push({ partition, offset: asked.to });
     }
     return rewinds;
   }
@@ -51,5 +76,6 @@ export class SeekGuard {
   committed(partition: number, offset: number): void {
     this.written.set(partition, offset);
     this.rewinds.delete(partition);
+    this.pending.delete(partition);
   }
 }
