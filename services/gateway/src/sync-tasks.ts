@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Pool } from '@holdfast/db';
+import { withTransaction, type Pool } from '@holdfast/db';
 import type { SyncStatus } from '@holdfast/db';
 
 /** A sync task as GET /ingest/sync/{task_id} reads it. */
@@ -31,9 +31,7 @@ export class SyncTasks {
    * the previous sync, and its time is already in this table.
    */
   async queue(accountId: string, now: Date, intervalMs: number): Promise<QueueOutcome> {
-    const client = await this.pool.connect();
-    try {
-      await client.query('begin');
+    return withTransaction(this.pool, async (client): Promise<QueueOutcome> => {
       await client.query(`select pg_advisory_xact_lock(hashtextextended('holdfast:sync:' || $1, 0))`, [
         accountId,
       ]);
@@ -44,24 +42,15 @@ export class SyncTasks {
       const last = rows[0]?.queued_at;
       if (last) {
         const waitMs = last.getTime() + intervalMs - now.getTime();
-        if (waitMs > 0) {
-          await client.query('rollback');
-          return { queued: false, retryAfterSeconds: Math.ceil(waitMs / 1000) };
-        }
+        if (waitMs > 0) return { queued: false, retryAfterSeconds: Math.ceil(waitMs / 1000) };
       }
       const taskId = randomUUID();
       await client.query(
         `insert into control.sync_tasks (id, account_id, trigger, status, queued_at) values ($1, $2, 'api', 'queued', $3)`,
         [taskId, accountId, now],
       );
-      await client.query('commit');
       return { queued: true, taskId };
-    } catch (err) {
-      await client.query('rollback').catch(() => {});
-      throw err;
-    } finally {
-      client.release();
-    }
+    });
   }
 
   /** Removes a task whose SyncRequested could not be appended (it was never queued). */

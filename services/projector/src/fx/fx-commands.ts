@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { parseEcbCsv, type EcbCsvIssue } from '@holdfast/domain';
-import type { Pool, PoolClient } from '@holdfast/db';
+import { withTransaction, type Pool, type PoolClient } from '@holdfast/db';
 import { FX_LOCK_SQL, loadFxSnapshot } from './fx-snapshot.js';
 import { convertingSchemas, reconvertOrders } from './reconvert-orders.js';
 
@@ -32,19 +32,10 @@ const MAX_ISSUES_SHOWN = 20;
 
 /** Runs `work` in one transaction holding the exclusive fx lock; bumps and returns fx.version. */
 async function underFxLock<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  try {
-    await client.query('begin');
+  return withTransaction(pool, async (client) => {
     await client.query(`select pg_advisory_xact_lock(${FX_LOCK_SQL})`);
-    const result = await work(client);
-    await client.query('commit');
-    return result;
-  } catch (err) {
-    await client.query('rollback').catch(() => {});
-    throw err;
-  } finally {
-    client.release();
-  }
+    return work(client);
+  });
 }
 
 async function bumpAndReconvert(

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { PoolClient } from '@holdfast/db';
+import { inTransaction, type PoolClient } from '@holdfast/db';
 import { topicName } from '@holdfast/kafka';
 import { selectProjections } from '../projections/index.js';
 import {
@@ -127,19 +127,14 @@ async function rebuild(
       await stop();
       return { projections: names, nextSchema: next, elapsedMs: Date.now() - started };
     }
-    try {
-      await client.query('begin');
+    const { oldSchema } = await inTransaction(client, async () => {
       await lockLiveSchema(client, live);
       await wait('final', await tracker.highWatermarks());
       await stop();
-      const { oldSchema } = await moveTables(client, live, next, projections, stamp);
-      await client.query('commit');
-      deps.logger.info('read_models_switched', { live, oldSchema, projections: names });
-      return { projections: names, nextSchema: next, oldSchema, elapsedMs: Date.now() - started };
-    } catch (err) {
-      await client.query('rollback').catch(() => {});
-      throw err;
-    }
+      return moveTables(client, live, next, projections, stamp);
+    });
+    deps.logger.info('read_models_switched', { live, oldSchema, projections: names });
+    return { projections: names, nextSchema: next, oldSchema, elapsedMs: Date.now() - started };
   } finally {
     await stop();
   }

@@ -1,4 +1,4 @@
-import { checkpointTableDdl, type Pool, type PoolClient } from '@holdfast/db';
+import { checkpointTableDdl, withTransaction, type Pool, type PoolClient } from '@holdfast/db';
 import {
   actAsReadModelOwner,
   applyReadModelPrivileges,
@@ -72,15 +72,12 @@ export async function ensureReadModelSchema(
   { deferIndexes = false } = {},
 ): Promise<void> {
   assertSchemaName(schema);
-  const client = await pool.connect();
-  try {
-    await client.query('begin');
+  await withTransaction(pool, async (client) => {
     await client.query(`select pg_advisory_xact_lock(hashtext('holdfast.ensure_read_models'))`);
     const access = await readModelAccess(client);
     if (access === 'reader') {
       // The gateway's role reads these tables; it may not create them (the owner migrates first).
       await assertReadModelTables(client, schema);
-      await client.query('commit');
       return;
     }
     if (access === 'owner') await actAsReadModelOwner(client, schema);
@@ -93,13 +90,7 @@ export async function ensureReadModelSchema(
     await client.query(viewsDdl(schema));
     if (access === 'owner') await applyReadModelPrivileges(client, schema);
     else await grantAnalystAccess(client, schema);
-    await client.query('commit');
-  } catch (err) {
-    await client.query('rollback').catch(() => {});
-    throw err;
-  } finally {
-    client.release();
-  }
+  });
 }
 
 async function assertReadModelTables(client: PoolClient, schema: string): Promise<void> {

@@ -6,6 +6,7 @@ import {
   loadProviderConnections,
   normalizeStorefrontDomain,
   SecretUnreadableError,
+  withTransaction,
   type Pool,
   type ProviderConnection,
   type SecretsKeyring,
@@ -225,10 +226,8 @@ async function sendCampaigns(
   }
   const first = (channel: 'email' | 'sms'): string | null =>
     providers.find((p) => p.channel === channel)?.provider ?? null;
-  const client = await pool.connect();
-  try {
-    await client.query('begin');
-    const plan = await planAudiences(client, {
+  const plan = await withTransaction(pool, (client) =>
+    planAudiences(client, {
       accountId: task.accountId,
       runId,
       taskId: task.taskId,
@@ -239,21 +238,15 @@ async function sendCampaigns(
       rules: { ...DEFAULT_AUDIENCE_RULES, ...config.rules },
       settings,
       storefrontDomain,
-    });
-    await client.query('commit');
-    counts.planned = plan.send;
-    counts.heldOut = plan.held_out;
-    counts.sandboxSimulated = plan.sandbox_simulated;
-    counts.capped = plan.capped;
-    counts.noConsent = plan.no_consent;
-    counts.suppressed = plan.suppressed;
-    counts.disabled = plan.disabled;
-  } catch (err) {
-    await client.query('rollback').catch(() => undefined);
-    throw err;
-  } finally {
-    client.release();
-  }
+    }),
+  );
+  counts.planned = plan.send;
+  counts.heldOut = plan.held_out;
+  counts.sandboxSimulated = plan.sandbox_simulated;
+  counts.capped = plan.capped;
+  counts.noConsent = plan.no_consent;
+  counts.suppressed = plan.suppressed;
+  counts.disabled = plan.disabled;
   // Sandbox: nothing is ever sent (plans a crashed live run left behind stay planned, unsent).
   if (settings.sandbox) return { status: 'done', reason: null };
   const policy = deps.outboundPolicy ?? defaultOutboundPolicy();
