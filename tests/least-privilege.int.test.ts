@@ -146,6 +146,12 @@ describe('gateway role', () => {
       `insert into control.sync_tasks (id, account_id, trigger, status, queued_at)
                  values (gen_random_uuid(), '${A}', 'api', 'queued', now())`,
     );
+    // A task whose command could not be appended is abandoned (abandonSyncTasks).
+    await as(
+      g,
+      `update control.sync_tasks set status = 'failed', reason = 'append_failed', finished_at = now()
+        where account_id = '${A}' and trigger = 'api'`,
+    );
     expect((await as(g, 'select 1 from read_models.orders')).rowCount).toBe(5);
     await as(g, `delete from read_models.ingest_batches where received_at < now() - interval '90 days'`);
   });
