@@ -146,11 +146,6 @@ export default tseslint.config(
     rules: { 'import-x/no-relative-packages': 'off' },
   },
   {
-    // The gateway's test harness and its read side import each other (test support, not shipped).
-    files: ['services/gateway/src/test-support/harness.ts', 'services/gateway/src/test-support/read-side.ts'],
-    rules: { 'import-x/no-cycle': 'off' },
-  },
-  {
     // Benchmarks and the system tests are tooling at the root: they drive services' own test tools
     // by path.
     files: ['bench/**/*.ts', 'tests/**/*.ts'],
