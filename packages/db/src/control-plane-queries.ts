@@ -58,20 +58,6 @@ export function normalizeStorefrontDomain(input: string): string {
   return u.host;
 }
 
-/** One account, or a `not_found` ControlPlaneError. */
-export async function describeAccount(
-  db: Kysely<Database>,
-  accountId: string,
-): Promise<Selectable<AccountsTable>> {
-  const acc = await db
-    .selectFrom('control.accounts')
-    .selectAll()
-    .where('id', '=', accountId)
-    .executeTakeFirst();
-  if (!acc) throw new ControlPlaneError('not_found', `no account ${accountId}`);
-  return acc;
-}
-
 /** Accounts, oldest first (the first `limit`). */
 export async function listAccounts(db: Kysely<Database>, limit = 1000): Promise<Selectable<AccountsTable>[]> {
   return db
