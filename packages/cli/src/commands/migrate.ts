@@ -1,19 +1,17 @@
-import type { Pool } from '@holdfast/db';
 import type { CliContext } from '../context.js';
+import { loadProjector, type ProjectorPort } from '../projector-port.js';
 import type { RegisterCommand } from './index.js';
 
-type EnsureReadModelSchema = (pool: Pool, schema?: string) => Promise<unknown>;
-
 /**
- * The projector's read-model DDL, when the projector is installed: it owns those tables (a rebuild creates
- * them in a fresh schema), so it is loaded by name at run time rather than depended on.
+ * The projector's read-model DDL, when the projector is installed: it owns those tables (a rebuild
+ * creates them in a fresh schema), so it is loaded behind its port at run time, not depended on.
  */
-async function loadEnsureReadModelSchema(ctx: CliContext): Promise<EnsureReadModelSchema | undefined> {
-  const specifier = '@holdfast/projector';
+async function loadEnsureReadModelSchema(
+  ctx: CliContext,
+): Promise<ProjectorPort['ensureReadModelSchema'] | undefined> {
   try {
-    const mod = (await import(/* @vite-ignore */ specifier)) as { ensureReadModelSchema?: unknown };
-    if (typeof mod.ensureReadModelSchema === 'function')
-      return mod.ensureReadModelSchema as EnsureReadModelSchema;
+    const mod = await loadProjector();
+    if (typeof mod.ensureReadModelSchema === 'function') return mod.ensureReadModelSchema;
     ctx.log('holdfast: @holdfast/projector exports no ensureReadModelSchema; read models skipped');
   } catch (err) {
     const reason = (err as Error).message.split('\n')[0];

@@ -1,0 +1,24 @@
+import { describe, expect, it } from 'vitest';
+import * as projector from '@holdfast/projector';
+import type { ProjectorPort } from './projector-port.js';
+
+// Type-checked by `tsc -b` (tsconfig.tests.json): the projector's module must satisfy the port the CLI
+// depends on, so the CLI's copy of its types cannot drift from the projector's.
+const port: ProjectorPort = projector;
+
+describe('the projector behind the CLI', () => {
+  it('given the projector module, then every operation of the port is a function', () => {
+    const ops = [
+      'ensureReadModelSchema',
+      'listDeadLetters',
+      'redriveDeadLetters',
+      'connectProjectorDeps',
+      'rebuildReadModels',
+      'importReferenceRates',
+      'unconvertedOrders',
+      'setReportingCurrency',
+      'FxInputError',
+    ] as const satisfies readonly (keyof ProjectorPort)[];
+    for (const op of ops) expect(typeof port[op], op).toBe('function');
+  });
+});
