@@ -30,6 +30,7 @@ const ioPackages = [
   '@holdfast/platform',
   '@holdfast/testing',
   '@holdfast/cli',
+  '@holdfast/read-models',
 ];
 const pureImports = {
   paths: [

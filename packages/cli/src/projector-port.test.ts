@@ -9,7 +9,6 @@ const port: ProjectorPort = projector;
 describe('the projector behind the CLI', () => {
   it('given the projector module, then every operation of the port is a function', () => {
     const ops = [
-      'ensureReadModelSchema',
       'listDeadLetters',
       'redriveDeadLetters',
       'connectProjectorDeps',

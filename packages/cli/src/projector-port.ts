@@ -2,13 +2,11 @@ import type { Pool } from '@holdfast/db';
 import type { InfraConfig, Logger } from '@holdfast/platform';
 
 /**
- * What the CLI asks of the projector, as a port: the read-model DDL, dead letters, rebuilds and
- * reference rates. The CLI depends on this interface, not on the service; the projector's module
+ * What the CLI asks of the projector, as a port: dead letters, rebuilds and reference rates. The CLI depends on this interface, not on the service; the projector's module
  * satisfies it (`projector-port.test.ts` fails to type-check the day it does not), and `loadProjector`
  * loads it by name when a command runs.
  */
 export interface ProjectorPort {
-  ensureReadModelSchema(pool: Pool, schema?: string): Promise<void>;
   listDeadLetters(pool: Pool, schema: string, filter?: DeadLetterFilter): Promise<DeadLetterRow[]>;
   redriveDeadLetters(
     pool: Pool,

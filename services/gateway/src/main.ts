@@ -29,7 +29,7 @@ import {
   startTracing,
   waitFor,
 } from '@holdfast/platform';
-import { ensureReadModelSchema } from '@holdfast/projector';
+import { ensureReadModelSchema } from '@holdfast/read-models';
 import { createGateway } from './app.js';
 import { loadGatewayConfig } from './config.js';
 import { createGatewayServer } from './http/server.js';

@@ -1,6 +1,6 @@
 import { EnvReader, readInfraConfig, type InfraConfig } from '@holdfast/platform';
 import { DEFAULT_MEMORY_BUDGET } from './projections/commerce/commerce.projection.js';
-import { assertSchemaName } from './schema/ensure-read-model-schema.js';
+import { assertSchemaName } from '@holdfast/read-models';
 
 /** The projector process's configuration, parsed once at start-up. */
 export interface ProjectorProcessConfig extends InfraConfig {

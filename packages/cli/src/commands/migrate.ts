@@ -1,24 +1,6 @@
+import { DEFAULT_READ_MODEL_SCHEMA, ensureReadModelSchema } from '@holdfast/read-models';
 import type { CliContext } from '../context.js';
-import { loadProjector, type ProjectorPort } from '../projector-port.js';
 import type { RegisterCommand } from './index.js';
-
-/**
- * The projector's read-model DDL, when the projector is installed: it owns those tables (a rebuild
- * creates them in a fresh schema), so it is loaded behind its port at run time, not depended on.
- */
-async function loadEnsureReadModelSchema(
-  ctx: CliContext,
-): Promise<ProjectorPort['ensureReadModelSchema'] | undefined> {
-  try {
-    const mod = await loadProjector();
-    if (typeof mod.ensureReadModelSchema === 'function') return mod.ensureReadModelSchema;
-    ctx.log('holdfast: @holdfast/projector exports no ensureReadModelSchema; read models skipped');
-  } catch (err) {
-    const reason = (err as Error).message.split('\n')[0];
-    ctx.log(`holdfast: @holdfast/projector is not available (${reason}); read models skipped`);
-  }
-  return undefined;
-}
 
 type Migrate = (db: unknown) => Promise<string[]>;
 
@@ -45,11 +27,11 @@ async function loadServiceMigrations(ctx: CliContext): Promise<[string, Migrate]
   return found;
 }
 
-/** `holdfast migrate`: control-plane migrations, the projector's read-model schema, then the services' own. */
+/** `holdfast migrate`: control-plane migrations, the read-model schema, then the services' own. */
 export const registerMigrate: RegisterCommand = (program, context) => {
   program
     .command('migrate')
-    .description('bring the database schema up to date (control plane, then read models when available)')
+    .description("bring the database schema up to date (control plane, read models, then the services' own)")
     .option(
       '--read-schema <name>',
       'read-model schema (default: $HOLDFAST_READ_SCHEMA, $READ_MODEL_SCHEMA or read_models)',
@@ -58,10 +40,12 @@ export const registerMigrate: RegisterCommand = (program, context) => {
       const ctx = context();
       const applied = [...(await ctx.migrate())];
       const schema =
-        o.readSchema ?? ctx.env.HOLDFAST_READ_SCHEMA ?? ctx.env.READ_MODEL_SCHEMA ?? 'read_models';
-      const ensure = await loadEnsureReadModelSchema(ctx);
-      if (ensure) await ensure(ctx.pool(), schema);
-      const readModels = ensure ? 'ensured' : 'skipped';
+        o.readSchema ??
+        ctx.env.HOLDFAST_READ_SCHEMA ??
+        ctx.env.READ_MODEL_SCHEMA ??
+        DEFAULT_READ_MODEL_SCHEMA;
+      await ensureReadModelSchema(ctx.pool(), schema);
+      const readModels = 'ensured';
       const db = await ctx.db();
       for (const [, migrate] of await loadServiceMigrations(ctx)) applied.push(...(await migrate(db)));
       ctx.out(

@@ -3,7 +3,8 @@
 import { silentLogger } from '@holdfast/platform';
 import type { TestEnv } from '@holdfast/testing';
 import type { RunningConsumer } from '@holdfast/kafka';
-import { ensureReadModelSchema, startProjector, type RunningProjector } from '@holdfast/projector';
+import { startProjector, type RunningProjector } from '@holdfast/projector';
+import { ensureReadModelSchema } from '@holdfast/read-models';
 import { startSyncConsumer } from '@holdfast/recompute';
 
 /** Creates the read-model tables the gateway reads (idempotent). */

@@ -24,7 +24,7 @@ import { silentLogger, EnvReader, readKafkaClientKind } from '@holdfast/platform
 import { commerceProjection } from '../projections/commerce/commerce.projection.js';
 import { ProjectionRunner } from '../runtime/projection-runner.js';
 import { startProjector } from '../runtime/start-projector.js';
-import { ensureReadModelSchema } from '../schema/ensure-read-model-schema.js';
+import { ensureReadModelSchema } from '@holdfast/read-models';
 import { metadata, orderRow, orderUpserted } from '../test-support/events.js';
 import { benchStack } from './bench-stack.js';
 

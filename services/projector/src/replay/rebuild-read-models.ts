@@ -2,11 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { inTransaction, type PoolClient } from '@holdfast/db';
 import { topicName } from '@holdfast/kafka';
 import { selectProjections } from '../projections/index.js';
-import {
-  assertSchemaName,
-  createDeferredIndexes,
-  ensureReadModelSchema,
-} from '../schema/ensure-read-model-schema.js';
+import { assertSchemaName, createDeferredIndexes, ensureReadModelSchema } from '@holdfast/read-models';
 import { startProjector, type ProjectorDeps } from '../runtime/start-projector.js';
 import { RebuildTracker, type RebuildProgress } from './rebuild-tracker.js';
 import { lockLiveSchema, moveTables } from './switch-tables.js';

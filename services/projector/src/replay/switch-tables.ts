@@ -1,7 +1,6 @@
 import { adoptSchema, SERVICE_ROLES, withTransaction, type Pool, type PoolClient } from '@holdfast/db';
-import { applyReadModelPrivileges, readModelAccess } from '../schema/analyst-role.js';
+import { applyReadModelPrivileges, readModelAccess, viewsDdl } from '@holdfast/read-models';
 import type { AnyProjection } from '../projection.js';
-import { viewsDdl } from '../schema/views.js';
 
 /**
  * Takes the live schema's switch lock in the caller's transaction. Every chunk transaction of a

@@ -16,6 +16,9 @@ import {
 } from './stream-tables.js';
 
 /** Every read-model table, by name: what a full rebuild swaps and what the equality test digests. */
+/** The schema the read models live in unless configured otherwise (`HOLDFAST_READ_SCHEMA`). */
+export const DEFAULT_READ_MODEL_SCHEMA = 'read_models';
+
 export const READ_MODEL_TABLES = [
   'orders',
   'customers',
@@ -68,7 +71,7 @@ export function assertSchemaName(schema: string): string {
  */
 export async function ensureReadModelSchema(
   pool: Pool,
-  schema = 'read_models',
+  schema = DEFAULT_READ_MODEL_SCHEMA,
   { deferIndexes = false } = {},
 ): Promise<void> {
   assertSchemaName(schema);
