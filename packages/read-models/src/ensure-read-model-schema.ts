@@ -16,8 +16,22 @@ import {
 } from './stream-tables.js';
 
 /** Every read-model table, by name: what a full rebuild swaps and what the equality test digests. */
-/** The schema the read models live in unless configured otherwise (`HOLDFAST_READ_SCHEMA`). */
+/** The schema the read models live in unless configured otherwise (`READ_SCHEMA_SETTING`). */
 export const DEFAULT_READ_MODEL_SCHEMA = 'read_models';
+
+/** The environment variable that names the read models' schema, for every service and the CLI. */
+export const READ_SCHEMA_SETTING = 'HOLDFAST_READ_SCHEMA';
+
+/**
+ * The read models' schema: `explicit` (a command-line option), else `READ_SCHEMA_SETTING` in `env`,
+ * else `DEFAULT_READ_MODEL_SCHEMA`.
+ */
+export function readModelSchemaOf(
+  env: Readonly<Record<string, string | undefined>>,
+  explicit?: string,
+): string {
+  return explicit ?? env[READ_SCHEMA_SETTING] ?? DEFAULT_READ_MODEL_SCHEMA;
+}
 
 export const READ_MODEL_TABLES = [
   'orders',

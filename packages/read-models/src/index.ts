@@ -4,7 +4,8 @@
  * the default schema name and the privileges of the roles that read them.
  *
  * - `ensureReadModelSchema(pool, schema)`: idempotent DDL of every read-model table.
- * - `READ_MODEL_TABLES`: every table's name; `DEFAULT_READ_MODEL_SCHEMA`: `read_models`.
+ * - `READ_MODEL_TABLES`: every table's name; `DEFAULT_READ_MODEL_SCHEMA`: `read_models`;
+ *   `READ_SCHEMA_SETTING` (`HOLDFAST_READ_SCHEMA`) and `readModelSchemaOf(env)`: the schema setting.
  */
 export * from './ensure-read-model-schema.js';
 export * from './analyst-role.js';

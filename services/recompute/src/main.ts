@@ -6,6 +6,7 @@ import type { Kysely } from 'kysely';
 import { EventCodec } from '@holdfast/contracts';
 import { sendsOnTrigger } from '@holdfast/domain';
 import { createDb, createPool, loadSecretsKeyring, migrateToLatest } from '@holdfast/db';
+import { DEFAULT_READ_MODEL_SCHEMA, READ_SCHEMA_SETTING } from '@holdfast/read-models';
 import {
   consumerLag,
   createKafka,
@@ -44,7 +45,7 @@ import type { SyncTaskRef } from './sync-task-store.js';
 const r = new EnvReader(process.env);
 const config = r.done({
   infra: readInfraConfig(r),
-  readModelSchema: r.string('HOLDFAST_READ_SCHEMA', 'read_models'),
+  readModelSchema: r.string(READ_SCHEMA_SETTING, DEFAULT_READ_MODEL_SCHEMA),
   ops: readOpsConfig(r, 'HOLDFAST_OPS_PORT', 9467),
   // Provider sends leave through the guarded client: https, public destinations only by default.
   outbound: readOutboundPolicy(r),

@@ -3,9 +3,10 @@ import { CliError, type CliContext } from '../context.js';
 import { loadProjector, type DeadLetterRow } from '../projector-port.js';
 import { iso, table, when } from '../format.js';
 import type { RegisterCommand } from './index.js';
+import { readModelSchemaOf } from '@holdfast/read-models';
 
 const readSchemaOf = (ctx: CliContext, o: { readSchema?: string }) =>
-  o.readSchema ?? ctx.env.HOLDFAST_READ_SCHEMA ?? 'read_models';
+  readModelSchemaOf(ctx.env, o.readSchema);
 
 const readSchemaOption = () =>
   new Option('--read-schema <name>', 'read-model schema (default: $HOLDFAST_READ_SCHEMA or read_models)');

@@ -1,4 +1,4 @@
-import { DEFAULT_READ_MODEL_SCHEMA, ensureReadModelSchema } from '@holdfast/read-models';
+import { ensureReadModelSchema, READ_SCHEMA_SETTING, readModelSchemaOf } from '@holdfast/read-models';
 import type { CliContext } from '../context.js';
 import type { RegisterCommand } from './index.js';
 
@@ -39,11 +39,9 @@ export const registerMigrate: RegisterCommand = (program, context) => {
     .action(async (o: { readSchema?: string }) => {
       const ctx = context();
       const applied = [...(await ctx.migrate())];
-      const schema =
-        o.readSchema ??
-        ctx.env.HOLDFAST_READ_SCHEMA ??
-        ctx.env.READ_MODEL_SCHEMA ??
-        DEFAULT_READ_MODEL_SCHEMA;
+      // READ_MODEL_SCHEMA: an older name of the setting, honoured here after the current one.
+      const legacy = ctx.env[READ_SCHEMA_SETTING] === undefined ? ctx.env.READ_MODEL_SCHEMA : undefined;
+      const schema = readModelSchemaOf(ctx.env, o.readSchema ?? legacy);
       await ensureReadModelSchema(ctx.pool(), schema);
       const readModels = 'ensured';
       const db = await ctx.db();

@@ -4,9 +4,9 @@ import { CliError, type CliContext } from '../context.js';
 import { loadProjector } from '../projector-port.js';
 import { table, uuid, when } from '../format.js';
 import type { RegisterCommand } from './index.js';
+import { readModelSchemaOf } from '@holdfast/read-models';
 
-const readSchemaOf = (ctx: CliContext, option?: string) =>
-  option ?? ctx.env.HOLDFAST_READ_SCHEMA ?? 'read_models';
+const readSchemaOf = (ctx: CliContext, option?: string) => readModelSchemaOf(ctx.env, option);
 
 /** Maps the fx commands' input errors to a usage failure (nothing was changed). */
 export async function fxCommand<T>(work: () => Promise<T>): Promise<T> {

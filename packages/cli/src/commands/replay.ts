@@ -2,6 +2,7 @@ import { InvalidArgumentError } from 'commander';
 import type { CliContext } from '../context.js';
 import { loadProjector, type RebuildProgress } from '../projector-port.js';
 import type { RegisterCommand } from './index.js';
+import { readModelSchemaOf } from '@holdfast/read-models';
 
 function positiveInt(value: string): number {
   const n = Number(value);
@@ -35,7 +36,7 @@ export const registerReplay: RegisterCommand = (program, context) => {
     .action(async (o: { projection?: string[]; switch: boolean; chunk: number; readSchema?: string }) => {
       const ctx = context();
       const cfg = ctx.config();
-      const readSchema = o.readSchema ?? ctx.env.HOLDFAST_READ_SCHEMA ?? 'read_models';
+      const readSchema = readModelSchemaOf(ctx.env, o.readSchema);
       const { connectProjectorDeps, rebuildReadModels } = await loadProjector();
       const connected = await connectProjectorDeps(cfg, ctx.pool(), ctx.logger(), 'holdfast-cli-replay');
       try {
