@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { EventCodec } from '@holdfast/contracts';
 import { describeAccount, queueSyncTasks } from '@holdfast/db';
-import { createKafka, ensureTopics, LogPositions, topicName, TransactionalAppender } from '@holdfast/kafka';
+import { createKafka, ensureTopicsOf, LogPositions, topicName, TransactionalAppender } from '@holdfast/kafka';
 import { CliError, type CliContext } from '../context.js';
 import { accountOption, iso } from '../format.js';
 import type { RegisterCommand } from './index.js';
@@ -17,13 +17,7 @@ export async function appendSyncRequested(ctx: CliContext, accountId: string, ta
     cfg.kafkaSecurity,
     cfg.kafkaClient,
   );
-  const admin = kafka.admin();
-  await admin.connect();
-  try {
-    await ensureTopics(admin, cfg.topicPrefix, cfg.partitions, cfg.topicReplication);
-  } finally {
-    await admin.disconnect();
-  }
+  await ensureTopicsOf(kafka, cfg);
   // The barrier: the recompute waits until the read models hold what the log held now.
   const positions = LogPositions.create(kafka, cfg.topicPrefix);
   let barrier;
