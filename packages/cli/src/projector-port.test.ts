@@ -3,7 +3,7 @@ import * as projector from '@holdfast/projector';
 import type { ProjectorPort } from './projector-port.js';
 
 // Type-checked by `tsc -b` (tsconfig.tests.json): the projector's module must satisfy the port the CLI
-// depends on, so the CLI's copy of its types cannot drift from the projector's.
+// depends on (`ReadModelOperations` of @holdfast/read-models), or this line fails to compile.
 const port: ProjectorPort = projector;
 
 describe('the projector behind the CLI', () => {

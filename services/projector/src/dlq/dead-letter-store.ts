@@ -1,32 +1,9 @@
 import { withTransaction, type Pool } from '@holdfast/db';
 import { topicName, type Appender } from '@holdfast/kafka';
 import type { TopicName } from '@holdfast/contracts';
+import type { DeadLetterFilter, DeadLetterRow } from '@holdfast/read-models';
 
-/** A dead letter as `holdfast dlq list` shows it. */
-export interface DeadLetterRow {
-  /** `projection:partition:offset`: what `holdfast dlq replay` takes. */
-  readonly id: string;
-  readonly projection: string;
-  readonly topic: string;
-  readonly partition: number;
-  readonly offset: number;
-  readonly accountId: string | null;
-  /** The request that appended the record (X-Request-Id), when it carried one. */
-  readonly requestId: string | null;
-  readonly reason: string;
-  readonly recordTimestamp: Date | null;
-  readonly status: 'dead' | 'redriven';
-  readonly redrivenAt: Date | null;
-  readonly valueBytes: number;
-}
-
-export interface DeadLetterFilter {
-  readonly projection?: string;
-  /** Default 'dead' (what still needs attention). */
-  readonly status?: 'dead' | 'redriven' | 'all';
-  readonly ids?: readonly string[];
-  readonly limit?: number;
-}
+export type { DeadLetterFilter, DeadLetterRow };
 
 /** Lists dead letters, oldest position first. */
 export async function listDeadLetters(

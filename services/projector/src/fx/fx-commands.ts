@@ -3,6 +3,9 @@ import { parseEcbCsv, type EcbCsvIssue } from '@holdfast/domain';
 import { withTransaction, type Pool, type PoolClient } from '@holdfast/db';
 import { FX_LOCK_SQL, loadFxSnapshot } from './fx-snapshot.js';
 import { convertingSchemas, reconvertOrders } from './reconvert-orders.js';
+import type { RatesImportResult, UnconvertedOrders } from '@holdfast/read-models';
+
+export type { RatesImportResult, UnconvertedOrders };
 
 /** A rates file or a currency the operator must fix: nothing was changed. Not retriable. */
 export class FxInputError extends Error {
@@ -14,18 +17,6 @@ export class FxInputError extends Error {
   ) {
     super(message);
   }
-}
-
-export interface RatesImportResult {
-  readonly importId: number;
-  readonly days: number;
-  readonly currencies: readonly string[];
-  readonly ratesAdded: number;
-  /** Rates of the file already stored with the same value. */
-  readonly ratesKnown: number;
-  /** Orders whose conversion changed, over every converting schema. */
-  readonly ordersReconverted: number;
-  readonly version: number;
 }
 
 const MAX_ISSUES_SHOWN = 20;
@@ -161,17 +152,6 @@ export async function setReportingCurrency(pool: Pool, accountId: string, curren
     );
     return (await bumpAndReconvert(client, accountId)).orders;
   });
-}
-
-/** One group of orders that converted at 1.0 (or are not converted yet), for the operator. */
-export interface UnconvertedOrders {
-  readonly account_id: string;
-  readonly currency: string;
-  readonly reporting_currency: string;
-  readonly fx_status: 'unknown_currency' | 'no_rate' | 'pending';
-  readonly orders: number;
-  readonly first_order_date: Date;
-  readonly last_order_date: Date;
 }
 
 /** `holdfast rates unconverted`: orders counted at 1.0 per account and currency (reads the view). */

@@ -4,32 +4,11 @@ import { topicName } from '@holdfast/kafka';
 import { selectProjections } from '../projections/index.js';
 import { assertSchemaName, createDeferredIndexes, ensureReadModelSchema } from '@holdfast/read-models';
 import { startProjector, type ProjectorDeps } from '../runtime/start-projector.js';
-import { RebuildTracker, type RebuildProgress } from './rebuild-tracker.js';
+import { RebuildTracker } from './rebuild-tracker.js';
 import { lockLiveSchema, moveTables } from './switch-tables.js';
+import type { RebuildOptions, RebuildProgress, RebuildResult } from '@holdfast/read-models';
 
-export interface RebuildOptions {
-  readonly topicPrefix: string;
-  /** The live read-model schema (rebuilt into `<readSchema>_next`, then switched in). */
-  readonly readSchema: string;
-  /** Projections to rebuild; all when omitted. */
-  readonly projections?: readonly string[];
-  readonly chunkSize?: number;
-  /** Build `<readSchema>_next` but do not switch (for inspection). Default false. */
-  readonly noSwitch?: boolean;
-  /** Called about once a second per phase, and when a phase completes. */
-  readonly onProgress?: (p: RebuildProgress) => void;
-  /** Lag (records) small enough to pause the live projector for the final catch-up. Default 20,000. */
-  readonly pauseBelow?: number;
-  readonly now?: () => Date;
-}
-
-export interface RebuildResult {
-  readonly projections: readonly string[];
-  readonly nextSchema: string;
-  /** Where the replaced tables went (undefined with noSwitch). */
-  readonly oldSchema?: string;
-  readonly elapsedMs: number;
-}
+export type { RebuildOptions, RebuildResult };
 
 /**
  * Rebuilds read models from offset 0 while the live ones keep serving.
