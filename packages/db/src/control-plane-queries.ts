@@ -1,5 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
-import { ControlPlaneError } from './control-plane.js';
+import { ControlPlaneError, lockAccount } from './control-plane.js';
 import type { AccountsTable, ApiKeyKind, ApiKeysTable, Database, PixelKeysTable } from './schema.js';
 
 /** How a key stands now: `expiring` is a rotated key still inside its grace window. */
@@ -96,13 +96,7 @@ export async function markAccount(
   now = new Date(),
 ): Promise<Selectable<AccountsTable>> {
   return db.transaction().execute(async (trx) => {
-    const acc = await trx
-      .selectFrom('control.accounts')
-      .selectAll()
-      .where('id', '=', accountId)
-      .forUpdate()
-      .executeTakeFirst();
-    if (!acc) throw new ControlPlaneError('not_found', `no account ${accountId}`);
+    const acc = await lockAccount(trx, accountId);
     if (flags.isSandbox !== undefined && flags.isSandbox !== acc.is_sandbox) {
       const blocking: ApiKeyKind = flags.isSandbox ? 'ingest_live' : 'ingest_test';
       const keys = await listApiKeys(trx, accountId, now);

@@ -57,8 +57,8 @@ export async function describeAccount(
 
 type Trx = Transaction<Database>;
 
-/** Locks the account row: every change to an account's key set is serialised on it. */
-async function lockAccount(trx: Trx, accountId: string) {
+/** Locks the account row: every change to an account (its key set, its flags) is serialised on it. */
+export async function lockAccount(trx: Trx, accountId: string) {
   const acc = await trx
     .selectFrom('control.accounts')
     .selectAll()

@@ -145,10 +145,7 @@ export const registerCampaigns: RegisterCommand = (program, context) => {
     .addOption(accountOption())
     .action(async (o: { account: string }) => {
       const ctx = context();
-      const db = await ctx.db();
-      await describeAccount(db, o.account);
-      const now = new Date();
-      const task = await queueCliSync(ctx, o.account, now, 'the command');
+      const task = await queueCliSync(ctx, o.account, 'the command');
       ctx.out(
         { task_id: task.id, account_id: o.account, status: 'queued', trigger: 'cli', sends: true },
         `Queued sending run ${task.id} for ${o.account} (only enabled types send; see \`holdfast campaigns list\`)`,

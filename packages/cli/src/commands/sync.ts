@@ -50,15 +50,17 @@ export async function appendSyncRequested(ctx: CliContext, accountId: string, ta
 }
 
 /**
- * Queues a `cli` sync task of the account (`queueSyncTasks`: the row, then its command; a command
+ * Queues a `cli` sync task of an existing account (`queueSyncTasks`: the row, then its command; a command
  * that cannot be appended leaves the task failed, `append_failed`) and says so if it could not.
  */
 export async function queueCliSync(
   ctx: CliContext,
   accountId: string,
-  now: Date,
   what: string,
-): Promise<{ id: string }> {
+): Promise<{ id: string; queuedAt: Date }> {
+  const db = await ctx.db();
+  await describeAccount(db, accountId);
+  const now = new Date();
   const task = { id: randomUUID(), accountId };
   const append = async () => {
     try {
@@ -70,8 +72,8 @@ export async function queueCliSync(
       );
     }
   };
-  await queueSyncTasks(await ctx.db(), [task], 'cli', now, append);
-  return task;
+  await queueSyncTasks(db, [task], 'cli', now, append);
+  return { id: task.id, queuedAt: now };
 }
 
 /** `holdfast sync --account ID`: queue a full analytics recompute (not throttled, unlike POST /ingest/sync). */
@@ -82,17 +84,14 @@ export const registerSync: RegisterCommand = (program, context) => {
     .addOption(accountOption())
     .action(async (o: { account: string }) => {
       const ctx = context();
-      const db = await ctx.db();
-      await describeAccount(db, o.account);
-      const now = new Date();
-      const task = await queueCliSync(ctx, o.account, now, 'the sync command');
+      const task = await queueCliSync(ctx, o.account, 'the sync command');
       ctx.out(
         {
           task_id: task.id,
           account_id: o.account,
           status: 'queued',
           trigger: 'cli',
-          queued_at: iso(now),
+          queued_at: iso(task.queuedAt),
         },
         `Queued sync task ${task.id} for ${o.account}`,
       );
