@@ -11,3 +11,4 @@ export * from './ensure-read-model-schema.js';
 export * from './analyst-role.js';
 export { viewsDdl } from './views.js';
 export type * from './operations.js';
+export * from './rows.js';
