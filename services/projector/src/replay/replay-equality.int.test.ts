@@ -175,7 +175,7 @@ describe('replay', () => {
     await switchTables(t.pool, 'read_models', 'read_models_next', PROJECTIONS, 'manual');
     await until(
       'the first rewinds to be lost',
-      async () => seeksLost,
+      () => Promise.resolve(seeksLost),
       (n) => n > 0,
     );
     await new Promise((r) => setTimeout(r, 1_000));
