@@ -1,7 +1,8 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { EventCodec } from '@holdfast/contracts';
 import { createDb, queueSyncTasks, type NewSyncTask, type Pool } from '@holdfast/db';
 import { topicName, type Appender, type LogPositionSource, type OutgoingRecord } from '@holdfast/kafka';
+import { nameUuid } from '@holdfast/platform';
 
 /** What one night queued. */
 export interface NightlyEnqueued {
@@ -28,14 +29,7 @@ const CHUNK = 500;
  */
 export function nightlyTaskId(accountId: string, firedAt: Date): string {
   const day = firedAt.toISOString().slice(0, 10);
-  const b = createHash('sha1')
-    .update(`holdfast:nightly\u0000${accountId}\u0000${day}`)
-    .digest()
-    .subarray(0, 16);
-  b[6] = (b[6]! & 0x0f) | 0x50; // version 5
-  b[8] = (b[8]! & 0x3f) | 0x80; // RFC 4122 variant
-  const h = b.toString('hex');
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+  return nameUuid(`holdfast:nightly\u0000${accountId}\u0000${day}`);
 }
 
 /**
