@@ -199,12 +199,13 @@ async function sendCampaigns(
   logger: Logger,
 ): Promise<Outcome> {
   const { pool } = deps;
+  const db = createDb(pool);
   const settings = await loadCampaignSettings(pool, task.accountId);
   if (!settings.enabledTypes.size) return { status: 'skipped', reason: 'no_campaign_type_enabled' };
   const keyring = deps.keyring ?? defaultSecretsKeyring();
   let providers: ProviderConnection[];
   try {
-    providers = await loadProviderConnections(createDb(pool), task.accountId, keyring);
+    providers = await loadProviderConnections(db, task.accountId, keyring);
   } catch (err) {
     if (err instanceof SecretUnreadableError)
       return { status: 'failed', reason: 'provider_secret_unreadable' };
@@ -212,11 +213,12 @@ async function sendCampaigns(
   }
   // A sandbox account simulates its sends: it needs no provider (and never calls one).
   if (!providers.length && !settings.sandbox) return { status: 'skipped', reason: 'no_provider_connected' };
-  const { rows: acc } = await pool.query<{ storefront_domain: string | null }>(
-    `select storefront_domain from control.accounts where id = $1`,
-    [task.accountId],
-  );
-  const raw = acc[0]?.storefront_domain?.trim();
+  const acc = await db
+    .selectFrom('control.accounts')
+    .select('storefront_domain')
+    .where('id', '=', task.accountId)
+    .executeTakeFirst();
+  const raw = acc?.storefront_domain?.trim();
   if (!raw) return { status: 'failed', reason: 'storefront_domain_missing' };
   let storefrontDomain: string;
   try {

@@ -48,9 +48,8 @@ export function nightlyTaskId(accountId: string, firedAt: Date): string {
  * marked failed (`append_failed`: `queueSyncTasks`), so nothing waits for a command that was never sent.
  */
 export async function enqueueNightly(deps: EnqueueNightlyDeps, firedAt: Date): Promise<NightlyEnqueued> {
-  const { rows: accounts } = await deps.pool.query<{ id: string }>(
-    `select id from control.accounts order by id`,
-  );
+  const db = createDb(deps.pool);
+  const accounts = await db.selectFrom('control.accounts').select('id').orderBy('id').execute();
   const ids = accounts.map((a) => a.id);
   // All at once, before anything is queued: every account's barrier is the log as of this moment.
   const positions = await deps.positions.ofKeys('holdfast.commerce', ids);
@@ -77,6 +76,6 @@ export async function enqueueNightly(deps: EnqueueNightlyDeps, firedAt: Date): P
         }),
       })),
     );
-  const inserted = await queueSyncTasks(createDb(deps.pool), tasks, 'nightly', firedAt, send, CHUNK);
+  const inserted = await queueSyncTasks(db, tasks, 'nightly', firedAt, send, CHUNK);
   return { accounts: ids.length, queued: inserted.length };
 }
