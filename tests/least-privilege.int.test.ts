@@ -4,7 +4,8 @@ import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb, createPool, migrateToLatest, SERVICE_ROLES, type Pool } from '@holdfast/db';
 import { migrateDispatcher } from '@holdfast/dispatcher';
-import { ensureReadModelSchema, rebuildReadModels } from '@holdfast/projector';
+import { rebuildReadModels } from '@holdfast/projector';
+import { ensureReadModelSchema } from '@holdfast/read-models';
 import { silentLogger } from '@holdfast/platform';
 import { migrateAnalytics, migrateCampaigns } from '@holdfast/recompute';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
@@ -145,6 +146,12 @@ describe('gateway role', () => {
       g,
       `insert into control.sync_tasks (id, account_id, trigger, status, queued_at)
                  values (gen_random_uuid(), '${A}', 'api', 'queued', now())`,
+    );
+    // A task whose command could not be appended is abandoned (abandonSyncTasks).
+    await as(
+      g,
+      `update control.sync_tasks set status = 'failed', reason = 'append_failed', finished_at = now()
+        where account_id = '${A}' and trigger = 'api'`,
     );
     expect((await as(g, 'select 1 from read_models.orders')).rowCount).toBe(5);
     await as(g, `delete from read_models.ingest_batches where received_at < now() - interval '90 days'`);

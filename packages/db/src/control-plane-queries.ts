@@ -1,10 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import type { Kysely, Selectable } from 'kysely';
-import { ControlPlaneError } from './control-plane.js';
+import { ControlPlaneError, lockAccount } from './control-plane.js';
 import type { AccountsTable, ApiKeyKind, ApiKeysTable, Database, PixelKeysTable } from './schema.js';
-
-/** Who queued a sync task (the same values as the SyncRequested record's trigger). */
-export type SyncTaskTrigger = 'api' | 'nightly' | 'cli';
 
 /** How a key stands now: `expiring` is a rotated key still inside its grace window. */
 export type ApiKeyStatus = 'live' | 'revoked' | 'expiring' | 'expired';
@@ -62,20 +58,6 @@ export function normalizeStorefrontDomain(input: string): string {
   return u.host;
 }
 
-/** One account, or a `not_found` ControlPlaneError. */
-export async function describeAccount(
-  db: Kysely<Database>,
-  accountId: string,
-): Promise<Selectable<AccountsTable>> {
-  const acc = await db
-    .selectFrom('control.accounts')
-    .selectAll()
-    .where('id', '=', accountId)
-    .executeTakeFirst();
-  if (!acc) throw new ControlPlaneError('not_found', `no account ${accountId}`);
-  return acc;
-}
-
 /** Accounts, oldest first (the first `limit`). */
 export async function listAccounts(db: Kysely<Database>, limit = 1000): Promise<Selectable<AccountsTable>[]> {
   return db
@@ -114,13 +96,7 @@ export async function markAccount(
   now = new Date(),
 ): Promise<Selectable<AccountsTable>> {
   return db.transaction().execute(async (trx) => {
-    const acc = await trx
-      .selectFrom('control.accounts')
-      .selectAll()
-      .where('id', '=', accountId)
-      .forUpdate()
-      .executeTakeFirst();
-    if (!acc) throw new ControlPlaneError('not_found', `no account ${accountId}`);
+    const acc = await lockAccount(trx, accountId);
     if (flags.isSandbox !== undefined && flags.isSandbox !== acc.is_sandbox) {
       const blocking: ApiKeyKind = flags.isSandbox ? 'ingest_live' : 'ingest_test';
       const keys = await listApiKeys(trx, accountId, now);
@@ -260,34 +236,5 @@ export async function listProviders(db: Kysely<Database>, accountId: string) {
     .selectAll()
     .where('account_id', '=', accountId)
     .orderBy('provider')
-    .execute();
-}
-
-/** Inserts a sync task in state `queued`; the caller then appends the matching SyncRequested record. */
-export async function insertQueuedSyncTask(
-  db: Kysely<Database>,
-  accountId: string,
-  trigger: SyncTaskTrigger,
-  now = new Date(),
-): Promise<{ id: string; queued_at: Date }> {
-  const id = randomUUID();
-  await db
-    .insertInto('control.sync_tasks')
-    .values({ id, account_id: accountId, trigger, status: 'queued', queued_at: now })
-    .execute();
-  return { id, queued_at: now };
-}
-
-/** Marks a task failed with a reason (for example when its command could not be appended). */
-export async function markSyncTaskFailed(
-  db: Kysely<Database>,
-  taskId: string,
-  reason: string,
-  now = new Date(),
-): Promise<void> {
-  await db
-    .updateTable('control.sync_tasks')
-    .set({ status: 'failed', reason, finished_at: now })
-    .where('id', '=', taskId)
     .execute();
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { Kysely, Transaction } from 'kysely';
+import type { Kysely, Selectable, Transaction } from 'kysely';
 import { displayPrefix, hashToken, mintToken } from './credentials.js';
-import type { ApiKeyKind, Database, TileName } from './schema.js';
+import type { AccountsTable, ApiKeyKind, Database, TileName } from './schema.js';
 
 /** At most this many live ingest keys per account (spec, Authentication rule 1). */
 export const MAX_LIVE_INGEST_KEYS = 10;
@@ -41,7 +41,11 @@ export async function createAccount(db: Kysely<Database>, a: NewAccount): Promis
   return { id };
 }
 
-export async function requireAccount(db: Kysely<Database>, accountId: string) {
+/** One account, or a `not_found` ControlPlaneError. */
+export async function describeAccount(
+  db: Kysely<Database>,
+  accountId: string,
+): Promise<Selectable<AccountsTable>> {
   const acc = await db
     .selectFrom('control.accounts')
     .selectAll()
@@ -53,8 +57,8 @@ export async function requireAccount(db: Kysely<Database>, accountId: string) {
 
 type Trx = Transaction<Database>;
 
-/** Locks the account row: every change to an account's key set is serialised on it. */
-async function lockAccount(trx: Trx, accountId: string) {
+/** Locks the account row: every change to an account (its key set, its flags) is serialised on it. */
+export async function lockAccount(trx: Trx, accountId: string) {
   const acc = await trx
     .selectFrom('control.accounts')
     .selectAll()
@@ -204,7 +208,7 @@ export async function connectTile(
   accountId: string,
   tile: TileName,
 ): Promise<{ token: string }> {
-  await requireAccount(db, accountId);
+  await describeAccount(db, accountId);
   const token = mintToken(tile);
   await db
     .insertInto('control.tiles')
@@ -236,7 +240,7 @@ export async function createPixelKey(
   accountId: string,
   origins: readonly string[] = [],
 ): Promise<{ id: string; key: string }> {
-  await requireAccount(db, accountId);
+  await describeAccount(db, accountId);
   const key = mintToken('pixel');
   const id = randomUUID();
   await db
@@ -326,7 +330,7 @@ export async function connectProvider(
   channel: 'email' | 'sms',
   endpointUrl: string,
 ): Promise<void> {
-  await requireAccount(db, accountId);
+  await describeAccount(db, accountId);
   await db
     .insertInto('control.providers')
     .values({ account_id: accountId, provider, channel, endpoint_url: endpointUrl })

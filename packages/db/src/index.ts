@@ -1,5 +1,6 @@
 /** PostgreSQL access: pools, the kysely database type, migrations and projection checkpoints. */
 export * from './pool.js';
+export * from './transaction.js';
 export * from './schema.js';
 export * from './migrate.js';
 export * from './checkpoints.js';
@@ -7,6 +8,7 @@ export { sql } from 'kysely';
 export * from './credentials.js';
 export * from './control-plane.js';
 export * from './control-plane-queries.js';
+export * from './sync-tasks.js';
 export * from './secrets-keyring.js';
 export * from './webhook-secrets.js';
 export * from './webhook-deliveries.js';

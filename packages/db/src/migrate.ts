@@ -12,7 +12,7 @@ import { applyPrivileges } from './privileges/apply-privileges.js';
  * Read-model tables are not here: they are created per schema by the projector, so a rebuild can
  * create them in a fresh schema.
  */
-const MIGRATIONS: Record<string, Migration> = {
+const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '2026-11-22T00-00-control-plane': controlPlane,
   '2026-11-24T01-00-secrets': secrets,
   '2026-11-24T02-00-roles': roles,
@@ -20,31 +20,50 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-11-24T03-00-provider-credentials': providerCredentials,
 };
 
-class StaticProvider implements MigrationProvider {
-  getMigrations(): Promise<Record<string, Migration>> {
-    return Promise.resolve(MIGRATIONS);
-  }
+/**
+ * One schema's migrations and the table that keeps their history. Each owner (control plane,
+ * analytics, campaigns, dispatcher) keeps a history of its own: kysely refuses to migrate when the
+ * history lists a migration the running process did not register ("corrupted migrations: previously
+ * executed migration … is missing"), so a shared history would stop every service that migrates
+ * with fewer migrations registered (the gateway and the CLI run the control plane's only).
+ */
+export interface MigrationSet {
+  /** The history table in schema `public` (its lock table is `<history>_lock`). */
+  readonly history: string;
+  /** The migrations in order (ISO-date names; never edit one that has run). */
+  readonly migrations: Readonly<Record<string, Migration>>;
 }
 
-/** Registers more migrations (owned by other packages) before `migrateToLatest` runs. */
-export function registerMigrations(more: Record<string, Migration>): void {
-  Object.assign(MIGRATIONS, more);
-}
+/** The control plane's migrations (schemas `control`, `fx`, the roles). */
+export const CONTROL_PLANE_MIGRATIONS: MigrationSet = Object.freeze({
+  history: 'holdfast_migrations',
+  migrations: Object.freeze(MIGRATIONS),
+});
 
 /**
- * Brings the database to the latest migration, then (for the migration owner) re-applies every
- * service role's grants; safe to run from several processes at once.
+ * The one migrator: brings `set` to its latest migration, then (for the migration owner) re-applies
+ * every service role's grants, so tables just created go to their owner role (a no-op for a service
+ * role). Safe from several processes at once (kysely's migration lock).
+ *
+ * @example
+ * await migrateSchema(createDb(pool) as Kysely<unknown>, DISPATCHER_MIGRATIONS);
  */
-export async function migrateToLatest(db: Kysely<unknown>): Promise<string[]> {
+export async function migrateSchema(db: Kysely<unknown>, set: MigrationSet): Promise<string[]> {
+  const provider: MigrationProvider = { getMigrations: () => Promise.resolve({ ...set.migrations }) };
   const migrator = new Migrator({
     db,
-    provider: new StaticProvider(),
+    provider,
     migrationTableSchema: 'public',
-    migrationTableName: 'holdfast_migrations',
-    migrationLockTableName: 'holdfast_migrations_lock',
+    migrationTableName: set.history,
+    migrationLockTableName: `${set.history}_lock`,
   });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(JSON.stringify(error));
   await applyPrivileges(db);
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+/** Brings the control plane to its latest migration (`migrateSchema` with `CONTROL_PLANE_MIGRATIONS`). */
+export function migrateToLatest(db: Kysely<unknown>): Promise<string[]> {
+  return migrateSchema(db, CONTROL_PLANE_MIGRATIONS);
 }

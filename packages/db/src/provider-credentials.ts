@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { requireAccount } from './control-plane.js';
+import { describeAccount } from './control-plane.js';
 import type { Database, ProviderKind } from './schema.js';
 import { defaultSecretsKeyring, type SecretsKeyring } from './secrets-keyring.js';
 
@@ -65,7 +65,7 @@ async function upsertProvider(
   },
   keyring: SecretsKeyring,
 ): Promise<void> {
-  await requireAccount(db, row.accountId);
+  await describeAccount(db, row.accountId);
   const sealed = keyring.seal(row.secret, secretContext(row.accountId, row.provider));
   const settings = JSON.stringify(row.settings);
   await db.transaction().execute(async (trx) => {

@@ -23,3 +23,4 @@ export * from './consumer-policy.js';
 export * from './dead-letters.js';
 export * from './probes.js';
 export { REQUEST_ID_HEADER, headerText, requestIdOfRecord } from './record-headers.js';
+export { ensureTopicsOf, waitForLog, type LogSettings } from './wait-for-log.js';

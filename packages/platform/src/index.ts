@@ -20,3 +20,4 @@ export * from './ops/ops-server.js';
 export * from './ops/ops-config.js';
 export * from './ops/probes.js';
 export * from './tracing.js';
+export * from './name-uuid.js';

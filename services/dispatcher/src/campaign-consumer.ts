@@ -1,5 +1,5 @@
 import type { CampaignSent, EventCodec } from '@holdfast/contracts';
-import { readCheckpoint, writeCheckpoint, type Pool } from '@holdfast/db';
+import { readCheckpoint, withTransaction, writeCheckpoint, type Pool } from '@holdfast/db';
 import {
   deadLetterOf,
   deadLetterReason,
@@ -67,10 +67,8 @@ export function campaignBatchHandler(deps: {
     }
     const key = { schema: 'dispatcher', projection: 'deliveries', topic: 'holdfast.campaigns', partition };
     const last = Number(records[records.length - 1]!.offset);
-    const client = await deps.pool.connect();
     let created = 0;
-    try {
-      await client.query('begin');
+    await withTransaction(deps.pool, async (client) => {
       const checkpoint = await readCheckpoint(client, key);
       const fresh = events.filter((e) => e.offset > checkpoint).map((e) => e.value);
       const subs = await activeSubscriptions(client, [...new Set(fresh.map((e) => e.metadata.account_id))]);
@@ -97,13 +95,7 @@ export function campaignBatchHandler(deps: {
           reason: d.reason.replace(/"[^"]*"/g, '"…"'),
         });
       if (last > checkpoint) await writeCheckpoint(client, key, last);
-      await client.query('commit');
-    } catch (err) {
-      await client.query('rollback').catch(() => {});
-      throw err;
-    } finally {
-      client.release();
-    }
+    });
     if (created) deps.onEnqueued(created);
     return { kind: 'applied' };
   };

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { nameUuid } from '@holdfast/platform';
 
 /**
  * The X-Service-Delivery id of the delivery of one event to one subscription: a name-based UUID of
@@ -7,9 +7,5 @@ import { createHash } from 'node:crypto';
  * every retry: receivers deduplicate on it.
  */
 export function deliveryId(subscriptionId: string, sourceId: string): string {
-  const b = createHash('sha1').update(`holdfast.delivery\u0000${subscriptionId}\u0000${sourceId}`).digest();
-  b[6] = (b[6]! & 0x0f) | 0x50;
-  b[8] = (b[8]! & 0x3f) | 0x80;
-  const h = b.subarray(0, 16).toString('hex');
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+  return nameUuid(`holdfast.delivery\u0000${subscriptionId}\u0000${sourceId}`);
 }

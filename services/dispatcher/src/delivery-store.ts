@@ -1,4 +1,10 @@
-import { openSigningSecrets, type Pool, type PoolClient, type SecretsKeyring } from '@holdfast/db';
+import {
+  openSigningSecrets,
+  withTransaction,
+  type Pool,
+  type PoolClient,
+  type SecretsKeyring,
+} from '@holdfast/db';
 import { nextAttemptAt } from './retry-schedule.js';
 
 /** A delivery to create: one event for one subscription. */
@@ -186,14 +192,12 @@ export async function recordAttempt(
   const attempt = d.attempts + 1;
   const next = o.succeeded ? null : nextAttemptAt(attempt, o.finishedAt, delaysMs);
   const status = o.succeeded ? 'delivered' : next ? 'pending' : 'failed';
-  const client = await pool.connect();
-  try {
-    await client.query('begin');
+  return withTransaction(pool, async (client) => {
     const upd = await client.query(
       `update dispatcher.deliveries
-          set attempts = $2, status = $3, next_attempt_at = $4, lease_until = null,
-              delivered_at = $5, last_status_code = $6, last_error = $7
-        where delivery_id = $1 and attempts = $8 and status = 'pending'`,
+        set attempts = $2, status = $3, next_attempt_at = $4, lease_until = null,
+            delivered_at = $5, last_status_code = $6, last_error = $7
+      where delivery_id = $1 and attempts = $8 and status = 'pending'`,
       [
         d.deliveryId,
         attempt,
@@ -205,22 +209,13 @@ export async function recordAttempt(
         d.attempts,
       ],
     );
-    if (!upd.rowCount) {
-      await client.query('rollback');
-      return null;
-    }
+    if (!upd.rowCount) return null;
     await client.query(
       `insert into dispatcher.delivery_attempts
-         (delivery_id, attempt, attempted_at, succeeded, status_code, error, duration_ms)
-       values ($1, $2, $3, $4, $5, $6, $7)`,
+       (delivery_id, attempt, attempted_at, succeeded, status_code, error, duration_ms)
+     values ($1, $2, $3, $4, $5, $6, $7)`,
       [d.deliveryId, attempt, o.attemptedAt, o.succeeded, o.statusCode, o.error, Math.round(o.durationMs)],
     );
-    await client.query('commit');
     return status;
-  } catch (err) {
-    await client.query('rollback').catch(() => {});
-    throw err;
-  } finally {
-    client.release();
-  }
+  });
 }

@@ -6,9 +6,8 @@
  * schedule. SIGTERM/SIGINT stop it cleanly: an attempt in flight finishes and is recorded, or (if
  * killed) its claim expires and it is retried.
  */
-import { EventCodec } from '@holdfast/contracts';
 import { createPool } from '@holdfast/db';
-import { createKafka, ensureTopics, kafkaProbe, registerConsumerLag } from '@holdfast/kafka';
+import { createKafka, kafkaProbe, registerConsumerLag, waitForLog } from '@holdfast/kafka';
 import {
   createLogger,
   createMetricsRegistry,
@@ -78,26 +77,7 @@ process.on('SIGTERM', () => void shutdown(0));
 process.on('SIGINT', () => void shutdown(0));
 
 const wait = { logger, signal: aborted.signal };
-readiness.phase('waiting for kafka');
-await waitFor(
-  'kafka',
-  async () => {
-    const admin = kafka.admin();
-    await admin.connect();
-    try {
-      await ensureTopics(admin, infra.topicPrefix, infra.partitions, infra.topicReplication);
-    } finally {
-      await admin.disconnect();
-    }
-  },
-  wait,
-);
-readiness.phase('waiting for the schema registry');
-const codec = await waitFor(
-  'registry',
-  () => EventCodec.connect(infra.schemaRegistryUrl, { auth: infra.registryAuth }),
-  wait,
-);
+const codec = await waitForLog(kafka, infra, wait, (p) => readiness.phase(p));
 readiness.phase('starting the consumer');
 const dispatcher = (started.dispatcher = await waitFor(
   'dispatcher',

@@ -37,7 +37,6 @@ import { healthRoute } from './routes/health.js';
 import { metricsRoute, readyzRoute } from './routes/operations.js';
 import { ordersRoute } from './routes/orders.js';
 import { syncRoute, syncStatusRoute } from './routes/sync.js';
-import { SyncTasks } from './sync-tasks.js';
 import { createWebhooksRouter } from './webhooks/webhooks-router.js';
 
 /** What the gateway is built from; tests inject their own clock, appender or codec. */
@@ -110,7 +109,6 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps): P
     logger,
     metrics,
     readModels,
-    syncTasks: new SyncTasks(deps.pool),
     logPositions: deps.logPositions,
   };
   await listener.start();

@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { ConfigError, EnvReader, readInfraConfig, type InfraConfig } from '@holdfast/platform';
+import { DEFAULT_READ_MODEL_SCHEMA, READ_SCHEMA_SETTING } from '@holdfast/read-models';
 
 /** The gateway's configuration, parsed once at start-up from the environment. */
 export interface GatewayConfig {
@@ -119,7 +120,7 @@ export function parseTrustProxy(raw: string | undefined, problems: string[]): fa
 export function loadGatewayConfig(env: Readonly<Record<string, string | undefined>>): GatewayConfig {
   const r = new EnvReader(env);
   const problems: string[] = [];
-  const readModelSchema = r.string('HOLDFAST_READ_SCHEMA', 'read_models');
+  const readModelSchema = r.string(READ_SCHEMA_SETTING, DEFAULT_READ_MODEL_SCHEMA);
   const trustProxy = parseTrustProxy(r.optional('TRUST_PROXY'), problems);
   const testMode = r.bool('HOLDFAST_TEST_MODE', false);
   const publicUrl = r.optional('HOLDFAST_PUBLIC_URL')?.replace(/\/+$/, '') || null;

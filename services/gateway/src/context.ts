@@ -4,7 +4,6 @@ import type { LogPositionSource } from '@holdfast/kafka';
 import type { GatewayConfig } from './config.js';
 import type { IngestRouteDeps } from './ingest/ingest-route.js';
 import type { ReadModels } from './read-models.js';
-import type { SyncTasks } from './sync-tasks.js';
 
 /** Everything a route factory may use, built once by `createGateway`. */
 export interface GatewayContext extends IngestRouteDeps {
@@ -12,7 +11,6 @@ export interface GatewayContext extends IngestRouteDeps {
   readonly pool: Pool;
   readonly db: Kysely<Database>;
   readonly readModels: ReadModels;
-  readonly syncTasks: SyncTasks;
   /** Where POST /ingest/sync reads its barrier (the log's high watermark for the account). */
   readonly logPositions: LogPositionSource;
 }

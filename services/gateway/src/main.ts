@@ -6,15 +6,14 @@
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import type { Kysely } from 'kysely';
-import { EventCodec } from '@holdfast/contracts';
 import { createDb, createPool, migrateToLatest } from '@holdfast/db';
 import {
   createKafka,
-  ensureTopics,
   IdempotentBatchAppender,
   kafkaProbe,
   LogPositions,
   TransactionalAppender,
+  waitForLog,
 } from '@holdfast/kafka';
 import {
   createLogger,
@@ -29,7 +28,7 @@ import {
   startTracing,
   waitFor,
 } from '@holdfast/platform';
-import { ensureReadModelSchema } from '@holdfast/projector';
+import { ensureReadModelSchema } from '@holdfast/read-models';
 import { createGateway } from './app.js';
 import { loadGatewayConfig } from './config.js';
 import { createGatewayServer } from './http/server.js';
@@ -81,26 +80,7 @@ await waitFor(
   },
   wait,
 );
-readiness.phase('waiting for kafka');
-await waitFor(
-  'kafka',
-  async () => {
-    const admin = kafka.admin();
-    await admin.connect();
-    try {
-      await ensureTopics(admin, infra.topicPrefix, infra.partitions, infra.topicReplication);
-    } finally {
-      await admin.disconnect();
-    }
-  },
-  wait,
-);
-readiness.phase('waiting for the schema registry');
-const codec = await waitFor(
-  'registry',
-  () => EventCodec.connect(infra.schemaRegistryUrl, { auth: infra.registryAuth }),
-  wait,
-);
+const codec = await waitForLog(kafka, infra, wait, (p) => readiness.phase(p));
 readiness.phase('starting producers');
 const appender = await waitFor(
   'kafka',

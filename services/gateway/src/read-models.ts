@@ -1,24 +1,10 @@
 import type { Pool } from '@holdfast/db';
+import type { IngestBatchRow } from '@holdfast/read-models';
 
-/** One row of read_models.ingest_batches as GET /ingest/batches returns it. */
-export interface BatchListItem {
-  readonly batch_id: string;
-  readonly endpoint: string;
-  readonly dry_run: boolean;
-  readonly status: string;
-  readonly http_status: number;
-  readonly received: number;
-  readonly accepted: number;
-  readonly dropped: number;
-  readonly error_codes: string[];
-  readonly warning_codes: string[];
-  readonly errors: unknown;
-  readonly duration_ms: number;
-  readonly sync_task_id: string | null;
-  readonly key_id: string | null;
-  readonly request_id: string | null;
+/** One row of read_models.ingest_batches as GET /ingest/batches returns it (the time as ISO text). */
+export type BatchListItem = Omit<IngestBatchRow, 'account_id' | 'received_at'> & {
   readonly received_at: string;
-}
+};
 
 const UNDEFINED_TABLE = '42P01';
 const UNDEFINED_SCHEMA = '3F000';
@@ -67,7 +53,7 @@ export class ReadModels {
 
   /** The account's most recent batch records received after `since`, newest first. */
   async recentBatches(accountId: string, limit: number, since: Date): Promise<BatchListItem[]> {
-    const rows = await this.rows<Omit<BatchListItem, 'received_at'> & { received_at: Date }>(
+    const rows = await this.rows<Omit<IngestBatchRow, 'account_id'>>(
       `select batch_id, endpoint, dry_run, status, http_status, received, accepted, dropped,
               error_codes, warning_codes, errors, duration_ms, sync_task_id, key_id, request_id, received_at
          from ${this.s}.ingest_batches

@@ -1,6 +1,6 @@
 import { EnvReader, readInfraConfig, type InfraConfig } from '@holdfast/platform';
 import { DEFAULT_MEMORY_BUDGET } from './projections/commerce/commerce.projection.js';
-import { assertSchemaName } from './schema/ensure-read-model-schema.js';
+import { assertSchemaName, DEFAULT_READ_MODEL_SCHEMA, READ_SCHEMA_SETTING } from '@holdfast/read-models';
 
 /** The projector process's configuration, parsed once at start-up. */
 export interface ProjectorProcessConfig extends InfraConfig {
@@ -29,7 +29,7 @@ export function loadProjectorConfig(
   env: Readonly<Record<string, string | undefined>>,
 ): Readonly<ProjectorProcessConfig> {
   const r = new EnvReader(env);
-  const readSchema = r.string('HOLDFAST_READ_SCHEMA', 'read_models');
+  const readSchema = r.string(READ_SCHEMA_SETTING, DEFAULT_READ_MODEL_SCHEMA);
   const config = {
     ...readInfraConfig(r),
     readSchema,

@@ -3,17 +3,11 @@
  * once (checkpoints in the same transaction as the rows), isolating poison records into dead letters,
  * and rebuilding read models from offset 0 into a side schema that is switched in with one step.
  *
- * - `ensureReadModelSchema(pool, schema)`: idempotent DDL of every read-model table (gateway, tests).
+ * - The read models' DDL and table names are `@holdfast/read-models`'.
  * - `startProjector(config, deps)`: run in-process; `main.ts` is the process entry.
  * - `rebuildReadModels(...)`: `holdfast replay`; `listDeadLetters`/`redriveDeadLetters`: `holdfast dlq`.
  * - `PROJECTIONS`: one definition object per stream (`{ name, topic, handles, tables, apply }`).
  */
-export {
-  ensureReadModelSchema,
-  READ_MODEL_TABLES,
-  type ReadModelTable,
-} from './schema/ensure-read-model-schema.js';
-export { ANALYST_ROLE } from './schema/analyst-role.js';
 export {
   startProjector,
   type ProjectorConfig,

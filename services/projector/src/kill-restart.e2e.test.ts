@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TransactionalAppender, topicName, type OutgoingRecord } from '@holdfast/kafka';
 import { createTestEnv, spawnTs, type TestEnv } from '@holdfast/testing';
-import { ensureReadModelSchema } from './schema/ensure-read-model-schema.js';
+import { ensureReadModelSchema } from '@holdfast/read-models';
 import { customerEvent, metadata, orderRow, orderUpserted } from './test-support/events.js';
 import { until } from './test-support/until.js';
 

@@ -6,9 +6,8 @@
  * chunk commits or rolls back; nothing is lost either way). A consumer that crashes for good (a bug)
  * exits non-zero so the supervisor restarts it.
  */
-import { EventCodec } from '@holdfast/contracts';
 import { createPool } from '@holdfast/db';
-import { createKafka, ensureTopics, kafkaProbe, registerConsumerLag } from '@holdfast/kafka';
+import { createKafka, kafkaProbe, registerConsumerLag, waitForLog } from '@holdfast/kafka';
 import {
   createLogger,
   createMetricsRegistry,
@@ -79,26 +78,7 @@ process.on('SIGTERM', () => void shutdown(0));
 process.on('SIGINT', () => void shutdown(0));
 
 const wait = { logger, signal: aborted.signal };
-readiness.phase('waiting for kafka');
-await waitFor(
-  'kafka',
-  async () => {
-    const admin = kafka.admin();
-    await admin.connect();
-    try {
-      await ensureTopics(admin, config.topicPrefix, config.partitions, config.topicReplication);
-    } finally {
-      await admin.disconnect();
-    }
-  },
-  wait,
-);
-readiness.phase('waiting for the schema registry');
-const codec = await waitFor(
-  'registry',
-  () => EventCodec.connect(config.schemaRegistryUrl, { auth: config.registryAuth }),
-  wait,
-);
+const codec = await waitForLog(kafka, config, wait, (p) => readiness.phase(p));
 configureCommerceMemory(config.memoryBudget);
 readiness.phase('starting the consumer');
 const projector = (started.projector = await waitFor(

@@ -3,13 +3,12 @@
 // HOLDFAST_OPS_PORT, default 9467) starts first; PostgreSQL, Kafka and the registry are waited for
 // with backoff, never a reason to exit. SIGTERM/SIGINT stop it cleanly.
 import type { Kysely } from 'kysely';
-import { EventCodec } from '@holdfast/contracts';
 import { sendsOnTrigger } from '@holdfast/domain';
 import { createDb, createPool, loadSecretsKeyring, migrateToLatest } from '@holdfast/db';
+import { DEFAULT_READ_MODEL_SCHEMA, READ_SCHEMA_SETTING } from '@holdfast/read-models';
 import {
   consumerLag,
   createKafka,
-  ensureTopics,
   kafkaDeadLetterPublisher,
   kafkaProbe,
   LogPositions,
@@ -17,6 +16,7 @@ import {
   topicName,
   TransactionalAppender,
   type RunningConsumer,
+  waitForLog,
 } from '@holdfast/kafka';
 import {
   createLogger,
@@ -44,7 +44,7 @@ import type { SyncTaskRef } from './sync-task-store.js';
 const r = new EnvReader(process.env);
 const config = r.done({
   infra: readInfraConfig(r),
-  readModelSchema: r.string('HOLDFAST_READ_SCHEMA', 'read_models'),
+  readModelSchema: r.string(READ_SCHEMA_SETTING, DEFAULT_READ_MODEL_SCHEMA),
   ops: readOpsConfig(r, 'HOLDFAST_OPS_PORT', 9467),
   // Provider sends leave through the guarded client: https, public destinations only by default.
   outbound: readOutboundPolicy(r),
@@ -114,26 +114,7 @@ await waitFor(
   },
   wait,
 );
-readiness.phase('waiting for kafka');
-await waitFor(
-  'kafka',
-  async () => {
-    const admin = kafka.admin();
-    await admin.connect();
-    try {
-      await ensureTopics(admin, infra.topicPrefix, infra.partitions, infra.topicReplication);
-    } finally {
-      await admin.disconnect();
-    }
-  },
-  wait,
-);
-readiness.phase('waiting for the schema registry');
-const codec = await waitFor(
-  'registry',
-  () => EventCodec.connect(infra.schemaRegistryUrl, { auth: infra.registryAuth }),
-  wait,
-);
+const codec = await waitForLog(kafka, infra, wait, (p) => readiness.phase(p));
 readiness.phase('starting the consumer');
 const producer = (name: string) =>
   waitFor(

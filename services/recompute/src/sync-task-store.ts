@@ -3,6 +3,7 @@ import type { LogPosition } from '@holdfast/contracts';
 import {
   checkpointTableDdl,
   readCheckpoint,
+  withTransaction,
   writeCheckpoint,
   type CheckpointKey,
   type Pool,
@@ -52,21 +53,6 @@ export interface TaskCounts {
 export interface ScoredSnapshot {
   readonly orders: number;
   readonly customers: number;
-}
-
-async function inTransaction<T>(pool: Pool, fn: (c: PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  try {
-    await client.query('begin');
-    const result = await fn(client);
-    await client.query('commit');
-    return result;
-  } catch (err) {
-    await client.query('rollback').catch(() => {});
-    throw err;
-  } finally {
-    client.release();
-  }
 }
 
 const lockAccount = (c: PoolClient, accountId: string) =>
@@ -125,7 +111,7 @@ export class SyncTaskStore {
 
   /** Skips a record that is not a command this consumer acts on. */
   async pass(key: CheckpointKey, offset: number): Promise<void> {
-    await inTransaction(this.pool, async (c) => {
+    await withTransaction(this.pool, async (c) => {
       if (offset > (await readCheckpoint(c, key))) await writeCheckpoint(c, key, offset);
     });
   }
@@ -135,7 +121,7 @@ export class SyncTaskStore {
    * work row, both idempotent on the task id, with the checkpoint. Returns whether a work row was new.
    */
   async record(key: CheckpointKey, offset: number, task: SyncTaskRef): Promise<boolean> {
-    return inTransaction(this.pool, async (c) => {
+    return withTransaction(this.pool, async (c) => {
       if (offset <= (await readCheckpoint(c, key))) return false;
       await c.query(
         `insert into control.sync_tasks (id, account_id, trigger, status, queued_at)
@@ -241,7 +227,7 @@ export class SyncTaskStore {
    * first start kept.
    */
   async start(task: ClaimedTask, now: Date, maxRuns: number): Promise<Start> {
-    return inTransaction(this.pool, async (c) => {
+    return withTransaction(this.pool, async (c) => {
       await lockAccount(c, task.accountId);
       if (!(await this.holds(c, task))) return { kind: 'finished' };
       const { rows } = await c.query<{ status: string; started_at: Date | null }>(
@@ -296,7 +282,7 @@ export class SyncTaskStore {
     now: Date,
     scored: ScoredSnapshot | null,
   ): Promise<TaskCounts | null> {
-    return inTransaction(this.pool, async (c) => {
+    return withTransaction(this.pool, async (c) => {
       await lockAccount(c, task.accountId);
       if (!(await this.holds(c, task))) return null;
       const counts = await this.counts(c, task.accountId, task.taskId, scored);
@@ -319,7 +305,7 @@ export class SyncTaskStore {
 
   /** → failed, with the reason (a failed recompute, or a barrier never reached). False: lease lost. */
   async failed(task: ClaimedTask, reason: string, now: Date): Promise<boolean> {
-    return inTransaction(this.pool, async (c) => {
+    return withTransaction(this.pool, async (c) => {
       if (!(await this.holds(c, task))) return false;
       await this.end(c, task, 'failed', reason, now);
       return true;

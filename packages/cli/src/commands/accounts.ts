@@ -17,7 +17,8 @@ import { CliError } from '../context.js';
 import { iso, table, uuid, when } from '../format.js';
 import { tileState } from '../tile-status.js';
 import type { RegisterCommand } from './index.js';
-import { fxCommand, projector } from './rates.js';
+import { loadProjector } from '../projector-port.js';
+import { fxCommand } from './rates.js';
 
 /** The JSON shape of an account in every command's output. */
 export function accountJson(a: Selectable<AccountsTable>) {
@@ -152,7 +153,7 @@ export const registerAccounts: RegisterCommand = (program, context) => {
     .action(async (id: string, currency: string) => {
       const ctx = context();
       await describeAccount(await ctx.db(), id);
-      const { setReportingCurrency } = await projector();
+      const { setReportingCurrency } = await loadProjector();
       const code = currency.trim().toUpperCase();
       const orders = await fxCommand(() => setReportingCurrency(ctx.pool(), id, code));
       ctx.out(

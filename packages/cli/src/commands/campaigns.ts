@@ -1,9 +1,9 @@
 import { Argument, Option } from 'commander';
-import { describeAccount, insertQueuedSyncTask, markSyncTaskFailed, type Pool } from '@holdfast/db';
+import { describeAccount, type Pool } from '@holdfast/db';
 import { CliError, type CliContext } from '../context.js';
 import { accountOption, iso, positiveInt, table, when } from '../format.js';
 import type { RegisterCommand } from './index.js';
-import { appendSyncRequested } from './sync.js';
+import { queueCliSync } from './sync.js';
 
 /** The campaign types of the recompute (services/recompute campaigns/campaign-types.ts, CAMPAIGN_TYPES). */
 const CAMPAIGN_TYPES = ['win_back', 'replenishment', 'vip'] as const;
@@ -145,19 +145,7 @@ export const registerCampaigns: RegisterCommand = (program, context) => {
     .addOption(accountOption())
     .action(async (o: { account: string }) => {
       const ctx = context();
-      const db = await ctx.db();
-      await describeAccount(db, o.account);
-      const now = new Date();
-      const task = await insertQueuedSyncTask(db, o.account, 'cli', now);
-      try {
-        await appendSyncRequested(ctx, o.account, task.id, now);
-      } catch (err) {
-        await markSyncTaskFailed(db, task.id, 'append_failed');
-        throw new CliError(
-          `could not append the command to Kafka (${(err as Error).message}); task ${task.id} is marked failed. ` +
-            'Is the stack running (`npm start`)? Then run the command again.',
-        );
-      }
+      const task = await queueCliSync(ctx, o.account, 'the command');
       ctx.out(
         { task_id: task.id, account_id: o.account, status: 'queued', trigger: 'cli', sends: true },
         `Queued sending run ${task.id} for ${o.account} (only enabled types send; see \`holdfast campaigns list\`)`,

@@ -1,19 +1,12 @@
 import { InvalidArgumentError, Option } from 'commander';
-import type * as Projector from '@holdfast/projector';
-import type { DeadLetterRow } from '@holdfast/projector';
 import { CliError, type CliContext } from '../context.js';
+import { loadProjector, type DeadLetterRow } from '../projector-port.js';
 import { iso, table, when } from '../format.js';
 import type { RegisterCommand } from './index.js';
-
-// Loaded when the command runs: the projector's module graph (codec, Kafka runner, COPY streams) is
-// not worth loading for every other command, nor for `--help`.
-const projector = (): Promise<typeof Projector> => {
-  const specifier = '@holdfast/projector';
-  return import(/* @vite-ignore */ specifier) as Promise<typeof Projector>;
-};
+import { readModelSchemaOf } from '@holdfast/read-models';
 
 const readSchemaOf = (ctx: CliContext, o: { readSchema?: string }) =>
-  o.readSchema ?? ctx.env.HOLDFAST_READ_SCHEMA ?? 'read_models';
+  readModelSchemaOf(ctx.env, o.readSchema);
 
 const readSchemaOption = () =>
   new Option('--read-schema <name>', 'read-model schema (default: $HOLDFAST_READ_SCHEMA or read_models)');
@@ -65,7 +58,7 @@ export const registerDlq: RegisterCommand = (program, context) => {
         readSchema?: string;
       }) => {
         const ctx = context();
-        const { listDeadLetters } = await projector();
+        const { listDeadLetters } = await loadProjector();
         const rows = await listDeadLetters(ctx.pool(), readSchemaOf(ctx, o), o);
         ctx.out(rows.map(asJson), () =>
           rows.length
@@ -97,7 +90,7 @@ export const registerDlq: RegisterCommand = (program, context) => {
       if (!ids.length && !o.all) throw new CliError('name the dead letters to re-drive, or pass --all', 2);
       if (ids.length && o.all) throw new CliError('pass either ids or --all, not both', 2);
       const ctx = context();
-      const { connectProjectorDeps, redriveDeadLetters } = await projector();
+      const { connectProjectorDeps, redriveDeadLetters } = await loadProjector();
       const connected = await connectProjectorDeps(
         ctx.config(),
         ctx.pool(),

@@ -1,26 +1,6 @@
-import type { Pool } from '@holdfast/db';
+import { ensureReadModelSchema, READ_SCHEMA_SETTING, readModelSchemaOf } from '@holdfast/read-models';
 import type { CliContext } from '../context.js';
 import type { RegisterCommand } from './index.js';
-
-type EnsureReadModelSchema = (pool: Pool, schema?: string) => Promise<unknown>;
-
-/**
- * The projector's read-model DDL, when the projector is installed: it owns those tables (a rebuild creates
- * them in a fresh schema), so it is loaded by name at run time rather than depended on.
- */
-async function loadEnsureReadModelSchema(ctx: CliContext): Promise<EnsureReadModelSchema | undefined> {
-  const specifier = '@holdfast/projector';
-  try {
-    const mod = (await import(/* @vite-ignore */ specifier)) as { ensureReadModelSchema?: unknown };
-    if (typeof mod.ensureReadModelSchema === 'function')
-      return mod.ensureReadModelSchema as EnsureReadModelSchema;
-    ctx.log('holdfast: @holdfast/projector exports no ensureReadModelSchema; read models skipped');
-  } catch (err) {
-    const reason = (err as Error).message.split('\n')[0];
-    ctx.log(`holdfast: @holdfast/projector is not available (${reason}); read models skipped`);
-  }
-  return undefined;
-}
 
 type Migrate = (db: unknown) => Promise<string[]>;
 
@@ -47,11 +27,11 @@ async function loadServiceMigrations(ctx: CliContext): Promise<[string, Migrate]
   return found;
 }
 
-/** `holdfast migrate`: control-plane migrations, the projector's read-model schema, then the services' own. */
+/** `holdfast migrate`: control-plane migrations, the read-model schema, then the services' own. */
 export const registerMigrate: RegisterCommand = (program, context) => {
   program
     .command('migrate')
-    .description('bring the database schema up to date (control plane, then read models when available)')
+    .description("bring the database schema up to date (control plane, read models, then the services' own)")
     .option(
       '--read-schema <name>',
       'read-model schema (default: $HOLDFAST_READ_SCHEMA, $READ_MODEL_SCHEMA or read_models)',
@@ -59,11 +39,11 @@ export const registerMigrate: RegisterCommand = (program, context) => {
     .action(async (o: { readSchema?: string }) => {
       const ctx = context();
       const applied = [...(await ctx.migrate())];
-      const schema =
-        o.readSchema ?? ctx.env.HOLDFAST_READ_SCHEMA ?? ctx.env.READ_MODEL_SCHEMA ?? 'read_models';
-      const ensure = await loadEnsureReadModelSchema(ctx);
-      if (ensure) await ensure(ctx.pool(), schema);
-      const readModels = ensure ? 'ensured' : 'skipped';
+      // READ_MODEL_SCHEMA: an older name of the setting, honoured here after the current one.
+      const legacy = ctx.env[READ_SCHEMA_SETTING] === undefined ? ctx.env.READ_MODEL_SCHEMA : undefined;
+      const schema = readModelSchemaOf(ctx.env, o.readSchema ?? legacy);
+      await ensureReadModelSchema(ctx.pool(), schema);
+      const readModels = 'ensured';
       const db = await ctx.db();
       for (const [, migrate] of await loadServiceMigrations(ctx)) applied.push(...(await migrate(db)));
       ctx.out(

@@ -1,15 +1,8 @@
 import { InvalidArgumentError } from 'commander';
-import type * as Projector from '@holdfast/projector';
-import type { RebuildProgress } from '@holdfast/projector';
 import type { CliContext } from '../context.js';
+import { loadProjector, type RebuildProgress } from '../projector-port.js';
 import type { RegisterCommand } from './index.js';
-
-// Loaded when the command runs: the projector's module graph (codec, Kafka runner, COPY streams) is
-// not worth loading for every other command, nor for `--help`.
-const projector = (): Promise<typeof Projector> => {
-  const specifier = '@holdfast/projector';
-  return import(/* @vite-ignore */ specifier) as Promise<typeof Projector>;
-};
+import { readModelSchemaOf } from '@holdfast/read-models';
 
 function positiveInt(value: string): number {
   const n = Number(value);
@@ -43,8 +36,8 @@ export const registerReplay: RegisterCommand = (program, context) => {
     .action(async (o: { projection?: string[]; switch: boolean; chunk: number; readSchema?: string }) => {
       const ctx = context();
       const cfg = ctx.config();
-      const readSchema = o.readSchema ?? ctx.env.HOLDFAST_READ_SCHEMA ?? 'read_models';
-      const { connectProjectorDeps, rebuildReadModels } = await projector();
+      const readSchema = readModelSchemaOf(ctx.env, o.readSchema);
+      const { connectProjectorDeps, rebuildReadModels } = await loadProjector();
       const connected = await connectProjectorDeps(cfg, ctx.pool(), ctx.logger(), 'holdfast-cli-replay');
       try {
         const result = await rebuildReadModels(

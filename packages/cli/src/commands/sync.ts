@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { EventCodec } from '@holdfast/contracts';
-import { describeAccount, insertQueuedSyncTask, markSyncTaskFailed } from '@holdfast/db';
-import { createKafka, ensureTopics, LogPositions, topicName, TransactionalAppender } from '@holdfast/kafka';
+import { describeAccount, queueSyncTasks } from '@holdfast/db';
+import { createKafka, ensureTopicsOf, LogPositions, topicName, TransactionalAppender } from '@holdfast/kafka';
 import { CliError, type CliContext } from '../context.js';
 import { accountOption, iso } from '../format.js';
 import type { RegisterCommand } from './index.js';
@@ -17,13 +17,7 @@ export async function appendSyncRequested(ctx: CliContext, accountId: string, ta
     cfg.kafkaSecurity,
     cfg.kafkaClient,
   );
-  const admin = kafka.admin();
-  await admin.connect();
-  try {
-    await ensureTopics(admin, cfg.topicPrefix, cfg.partitions, cfg.topicReplication);
-  } finally {
-    await admin.disconnect();
-  }
+  await ensureTopicsOf(kafka, cfg);
   // The barrier: the recompute waits until the read models hold what the log held now.
   const positions = LogPositions.create(kafka, cfg.topicPrefix);
   let barrier;
@@ -55,6 +49,33 @@ export async function appendSyncRequested(ctx: CliContext, accountId: string, ta
   }
 }
 
+/**
+ * Queues a `cli` sync task of an existing account (`queueSyncTasks`: the row, then its command; a command
+ * that cannot be appended leaves the task failed, `append_failed`) and says so if it could not.
+ */
+export async function queueCliSync(
+  ctx: CliContext,
+  accountId: string,
+  what: string,
+): Promise<{ id: string; queuedAt: Date }> {
+  const db = await ctx.db();
+  await describeAccount(db, accountId);
+  const now = new Date();
+  const task = { id: randomUUID(), accountId };
+  const append = async () => {
+    try {
+      await appendSyncRequested(ctx, accountId, task.id, now);
+    } catch (err) {
+      throw new CliError(
+        `could not append ${what} to Kafka (${(err as Error).message}); task ${task.id} is marked failed. ` +
+          'Is the stack running (`npm start`)? Then run the command again.',
+      );
+    }
+  };
+  await queueSyncTasks(db, [task], 'cli', now, append);
+  return { id: task.id, queuedAt: now };
+}
+
 /** `holdfast sync --account ID`: queue a full analytics recompute (not throttled, unlike POST /ingest/sync). */
 export const registerSync: RegisterCommand = (program, context) => {
   program
@@ -63,28 +84,14 @@ export const registerSync: RegisterCommand = (program, context) => {
     .addOption(accountOption())
     .action(async (o: { account: string }) => {
       const ctx = context();
-      const db = await ctx.db();
-      await describeAccount(db, o.account);
-      const now = new Date();
-      // The row first: a consumer that sees the command must find its task. If the append fails the
-      // task is marked failed, so nothing waits forever on a command that was never sent.
-      const task = await insertQueuedSyncTask(db, o.account, 'cli', now);
-      try {
-        await appendSyncRequested(ctx, o.account, task.id, now);
-      } catch (err) {
-        await markSyncTaskFailed(db, task.id, 'append_failed');
-        throw new CliError(
-          `could not append the sync command to Kafka (${(err as Error).message}); task ${task.id} is marked failed. ` +
-            'Is the stack running (`npm start`)? Then run the command again.',
-        );
-      }
+      const task = await queueCliSync(ctx, o.account, 'the sync command');
       ctx.out(
         {
           task_id: task.id,
           account_id: o.account,
           status: 'queued',
           trigger: 'cli',
-          queued_at: iso(task.queued_at),
+          queued_at: iso(task.queuedAt),
         },
         `Queued sync task ${task.id} for ${o.account}`,
       );

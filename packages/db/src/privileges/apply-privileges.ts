@@ -32,7 +32,8 @@ const CONTROL_GRANTS: ReadonlyArray<readonly [table: string, role: ServiceRole, 
   ['pixel_keys', gateway, 'select'],
   ['pixel_origins', gateway, 'select'],
   ['rate_counters', gateway, 'select, insert, update, delete'],
-  ['sync_tasks', gateway, 'select, insert, delete'],
+  // A sync task whose command was not appended is abandoned (failed, append_failed), never deleted.
+  ['sync_tasks', gateway, 'select, insert, update (status, reason, finished_at)'],
   ['accounts', recompute, 'select'],
   ['providers', recompute, 'select'],
   // The recompute logs in to the provider (SMTP password, API token); the gateway checks the SMS

@@ -24,12 +24,8 @@ import {
   silentLogger,
   STRICT_OUTBOUND_POLICY,
 } from '@holdfast/platform';
-import {
-  ensureReadModelSchema,
-  rebuildReadModels,
-  startProjector,
-  type RunningProjector,
-} from '@holdfast/projector';
+import { rebuildReadModels, startProjector, type RunningProjector } from '@holdfast/projector';
+import { ensureReadModelSchema } from '@holdfast/read-models';
 import {
   createCampaignStep,
   migrateAnalytics,

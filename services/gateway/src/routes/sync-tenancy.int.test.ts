@@ -4,6 +4,7 @@ import type { RunningConsumer } from '@holdfast/kafka';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
 import type { RunningProjector } from '@holdfast/projector';
 import {
+  readSide,
   call,
   ManualClock,
   newAccount,
@@ -13,7 +14,7 @@ import {
   type AccountFixture,
   type TestGateway,
 } from '../test-support/harness.js';
-import { readSide, runProjector, runSyncConsumer } from '../test-support/read-side.js';
+import { runProjector, runSyncConsumer } from '../test-support/read-side.js';
 
 let t: TestEnv;
 let gw: TestGateway;

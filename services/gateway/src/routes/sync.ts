@@ -1,5 +1,6 @@
 import type { RequestHandler } from 'express';
 import type { LogPosition, SyncRequested } from '@holdfast/contracts';
+import { abandonSyncTasks, findSyncTask, queueThrottledSyncTask } from '@holdfast/db';
 import { syncTaskView } from '@holdfast/domain';
 import { HttpError, NotFoundError, RateLimitedError } from '@holdfast/platform';
 import { principalOf } from '../auth/authenticate.js';
@@ -22,19 +23,25 @@ export const SYNC_LOG_UNREACHABLE =
  * of holdfast.commerce: every ingest call answered before this request lies below it), then appends
  * SyncRequested carrying it, with the batch record (status queued), in one transaction. The recompute
  * scores only once the projector has passed the barrier. If the position cannot be read (503) or the
- * append fails (500) the row is removed, so no task is left that nobody will run and the throttle is
- * not spent.
+ * append fails (500) the task is abandoned (failed, `append_failed`: `abandonSyncTasks`, the one
+ * compensation of every sync queue), so no task is left that nobody will run and the throttle, which
+ * does not count abandoned tasks, is not spent.
  */
 export function syncRoute(ctx: GatewayContext): RequestHandler {
   return ingestRoute(ctx, 'POST /ingest/sync', async (call) => {
-    const q = await ctx.syncTasks.queue(call.meta.accountId, call.meta.receivedAt, LIMITS.syncIntervalMs);
+    const q = await queueThrottledSyncTask(
+      ctx.db,
+      call.meta.accountId,
+      call.meta.receivedAt,
+      LIMITS.syncIntervalMs,
+    );
     if (!q.queued) throw new RateLimitedError(q.retryAfterSeconds);
     let barrier: LogPosition;
     try {
       barrier = await ctx.logPositions.ofKey('holdfast.commerce', call.meta.accountId);
     } catch (err) {
       ctx.logger.error('sync_barrier_unavailable', { task_id: q.taskId, error: (err as Error).message });
-      await ctx.syncTasks.forget(q.taskId);
+      await abandonSyncTasks(ctx.db, [q.taskId]);
       throw new HttpError(503, SYNC_LOG_UNREACHABLE, { 'Retry-After': '5' });
     }
     const value: SyncRequested = {
@@ -62,7 +69,7 @@ export function syncRoute(ctx: GatewayContext): RequestHandler {
         syncTaskId: q.taskId,
       },
       batchStatus: 'queued',
-      onAppendFailed: () => ctx.syncTasks.forget(q.taskId),
+      onAppendFailed: () => abandonSyncTasks(ctx.db, [q.taskId]),
     };
   });
 }
@@ -74,7 +81,7 @@ export function syncRoute(ctx: GatewayContext): RequestHandler {
 export function syncStatusRoute(ctx: GatewayContext): RequestHandler {
   return async (req, res) => {
     const taskId = String(req.params.task_id);
-    const task = await ctx.syncTasks.find(principalOf(res).accountId, taskId);
+    const task = await findSyncTask(ctx.db, principalOf(res).accountId, taskId);
     if (!task) throw new NotFoundError(SYNC_TASK_NOT_FOUND);
     res.json(
       syncTaskView({

@@ -152,3 +152,20 @@ export async function until<T>(fn: () => Promise<T>, ok: (v: T) => boolean, ms =
     await new Promise((r) => setTimeout(r, 50));
   }
 }
+
+/** A row of GET /ingest/batches, as the tests read it. */
+export interface BatchView {
+  request_id: string | null;
+  [k: string]: unknown;
+}
+
+/** GET /ingest/health and GET /ingest/batches as an account, through a running gateway. */
+export function readSide(gw: () => TestGateway) {
+  const get = (acc: AccountFixture, path: string) => call(gw().url, 'GET', path, { key: acc.key });
+  return {
+    get,
+    health: async (acc: AccountFixture) => (await get(acc, '/ingest/health')).json as Record<string, unknown>,
+    batchesOf: async (acc: AccountFixture, query = '') =>
+      ((await get(acc, `/ingest/batches${query}`)).json as { batches: BatchView[] }).batches,
+  };
+}

@@ -1,28 +1,11 @@
 // Test support: the real projector and the real sync consumer, in this process, on one test file's
-// database and topics, and the read-side calls the tests make through the gateway.
+// database and topics. (The read-side calls through the gateway are `readSide`, in harness.ts.)
 import { silentLogger } from '@holdfast/platform';
 import type { TestEnv } from '@holdfast/testing';
 import type { RunningConsumer } from '@holdfast/kafka';
-import { ensureReadModelSchema, startProjector, type RunningProjector } from '@holdfast/projector';
+import { startProjector, type RunningProjector } from '@holdfast/projector';
+import { ensureReadModelSchema } from '@holdfast/read-models';
 import { startSyncConsumer } from '@holdfast/recompute';
-import { call, type AccountFixture, type TestGateway } from './harness.js';
-
-/** A row of GET /ingest/batches, as the tests read it. */
-export interface BatchView {
-  request_id: string | null;
-  [k: string]: unknown;
-}
-
-/** GET /ingest/health and GET /ingest/batches as an account, through a running gateway. */
-export function readSide(gw: () => TestGateway) {
-  const get = (acc: AccountFixture, path: string) => call(gw().url, 'GET', path, { key: acc.key });
-  return {
-    get,
-    health: async (acc: AccountFixture) => (await get(acc, '/ingest/health')).json as Record<string, unknown>,
-    batchesOf: async (acc: AccountFixture, query = '') =>
-      ((await get(acc, `/ingest/batches${query}`)).json as { batches: BatchView[] }).batches,
-  };
-}
 
 /** Creates the read-model tables the gateway reads (idempotent). */
 export function ensureReadModels(t: TestEnv): Promise<void> {

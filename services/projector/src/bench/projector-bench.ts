@@ -12,7 +12,7 @@ import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
 import { EventCodec } from '@holdfast/contracts';
-import { createPool } from '@holdfast/db';
+import { createPool, inTransaction } from '@holdfast/db';
 import {
   TransactionalAppender,
   createKafka,
@@ -24,7 +24,7 @@ import { silentLogger, EnvReader, readKafkaClientKind } from '@holdfast/platform
 import { commerceProjection } from '../projections/commerce/commerce.projection.js';
 import { ProjectionRunner } from '../runtime/projection-runner.js';
 import { startProjector } from '../runtime/start-projector.js';
-import { ensureReadModelSchema } from '../schema/ensure-read-model-schema.js';
+import { ensureReadModelSchema } from '@holdfast/read-models';
 import { metadata, orderRow, orderUpserted } from '../test-support/events.js';
 import { benchStack } from './bench-stack.js';
 
@@ -152,10 +152,12 @@ export async function runProjectorBench(
         new Writable({ write: (c: Buffer, _e, cb) => void (chunks.push(c), cb()) }),
       );
       t0 = performance.now();
-      await client.query('begin');
-      const sink = client.query(copyFrom(`copy bench_copy.orders (${ORDER_COLUMNS}) from stdin`));
-      await pipeline(Readable.from(chunks), sink);
-      await client.query('commit');
+      await inTransaction(client, () =>
+        pipeline(
+          Readable.from(chunks),
+          client.query(copyFrom(`copy bench_copy.orders (${ORDER_COLUMNS}) from stdin`)),
+        ),
+      );
     } finally {
       client.release();
     }

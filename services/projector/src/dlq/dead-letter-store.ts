@@ -1,32 +1,9 @@
-import type { Pool } from '@holdfast/db';
+import { withTransaction, type Pool } from '@holdfast/db';
 import { topicName, type Appender } from '@holdfast/kafka';
 import type { TopicName } from '@holdfast/contracts';
+import type { DeadLetterFilter, DeadLetterRow } from '@holdfast/read-models';
 
-/** A dead letter as `holdfast dlq list` shows it. */
-export interface DeadLetterRow {
-  /** `projection:partition:offset`: what `holdfast dlq replay` takes. */
-  readonly id: string;
-  readonly projection: string;
-  readonly topic: string;
-  readonly partition: number;
-  readonly offset: number;
-  readonly accountId: string | null;
-  /** The request that appended the record (X-Request-Id), when it carried one. */
-  readonly requestId: string | null;
-  readonly reason: string;
-  readonly recordTimestamp: Date | null;
-  readonly status: 'dead' | 'redriven';
-  readonly redrivenAt: Date | null;
-  readonly valueBytes: number;
-}
-
-export interface DeadLetterFilter {
-  readonly projection?: string;
-  /** Default 'dead' (what still needs attention). */
-  readonly status?: 'dead' | 'redriven' | 'all';
-  readonly ids?: readonly string[];
-  readonly limit?: number;
-}
+export type { DeadLetterFilter, DeadLetterRow };
 
 /** Lists dead letters, oldest position first. */
 export async function listDeadLetters(
@@ -85,9 +62,7 @@ export async function redriveDeadLetters(
   appender: Appender,
   opts: { schema: string; topicPrefix: string } & Omit<DeadLetterFilter, 'status'>,
 ): Promise<{ redriven: string[] }> {
-  const client = await pool.connect();
-  try {
-    await client.query('begin');
+  return withTransaction(pool, async (client) => {
     const { rows } = await client.query<{
       id: string;
       topic: string;
@@ -95,10 +70,10 @@ export async function redriveDeadLetters(
       record_value: Buffer | null;
     }>(
       `select id, topic, record_key, record_value from "${opts.schema}".dead_letters
-       where status = 'dead' and ($1::text is null or projection = $1) and ($2::text[] is null or id = any($2))
-       order by projection, topic, partition, record_offset
-       limit $3
-       for update skip locked`,
+     where status = 'dead' and ($1::text is null or projection = $1) and ($2::text[] is null or id = any($2))
+     order by projection, topic, partition, record_offset
+     limit $3
+     for update skip locked`,
       [opts.projection ?? null, opts.ids ?? null, opts.limit ?? 10_000],
     );
     // An empty record has nothing to re-drive: it stays dead.
@@ -115,12 +90,6 @@ export async function redriveDeadLetters(
       `update "${opts.schema}".dead_letters set status = 'redriven', redriven_at = now() where id = any($1)`,
       [redrivable.map((r) => r.id)],
     );
-    await client.query('commit');
     return { redriven: redrivable.map((r) => r.id) };
-  } catch (err) {
-    await client.query('rollback').catch(() => {});
-    throw err;
-  } finally {
-    client.release();
-  }
+  });
 }

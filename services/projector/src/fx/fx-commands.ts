@@ -1,8 +1,11 @@
 import { createHash } from 'node:crypto';
 import { parseEcbCsv, type EcbCsvIssue } from '@holdfast/domain';
-import type { Pool, PoolClient } from '@holdfast/db';
+import { withTransaction, type Pool, type PoolClient } from '@holdfast/db';
 import { FX_LOCK_SQL, loadFxSnapshot } from './fx-snapshot.js';
 import { convertingSchemas, reconvertOrders } from './reconvert-orders.js';
+import type { RatesImportResult, UnconvertedOrders } from '@holdfast/read-models';
+
+export type { RatesImportResult, UnconvertedOrders };
 
 /** A rates file or a currency the operator must fix: nothing was changed. Not retriable. */
 export class FxInputError extends Error {
@@ -16,35 +19,14 @@ export class FxInputError extends Error {
   }
 }
 
-export interface RatesImportResult {
-  readonly importId: number;
-  readonly days: number;
-  readonly currencies: readonly string[];
-  readonly ratesAdded: number;
-  /** Rates of the file already stored with the same value. */
-  readonly ratesKnown: number;
-  /** Orders whose conversion changed, over every converting schema. */
-  readonly ordersReconverted: number;
-  readonly version: number;
-}
-
 const MAX_ISSUES_SHOWN = 20;
 
 /** Runs `work` in one transaction holding the exclusive fx lock; bumps and returns fx.version. */
 async function underFxLock<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  try {
-    await client.query('begin');
+  return withTransaction(pool, async (client) => {
     await client.query(`select pg_advisory_xact_lock(${FX_LOCK_SQL})`);
-    const result = await work(client);
-    await client.query('commit');
-    return result;
-  } catch (err) {
-    await client.query('rollback').catch(() => {});
-    throw err;
-  } finally {
-    client.release();
-  }
+    return work(client);
+  });
 }
 
 async function bumpAndReconvert(
@@ -170,17 +152,6 @@ export async function setReportingCurrency(pool: Pool, accountId: string, curren
     );
     return (await bumpAndReconvert(client, accountId)).orders;
   });
-}
-
-/** One group of orders that converted at 1.0 (or are not converted yet), for the operator. */
-export interface UnconvertedOrders {
-  readonly account_id: string;
-  readonly currency: string;
-  readonly reporting_currency: string;
-  readonly fx_status: 'unknown_currency' | 'no_rate' | 'pending';
-  readonly orders: number;
-  readonly first_order_date: Date;
-  readonly last_order_date: Date;
 }
 
 /** `holdfast rates unconverted`: orders counted at 1.0 per account and currency (reads the view). */

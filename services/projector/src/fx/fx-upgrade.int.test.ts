@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
-import { ensureReadModelSchema } from '../schema/ensure-read-model-schema.js';
+import { ensureReadModelSchema } from '@holdfast/read-models';
 import { importReferenceRates } from './fx-commands.js';
 
 let t: TestEnv;

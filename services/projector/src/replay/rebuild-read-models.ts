@@ -1,39 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import type { PoolClient } from '@holdfast/db';
+import { inTransaction, type PoolClient } from '@holdfast/db';
 import { topicName } from '@holdfast/kafka';
 import { selectProjections } from '../projections/index.js';
-import {
-  assertSchemaName,
-  createDeferredIndexes,
-  ensureReadModelSchema,
-} from '../schema/ensure-read-model-schema.js';
+import { assertSchemaName, createDeferredIndexes, ensureReadModelSchema } from '@holdfast/read-models';
 import { startProjector, type ProjectorDeps } from '../runtime/start-projector.js';
-import { RebuildTracker, type RebuildProgress } from './rebuild-tracker.js';
+import { RebuildTracker } from './rebuild-tracker.js';
 import { lockLiveSchema, moveTables } from './switch-tables.js';
+import type { RebuildOptions, RebuildProgress, RebuildResult } from '@holdfast/read-models';
 
-export interface RebuildOptions {
-  readonly topicPrefix: string;
-  /** The live read-model schema (rebuilt into `<readSchema>_next`, then switched in). */
-  readonly readSchema: string;
-  /** Projections to rebuild; all when omitted. */
-  readonly projections?: readonly string[];
-  readonly chunkSize?: number;
-  /** Build `<readSchema>_next` but do not switch (for inspection). Default false. */
-  readonly noSwitch?: boolean;
-  /** Called about once a second per phase, and when a phase completes. */
-  readonly onProgress?: (p: RebuildProgress) => void;
-  /** Lag (records) small enough to pause the live projector for the final catch-up. Default 20,000. */
-  readonly pauseBelow?: number;
-  readonly now?: () => Date;
-}
-
-export interface RebuildResult {
-  readonly projections: readonly string[];
-  readonly nextSchema: string;
-  /** Where the replaced tables went (undefined with noSwitch). */
-  readonly oldSchema?: string;
-  readonly elapsedMs: number;
-}
+export type { RebuildOptions, RebuildResult };
 
 /**
  * Rebuilds read models from offset 0 while the live ones keep serving.
@@ -127,19 +102,14 @@ async function rebuild(
       await stop();
       return { projections: names, nextSchema: next, elapsedMs: Date.now() - started };
     }
-    try {
-      await client.query('begin');
+    const { oldSchema } = await inTransaction(client, async () => {
       await lockLiveSchema(client, live);
       await wait('final', await tracker.highWatermarks());
       await stop();
-      const { oldSchema } = await moveTables(client, live, next, projections, stamp);
-      await client.query('commit');
-      deps.logger.info('read_models_switched', { live, oldSchema, projections: names });
-      return { projections: names, nextSchema: next, oldSchema, elapsedMs: Date.now() - started };
-    } catch (err) {
-      await client.query('rollback').catch(() => {});
-      throw err;
-    }
+      return moveTables(client, live, next, projections, stamp);
+    });
+    deps.logger.info('read_models_switched', { live, oldSchema, projections: names });
+    return { projections: names, nextSchema: next, oldSchema, elapsedMs: Date.now() - started };
   } finally {
     await stop();
   }

@@ -1,16 +1,7 @@
 import type { BatchOutcome, GroupConsumer, KafkaClient } from '@holdfast/kafka';
+import type { RebuildProgress } from '@holdfast/read-models';
 
-/** How far a rebuild is, against the high watermarks it is catching up to. */
-export interface RebuildProgress {
-  readonly phase: 'bulk' | 'catch-up' | 'final';
-  /** Log positions consumed so far, summed over partitions (records and transaction markers). */
-  readonly consumed: number;
-  /** Positions to reach: the high watermarks of this phase. */
-  readonly target: number;
-  readonly partitionsDone: number;
-  readonly partitions: number;
-  readonly elapsedMs: number;
-}
+export type { RebuildProgress };
 
 type Targets = ReadonlyMap<string, number>;
 

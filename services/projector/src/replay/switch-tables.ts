@@ -1,7 +1,6 @@
-import { adoptSchema, SERVICE_ROLES, type Pool, type PoolClient } from '@holdfast/db';
-import { applyReadModelPrivileges, readModelAccess } from '../schema/analyst-role.js';
+import { adoptSchema, SERVICE_ROLES, withTransaction, type Pool, type PoolClient } from '@holdfast/db';
+import { applyReadModelPrivileges, readModelAccess, viewsDdl } from '@holdfast/read-models';
 import type { AnyProjection } from '../projection.js';
-import { viewsDdl } from '../schema/views.js';
 
 /**
  * Takes the live schema's switch lock in the caller's transaction. Every chunk transaction of a
@@ -79,17 +78,8 @@ export async function switchTables(
   projections: readonly AnyProjection[],
   stamp: string,
 ): Promise<{ oldSchema: string }> {
-  const client = await pool.connect();
-  try {
-    await client.query('begin');
+  return withTransaction(pool, async (client) => {
     await lockLiveSchema(client, live);
-    const result = await moveTables(client, live, next, projections, stamp);
-    await client.query('commit');
-    return result;
-  } catch (err) {
-    await client.query('rollback').catch(() => {});
-    throw err;
-  } finally {
-    client.release();
-  }
+    return moveTables(client, live, next, projections, stamp);
+  });
 }

@@ -1,5 +1,5 @@
 import type { Pool } from '@holdfast/db';
-import { READ_MODEL_TABLES } from '../schema/ensure-read-model-schema.js';
+import { READ_MODEL_TABLES } from '@holdfast/read-models';
 
 /** Row count and md5 of every row's text, in a total order: equal digests = identical tables. */
 export interface TableDigest {

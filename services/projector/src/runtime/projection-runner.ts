@@ -1,5 +1,6 @@
 import type { EventCodec } from '@holdfast/contracts';
 import {
+  beginStatement,
   lockCheckpointVersion,
   writeCheckpoint,
   type CheckpointKey,
@@ -20,6 +21,11 @@ import { insertDeadLetters, type DeadLetter, type DeadLetterPublisher } from './
 import { deadLetterOf, decodeChunk, decodeKnownChunk, type DecodedChunk } from './decode-chunk.js';
 import type { ProjectorMetrics } from './metrics.js';
 import { SeekGuard } from './seek-guard.js';
+
+/** The chunk's transaction (why each setting: in `handle`), begun in one round trip. */
+const CHUNK_BEGIN = beginStatement({
+  settings: { enable_hashjoin: 'off', enable_mergejoin: 'off', synchronous_commit: 'off' },
+});
 
 export interface RunnerDeps {
   readonly pool: Pool;
@@ -70,9 +76,7 @@ export class ProjectionRunner {
       // joins over full scans of millions of rows; nested loops over the indexes are always right here.
       // synchronous_commit off: a commit lost in a database crash loses its checkpoint with it, so the
       // records are applied again from Kafka (SeekGuard rewinds); the chunk does not wait for fsync.
-      await client.query(
-        'begin; set local enable_hashjoin = off; set local enable_mergejoin = off; set local synchronous_commit = off',
-      );
+      await client.query(CHUNK_BEGIN);
       await client.query(SCHEMA_LOCK_SQL, [schema]);
       // The row must exist before `for update` can serialise two processes on this partition.
       await client.query(

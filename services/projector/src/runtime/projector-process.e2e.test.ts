@@ -7,7 +7,7 @@ import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TransactionalAppender, topicName } from '@holdfast/kafka';
 import { createTestEnv, spawnTs, TcpProxy, type TestEnv } from '@holdfast/testing';
-import { ensureReadModelSchema } from '../schema/ensure-read-model-schema.js';
+import { ensureReadModelSchema } from '@holdfast/read-models';
 import { metadata, orderRow, orderUpserted } from '../test-support/events.js';
 import { until } from '../test-support/until.js';
 

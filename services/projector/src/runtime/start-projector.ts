@@ -13,7 +13,7 @@ import {
 import type { Logger } from '@holdfast/platform';
 import type { GroupConsumer, KafkaClient } from '@holdfast/kafka';
 import { selectProjections } from '../projections/index.js';
-import { ensureReadModelSchema } from '../schema/ensure-read-model-schema.js';
+import { ensureReadModelSchema } from '@holdfast/read-models';
 import { kafkaDeadLetterPublisher, type DeadLetterPublisher } from './dead-letters.js';
 import type { ProjectorMetrics } from './metrics.js';
 import { ProjectionRunner } from './projection-runner.js';

@@ -8,7 +8,7 @@ import type { TestEnv } from '@holdfast/testing';
 import type { AnyProjection } from '../projection.js';
 import type { DeadLetter, DeadLetterPublisher } from '../runtime/dead-letters.js';
 import { ProjectionRunner } from '../runtime/projection-runner.js';
-import { ensureReadModelSchema } from '../schema/ensure-read-model-schema.js';
+import { ensureReadModelSchema } from '@holdfast/read-models';
 
 /** An event to append: its record name and value, or raw bytes (to test poison records). */
 export type Given = { [K in EventName]: readonly [K, EventTypes[K]] }[EventName] | readonly ['raw', Buffer];

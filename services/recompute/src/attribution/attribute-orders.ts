@@ -1,4 +1,4 @@
-import type { Pool } from '@holdfast/db';
+import { withTransaction, type Pool } from '@holdfast/db';
 
 /** How orders are attributed (docs/analytics.md, "Attribution"). */
 export interface AttributionInput {
@@ -29,58 +29,50 @@ export interface AttributionInput {
  */
 export async function recomputeAttributions(pool: Pool, a: AttributionInput): Promise<number> {
   const rm = `"${a.readModelSchema}"`;
-  const client = await pool.connect();
-  try {
-    await client.query('begin');
+  return withTransaction(pool, async (client) => {
     await client.query(`delete from analytics.attributions where account_id = $1`, [a.accountId]);
     const res = await client.query(
       `with sends as (
-         select tracking_id, customer_id, campaign_type, channel, sent_at
-           from analytics.campaign_assignments
-          where account_id = $1 and status = 'sent'
-         union all
-         select cs.tracking_id, cs.customer_id, cs.campaign_type, cs.channel, cs.sent_at
-           from ${rm}.campaign_sends cs
-          where cs.account_id = $1
-            and not exists (select 1 from analytics.campaign_assignments x where x.tracking_id = cs.tracking_id)),
-       orders as (
-         -- In the account's reporting currency (docs/campaigns.md "Currency").
-         select o.order_id, o.customer_id, o.order_date, o.net_amount_reporting as net_amount,
-                lower((regexp_match(o.source, 'utm_content=([A-Za-z0-9_-]+)', 'i'))[1]) as utm_content,
-                coalesce(o.source ~* 'utm_[a-z]+=', false)
-                  and coalesce(lower((regexp_match(o.source, 'utm_source=([^&#\\s]+)', 'i'))[1]), '') <> 'holdfast'
-                  as foreign_campaign
-           from ${rm}.orders o
-          where o.account_id = $1 and o.cancelled_at is null),
-       exact as (
-         select o.order_id, s.tracking_id, s.campaign_type, s.channel, 'exact' as method, o.order_date, o.net_amount
-           from orders o join sends s on s.tracking_id = o.utm_content),
-       last_touch as (
-         select o.order_id, s.tracking_id, s.campaign_type, s.channel, 'last_touch' as method, o.order_date,
-                o.net_amount
-           from orders o
-           cross join lateral (
-             select s.* from sends s
-              where s.customer_id = o.customer_id
-                and s.sent_at <= o.order_date
-                and s.sent_at >= o.order_date - make_interval(days => $3)
-              order by s.sent_at desc, s.tracking_id desc
-              limit 1) s
-          where not o.foreign_campaign
-            and o.customer_id is not null
-            and not exists (select 1 from exact e where e.order_id = o.order_id))
-       insert into analytics.attributions
-         (account_id, order_id, tracking_id, campaign_type, channel, method, order_date, net_revenue, attributed_at)
-       select $1, order_id, tracking_id, campaign_type, channel, method, order_date, net_amount, $2
-         from (select * from exact union all select * from last_touch) x`,
+       select tracking_id, customer_id, campaign_type, channel, sent_at
+         from analytics.campaign_assignments
+        where account_id = $1 and status = 'sent'
+       union all
+       select cs.tracking_id, cs.customer_id, cs.campaign_type, cs.channel, cs.sent_at
+         from ${rm}.campaign_sends cs
+        where cs.account_id = $1
+          and not exists (select 1 from analytics.campaign_assignments x where x.tracking_id = cs.tracking_id)),
+     orders as (
+       -- In the account's reporting currency (docs/campaigns.md "Currency").
+       select o.order_id, o.customer_id, o.order_date, o.net_amount_reporting as net_amount,
+              lower((regexp_match(o.source, 'utm_content=([A-Za-z0-9_-]+)', 'i'))[1]) as utm_content,
+              coalesce(o.source ~* 'utm_[a-z]+=', false)
+                and coalesce(lower((regexp_match(o.source, 'utm_source=([^&#\\s]+)', 'i'))[1]), '') <> 'holdfast'
+                as foreign_campaign
+         from ${rm}.orders o
+        where o.account_id = $1 and o.cancelled_at is null),
+     exact as (
+       select o.order_id, s.tracking_id, s.campaign_type, s.channel, 'exact' as method, o.order_date, o.net_amount
+         from orders o join sends s on s.tracking_id = o.utm_content),
+     last_touch as (
+       select o.order_id, s.tracking_id, s.campaign_type, s.channel, 'last_touch' as method, o.order_date,
+              o.net_amount
+         from orders o
+         cross join lateral (
+           select s.* from sends s
+            where s.customer_id = o.customer_id
+              and s.sent_at <= o.order_date
+              and s.sent_at >= o.order_date - make_interval(days => $3)
+            order by s.sent_at desc, s.tracking_id desc
+            limit 1) s
+        where not o.foreign_campaign
+          and o.customer_id is not null
+          and not exists (select 1 from exact e where e.order_id = o.order_id))
+     insert into analytics.attributions
+       (account_id, order_id, tracking_id, campaign_type, channel, method, order_date, net_revenue, attributed_at)
+     select $1, order_id, tracking_id, campaign_type, channel, method, order_date, net_amount, $2
+       from (select * from exact union all select * from last_touch) x`,
       [a.accountId, a.now, a.lastTouchDays ?? 7],
     );
-    await client.query('commit');
     return res.rowCount ?? 0;
-  } catch (err) {
-    await client.query('rollback').catch(() => {});
-    throw err;
-  } finally {
-    client.release();
-  }
+  });
 }

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import type { Kysely } from 'kysely';
 import pg from 'pg';
 import { createDb, createPool } from '@holdfast/db';
-import { ensureReadModelSchema } from '@holdfast/projector';
+import { ensureReadModelSchema } from '@holdfast/read-models';
 import { migrateAnalytics } from '../migrations/migrate-analytics.js';
 import { recomputeAccount } from '../scoring/recompute-account.js';
 import { loadSyntheticOrders } from './bench-orders.js';

@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import type { CampaignSent, EventCodec } from '@holdfast/contracts';
 import { topicName, type Appender } from '@holdfast/kafka';
+import { nameUuid } from '@holdfast/platform';
 import type { SentSend } from './send-ledger.js';
 
 /**
@@ -9,11 +9,7 @@ import type { SentSend } from './send-ledger.js';
  * tracking id, so a duplicate changes nothing downstream).
  */
 export function campaignSentEventId(trackingId: string): string {
-  const b = createHash('sha1').update(`holdfast.campaign-sent\u0000${trackingId}`).digest();
-  b[6] = (b[6]! & 0x0f) | 0x50;
-  b[8] = (b[8]! & 0x3f) | 0x80;
-  const h = b.subarray(0, 16).toString('hex');
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+  return nameUuid(`holdfast.campaign-sent\u0000${trackingId}`);
 }
 
 /** The CampaignSent record of one sent message. */

@@ -6,6 +6,7 @@ import {
   loadProviderConnections,
   normalizeStorefrontDomain,
   SecretUnreadableError,
+  withTransaction,
   type Pool,
   type ProviderConnection,
   type SecretsKeyring,
@@ -198,12 +199,13 @@ async function sendCampaigns(
   logger: Logger,
 ): Promise<Outcome> {
   const { pool } = deps;
+  const db = createDb(pool);
   const settings = await loadCampaignSettings(pool, task.accountId);
   if (!settings.enabledTypes.size) return { status: 'skipped', reason: 'no_campaign_type_enabled' };
   const keyring = deps.keyring ?? defaultSecretsKeyring();
   let providers: ProviderConnection[];
   try {
-    providers = await loadProviderConnections(createDb(pool), task.accountId, keyring);
+    providers = await loadProviderConnections(db, task.accountId, keyring);
   } catch (err) {
     if (err instanceof SecretUnreadableError)
       return { status: 'failed', reason: 'provider_secret_unreadable' };
@@ -211,11 +213,12 @@ async function sendCampaigns(
   }
   // A sandbox account simulates its sends: it needs no provider (and never calls one).
   if (!providers.length && !settings.sandbox) return { status: 'skipped', reason: 'no_provider_connected' };
-  const { rows: acc } = await pool.query<{ storefront_domain: string | null }>(
-    `select storefront_domain from control.accounts where id = $1`,
-    [task.accountId],
-  );
-  const raw = acc[0]?.storefront_domain?.trim();
+  const acc = await db
+    .selectFrom('control.accounts')
+    .select('storefront_domain')
+    .where('id', '=', task.accountId)
+    .executeTakeFirst();
+  const raw = acc?.storefront_domain?.trim();
   if (!raw) return { status: 'failed', reason: 'storefront_domain_missing' };
   let storefrontDomain: string;
   try {
@@ -225,10 +228,8 @@ async function sendCampaigns(
   }
   const first = (channel: 'email' | 'sms'): string | null =>
     providers.find((p) => p.channel === channel)?.provider ?? null;
-  const client = await pool.connect();
-  try {
-    await client.query('begin');
-    const plan = await planAudiences(client, {
+  const plan = await withTransaction(pool, (client) =>
+    planAudiences(client, {
       accountId: task.accountId,
       runId,
       taskId: task.taskId,
@@ -239,21 +240,15 @@ async function sendCampaigns(
       rules: { ...DEFAULT_AUDIENCE_RULES, ...config.rules },
       settings,
       storefrontDomain,
-    });
-    await client.query('commit');
-    counts.planned = plan.send;
-    counts.heldOut = plan.held_out;
-    counts.sandboxSimulated = plan.sandbox_simulated;
-    counts.capped = plan.capped;
-    counts.noConsent = plan.no_consent;
-    counts.suppressed = plan.suppressed;
-    counts.disabled = plan.disabled;
-  } catch (err) {
-    await client.query('rollback').catch(() => undefined);
-    throw err;
-  } finally {
-    client.release();
-  }
+    }),
+  );
+  counts.planned = plan.send;
+  counts.heldOut = plan.held_out;
+  counts.sandboxSimulated = plan.sandbox_simulated;
+  counts.capped = plan.capped;
+  counts.noConsent = plan.no_consent;
+  counts.suppressed = plan.suppressed;
+  counts.disabled = plan.disabled;
   // Sandbox: nothing is ever sent (plans a crashed live run left behind stay planned, unsent).
   if (settings.sandbox) return { status: 'done', reason: null };
   const policy = deps.outboundPolicy ?? defaultOutboundPolicy();

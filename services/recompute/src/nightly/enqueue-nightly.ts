@@ -1,7 +1,8 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { EventCodec } from '@holdfast/contracts';
-import type { Pool } from '@holdfast/db';
+import { createDb, queueSyncTasks, type NewSyncTask, type Pool } from '@holdfast/db';
 import { topicName, type Appender, type LogPositionSource, type OutgoingRecord } from '@holdfast/kafka';
+import { nameUuid } from '@holdfast/platform';
 
 /** What one night queued. */
 export interface NightlyEnqueued {
@@ -28,14 +29,7 @@ const CHUNK = 500;
  */
 export function nightlyTaskId(accountId: string, firedAt: Date): string {
   const day = firedAt.toISOString().slice(0, 10);
-  const b = createHash('sha1')
-    .update(`holdfast:nightly\u0000${accountId}\u0000${day}`)
-    .digest()
-    .subarray(0, 16);
-  b[6] = (b[6]! & 0x0f) | 0x50; // version 5
-  b[8] = (b[8]! & 0x3f) | 0x80; // RFC 4122 variant
-  const h = b.toString('hex');
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+  return nameUuid(`holdfast:nightly\u0000${accountId}\u0000${day}`);
 }
 
 /**
@@ -50,56 +44,38 @@ export function nightlyTaskId(accountId: string, firedAt: Date): string {
  * is thrown (the schedule logs `nightly_failed`): a night without a barrier could score stale data.
  *
  * Several recompute processes may fire at 02:00: the deterministic task id makes the insert succeed in
- * one of them only, and only that one appends the command. If the append fails the tasks are marked
- * failed (`append_failed`), so nothing waits for a command that was never sent.
+ * one of them only, and only that one appends the command. If the append fails the unsent tasks are
+ * marked failed (`append_failed`: `queueSyncTasks`), so nothing waits for a command that was never sent.
  */
 export async function enqueueNightly(deps: EnqueueNightlyDeps, firedAt: Date): Promise<NightlyEnqueued> {
-  const { rows: accounts } = await deps.pool.query<{ id: string }>(
-    `select id from control.accounts order by id`,
-  );
+  const db = createDb(deps.pool);
+  const accounts = await db.selectFrom('control.accounts').select('id').orderBy('id').execute();
   const ids = accounts.map((a) => a.id);
   // All at once, before anything is queued: every account's barrier is the log as of this moment.
   const positions = await deps.positions.ofKeys('holdfast.commerce', ids);
   const barrierOf = new Map(ids.map((id, i) => [id, positions[i]!]));
-  const taskIds = ids.map((id) => nightlyTaskId(id, firedAt));
-  const { rows: inserted } = await deps.pool.query<{ id: string; account_id: string }>(
-    `insert into control.sync_tasks (id, account_id, trigger, status, queued_at)
-     select t, a, 'nightly', 'queued', $3 from unnest($1::uuid[], $2::uuid[]) as x(t, a)
-     on conflict (id) do nothing
-     returning id, account_id`,
-    [taskIds, ids, firedAt],
-  );
+  const tasks = ids.map((id) => ({ id: nightlyTaskId(id, firedAt), accountId: id }));
   const topic = topicName(deps.topicPrefix, 'holdfast.sync-commands');
-  for (let i = 0; i < inserted.length; i += CHUNK) {
-    const chunk = inserted.slice(i, i + CHUNK);
-    const records: OutgoingRecord[] = chunk.map((t) => ({
-      topic,
-      key: t.account_id,
-      value: deps.codec.encode('SyncRequested', {
-        metadata: {
-          account_id: t.account_id,
-          event_id: randomUUID(),
-          batch_id: null,
-          request_id: null,
-          key_id: null,
-          received_at: firedAt.toISOString(),
-        },
-        task_id: t.id,
-        trigger: 'nightly',
-        barrier: [barrierOf.get(t.account_id)!],
-      }),
-    }));
-    try {
-      await deps.appender.append(records);
-    } catch (err) {
-      const unsent = inserted.slice(i).map((t) => t.id);
-      await deps.pool.query(
-        `update control.sync_tasks set status = 'failed', reason = 'append_failed', finished_at = $2
-          where id = any($1::uuid[]) and status = 'queued'`,
-        [unsent, new Date()],
-      );
-      throw err;
-    }
-  }
+  const send = (chunk: readonly NewSyncTask[]) =>
+    deps.appender.append(
+      chunk.map((t): OutgoingRecord => ({
+        topic,
+        key: t.accountId,
+        value: deps.codec.encode('SyncRequested', {
+          metadata: {
+            account_id: t.accountId,
+            event_id: randomUUID(),
+            batch_id: null,
+            request_id: null,
+            key_id: null,
+            received_at: firedAt.toISOString(),
+          },
+          task_id: t.id,
+          trigger: 'nightly',
+          barrier: [barrierOf.get(t.accountId)!],
+        }),
+      })),
+    );
+  const inserted = await queueSyncTasks(db, tasks, 'nightly', firedAt, send, CHUNK);
   return { accounts: ids.length, queued: inserted.length };
 }

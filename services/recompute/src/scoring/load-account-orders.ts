@@ -1,6 +1,6 @@
 import { to as copyTo } from 'pg-copy-streams';
 import { CustomerDays, isHoldout, netOrderAmount, toUtcDay, type SummaryColumns } from '@holdfast/analytics';
-import type { Pool, PoolClient } from '@holdfast/db';
+import { inTransaction, type Pool, type PoolClient, type TransactionOptions } from '@holdfast/db';
 import { LineSplitter, nextTab, readDecimal, readInt } from './copy-text.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -46,6 +46,9 @@ export function checkedAccountId(accountId: string): string {
   return accountId.toLowerCase();
 }
 
+/** Both connections read one snapshot: the orders' transaction exports it, the customers' adopts it. */
+const SNAPSHOT_READ: TransactionOptions = { isolation: 'repeatable read', readOnly: true };
+
 /**
  * Reads one account from the read models: its orders summarised per customer as of `asOf`, its
  * customers' external ids and its holdout. Orders and customers are read at once on two connections
@@ -76,30 +79,42 @@ export async function readAccount(
   const orders = await pool.connect();
   const customers = await pool.connect();
   try {
-    await orders.query('begin isolation level repeatable read read only');
-    const { rows } = await orders.query<{ snapshot: string; ok: boolean }>(
-      `select pg_export_snapshot() as snapshot,
-              to_regclass($1) is not null and to_regclass($2) is not null as ok`,
-      [`"${readModelSchema}".orders`, `"${readModelSchema}".customers`],
+    const read = await inTransaction(
+      orders,
+      async () => {
+        const { rows } = await orders.query<{ snapshot: string; ok: boolean }>(
+          `select pg_export_snapshot() as snapshot,
+                  to_regclass($1) is not null and to_regclass($2) is not null as ok`,
+          [`"${readModelSchema}".orders`, `"${readModelSchema}".customers`],
+        );
+        if (!rows[0]?.ok) return null;
+        const snapshot = rows[0].snapshot;
+        // Counted in the snapshot that is scored, so a task's counters describe exactly what it scored.
+        const { rows: counted } = await orders.query<{ orders: number; customers: number }>(
+          `select (select count(*) from "${readModelSchema}".orders where account_id = $1)::int as orders,
+                  (select count(*) from "${readModelSchema}".customers where account_id = $1)::int as customers`,
+          [account],
+        );
+        const [days, customerRows] = await inTransaction(
+          customers,
+          async () => {
+            await customers.query(`set transaction snapshot '${snapshot}'`);
+            // Plain scans: JIT compilation costs about a second here and saves less.
+            await Promise.all([orders.query('set local jit = off'), customers.query('set local jit = off')]);
+            return Promise.all([
+              streamOrders(orders, readModelSchema, account, asOf),
+              collectCopy(customers, readModelSchema, account),
+            ]);
+          },
+          SNAPSHOT_READ,
+        );
+        return { days, customerRows, counted: counted[0]! };
+      },
+      SNAPSHOT_READ,
     );
-    if (!rows[0]?.ok) return NO_DATA;
-    // Counted in the snapshot that is scored, so a task's counters describe exactly what it scored.
-    const { rows: counted } = await orders.query<{ orders: number; customers: number }>(
-      `select (select count(*) from "${readModelSchema}".orders where account_id = $1)::int as orders,
-              (select count(*) from "${readModelSchema}".customers where account_id = $1)::int as customers`,
-      [account],
-    );
-    await customers.query('begin isolation level repeatable read read only');
-    await customers.query(`set transaction snapshot '${rows[0].snapshot}'`);
-    // Plain scans: JIT compilation costs about a second here and saves less.
-    await Promise.all([orders.query('set local jit = off'), customers.query('set local jit = off')]);
-    const [days, customerRows] = await Promise.all([
-      streamOrders(orders, readModelSchema, account, asOf),
-      collectCopy(customers, readModelSchema, account),
-    ]);
-    await Promise.all([orders.query('commit'), customers.query('commit')]);
-    const { acc, holdout } = days;
-    const externalIdOf = externalIdsByCustomer(acc, customerRows);
+    if (!read) return NO_DATA;
+    const { acc, holdout } = read.days;
+    const externalIdOf = externalIdsByCustomer(acc, read.customerRows);
     const { columns, customer } = acc.columns(toUtcDay(asOf), unitDays);
     const customerIds = Array.from(customer, (c) => acc.id(c));
     const externalIds = Array.from(customer, (c) => externalIdOf[c]);
@@ -109,14 +124,8 @@ export async function readAccount(
       externalIds,
       orders: acc.orders,
       holdout,
-      snapshot: { orders: counted[0]!.orders, customers: counted[0]!.customers },
+      snapshot: { orders: read.counted.orders, customers: read.counted.customers },
     };
-  } catch (err) {
-    await Promise.all([
-      orders.query('rollback').catch(() => {}),
-      customers.query('rollback').catch(() => {}),
-    ]);
-    throw err;
   } finally {
     orders.release();
     customers.release();

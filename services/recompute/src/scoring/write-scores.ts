@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { from as copyFrom } from 'pg-copy-streams';
-import type { Pool, PoolClient } from '@holdfast/db';
+import { inTransaction, type Pool, type PoolClient } from '@holdfast/db';
 import { checkedAccountId } from './load-account-orders.js';
 import { modelParams, PER_CUSTOMER_COLUMNS, scoreLines, type ScoreBatch } from './score-rows.js';
 import type { ModelFitRow } from './model-fit.js';
@@ -166,15 +166,4 @@ async function insertFit(client: PoolClient, batch: ScoreBatch, fit: ModelFitRow
       fit.converged,
     ],
   );
-}
-
-async function inTransaction(client: PoolClient, fn: () => Promise<void>): Promise<void> {
-  await client.query('begin');
-  try {
-    await fn();
-    await client.query('commit');
-  } catch (err) {
-    await client.query('rollback').catch(() => {});
-    throw err;
-  }
 }

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { nameUuid } from '@holdfast/platform';
 
 // A fixed namespace for customer ids (itself a random v4 uuid, chosen once). Changing it would give
 // every customer a new id on the next rebuild, so it never changes.
@@ -13,13 +13,5 @@ const CUSTOMER_NAMESPACE = Buffer.from('6f1d3c2a8b7e4f0c9a5d2e1b3c4d5e6f', 'hex'
  * customerUuid('2b1c…', 'e0f4…'); // '8c3e…-…-5…' (same inputs, same id, every time)
  */
 export function customerUuid(accountId: string, eventId: string): string {
-  const hash = createHash('sha1')
-    .update(CUSTOMER_NAMESPACE)
-    .update(`${accountId}\u0000${eventId}`, 'utf8')
-    .digest();
-  const b = hash.subarray(0, 16);
-  b[6] = (b[6]! & 0x0f) | 0x50; // version 5
-  b[8] = (b[8]! & 0x3f) | 0x80; // RFC 4122 variant
-  const h = b.toString('hex');
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+  return nameUuid(`${accountId}\u0000${eventId}`, CUSTOMER_NAMESPACE);
 }

@@ -8,7 +8,7 @@ import { silentLogger } from '@holdfast/platform';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
 import { readModelDigest } from '../../replay/table-digest.js';
 import { ProjectionRunner } from '../../runtime/projection-runner.js';
-import { ensureReadModelSchema } from '../../schema/ensure-read-model-schema.js';
+import { ensureReadModelSchema } from '@holdfast/read-models';
 import {
   customerRow,
   customerUpserted,

@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { TestEnv } from '@holdfast/testing';
-import { ensureReadModelSchema } from '@holdfast/projector';
+import { ensureReadModelSchema } from '@holdfast/read-models';
 import { migrateAnalytics } from '../../migrations/migrate-analytics.js';
 import { migrateCampaigns } from '../migrations/migrate-campaigns.js';
 

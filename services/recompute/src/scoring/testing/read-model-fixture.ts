@@ -2,7 +2,7 @@
 // of the recompute itself; the pipeline test goes through the gateway, Kafka and the projector).
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { ensureReadModelSchema } from '@holdfast/projector';
+import { ensureReadModelSchema } from '@holdfast/read-models';
 import type { TestEnv } from '@holdfast/testing';
 import { migrateAnalytics } from '../../migrations/migrate-analytics.js';
 

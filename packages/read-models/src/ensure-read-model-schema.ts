@@ -1,4 +1,4 @@
-import { checkpointTableDdl, type Pool, type PoolClient } from '@holdfast/db';
+import { checkpointTableDdl, withTransaction, type Pool, type PoolClient } from '@holdfast/db';
 import {
   actAsReadModelOwner,
   applyReadModelPrivileges,
@@ -16,6 +16,23 @@ import {
 } from './stream-tables.js';
 
 /** Every read-model table, by name: what a full rebuild swaps and what the equality test digests. */
+/** The schema the read models live in unless configured otherwise (`READ_SCHEMA_SETTING`). */
+export const DEFAULT_READ_MODEL_SCHEMA = 'read_models';
+
+/** The environment variable that names the read models' schema, for every service and the CLI. */
+export const READ_SCHEMA_SETTING = 'HOLDFAST_READ_SCHEMA';
+
+/**
+ * The read models' schema: `explicit` (a command-line option), else `READ_SCHEMA_SETTING` in `env`,
+ * else `DEFAULT_READ_MODEL_SCHEMA`.
+ */
+export function readModelSchemaOf(
+  env: Readonly<Record<string, string | undefined>>,
+  explicit?: string,
+): string {
+  return explicit ?? env[READ_SCHEMA_SETTING] ?? DEFAULT_READ_MODEL_SCHEMA;
+}
+
 export const READ_MODEL_TABLES = [
   'orders',
   'customers',
@@ -68,19 +85,16 @@ export function assertSchemaName(schema: string): string {
  */
 export async function ensureReadModelSchema(
   pool: Pool,
-  schema = 'read_models',
+  schema = DEFAULT_READ_MODEL_SCHEMA,
   { deferIndexes = false } = {},
 ): Promise<void> {
   assertSchemaName(schema);
-  const client = await pool.connect();
-  try {
-    await client.query('begin');
+  await withTransaction(pool, async (client) => {
     await client.query(`select pg_advisory_xact_lock(hashtext('holdfast.ensure_read_models'))`);
     const access = await readModelAccess(client);
     if (access === 'reader') {
       // The gateway's role reads these tables; it may not create them (the owner migrates first).
       await assertReadModelTables(client, schema);
-      await client.query('commit');
       return;
     }
     if (access === 'owner') await actAsReadModelOwner(client, schema);
@@ -93,13 +107,7 @@ export async function ensureReadModelSchema(
     await client.query(viewsDdl(schema));
     if (access === 'owner') await applyReadModelPrivileges(client, schema);
     else await grantAnalystAccess(client, schema);
-    await client.query('commit');
-  } catch (err) {
-    await client.query('rollback').catch(() => {});
-    throw err;
-  } finally {
-    client.release();
-  }
+  });
 }
 
 async function assertReadModelTables(client: PoolClient, schema: string): Promise<void> {

@@ -1,0 +1,14 @@
+/**
+ * The read models: what the projector writes and everything else reads. Owns their DDL (one
+ * function per table, per schema, so a rebuild can create them in a fresh schema), the table names,
+ * the default schema name and the privileges of the roles that read them.
+ *
+ * - `ensureReadModelSchema(pool, schema)`: idempotent DDL of every read-model table.
+ * - `READ_MODEL_TABLES`: every table's name; `DEFAULT_READ_MODEL_SCHEMA`: `read_models`;
+ *   `READ_SCHEMA_SETTING` (`HOLDFAST_READ_SCHEMA`) and `readModelSchemaOf(env)`: the schema setting.
+ */
+export * from './ensure-read-model-schema.js';
+export * from './analyst-role.js';
+export { viewsDdl } from './views.js';
+export type * from './operations.js';
+export * from './rows.js';

@@ -1,0 +1,122 @@
+import type { InfraConfig, Logger } from '@holdfast/platform';
+import type { Pool } from '@holdfast/db';
+
+/**
+ * The operations on the read models that an operator runs (dead letters, rebuilds, reference rates),
+ * as a port: the projector implements them (`@holdfast/projector` satisfies this interface; a CLI
+ * test holds it to it), and the CLI depends on this interface and loads the projector behind it.
+ */
+export interface ReadModelOperations {
+  listDeadLetters(pool: Pool, schema: string, filter?: DeadLetterFilter): Promise<DeadLetterRow[]>;
+  redriveDeadLetters(
+    pool: Pool,
+    appender: unknown,
+    opts: { schema: string; topicPrefix: string } & Omit<DeadLetterFilter, 'status'>,
+  ): Promise<{ redriven: string[] }>;
+  connectProjectorDeps(
+    config: InfraConfig,
+    pool: Pool,
+    logger: Logger,
+    clientId: string,
+  ): Promise<ConnectedTool>;
+  rebuildReadModels(opts: RebuildOptions, deps: ConnectedTool['deps']): Promise<RebuildResult>;
+  importReferenceRates(pool: Pool, source: string, bytes: Buffer): Promise<RatesImportResult>;
+  unconvertedOrders(pool: Pool, schema: string, accountId?: string): Promise<UnconvertedOrders[]>;
+  setReportingCurrency(pool: Pool, accountId: string, currency: string): Promise<number>;
+  /** An input the operator must fix (a rates file, a currency); nothing was changed. Not retriable. */
+  FxInputError: abstract new (...args: never[]) => Error;
+}
+
+/** The projector's Kafka and registry connections around an operator's pool, for one command. */
+export interface ConnectedTool {
+  /** Opaque to the operator: handed back to `rebuildReadModels`. */
+  readonly deps: object;
+  /** A producer for re-driving dead letters (created on first use). */
+  appender(): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+/** A dead letter as `holdfast dlq list` shows it. */
+export interface DeadLetterRow {
+  /** `projection:partition:offset`: what `holdfast dlq replay` takes. */
+  readonly id: string;
+  readonly projection: string;
+  readonly topic: string;
+  readonly partition: number;
+  readonly offset: number;
+  readonly accountId: string | null;
+  /** The request that appended the record (X-Request-Id), when it carried one. */
+  readonly requestId: string | null;
+  readonly reason: string;
+  readonly recordTimestamp: Date | null;
+  readonly status: 'dead' | 'redriven';
+  readonly redrivenAt: Date | null;
+  readonly valueBytes: number;
+}
+
+export interface DeadLetterFilter {
+  readonly projection?: string;
+  /** Default 'dead' (what still needs attention). */
+  readonly status?: 'dead' | 'redriven' | 'all';
+  readonly ids?: readonly string[];
+  readonly limit?: number;
+}
+
+/** How far a rebuild is, against the high watermarks it is catching up to. */
+export interface RebuildProgress {
+  readonly phase: 'bulk' | 'catch-up' | 'final';
+  /** Log positions consumed so far, summed over partitions (records and transaction markers). */
+  readonly consumed: number;
+  /** Positions to reach: the high watermarks of this phase. */
+  readonly target: number;
+  readonly partitionsDone: number;
+  readonly partitions: number;
+  readonly elapsedMs: number;
+}
+
+export interface RebuildOptions {
+  readonly topicPrefix: string;
+  /** The live read-model schema (rebuilt into `<readSchema>_next`, then switched in). */
+  readonly readSchema: string;
+  /** Projections to rebuild; all when omitted. */
+  readonly projections?: readonly string[];
+  readonly chunkSize?: number;
+  /** Build `<readSchema>_next` but do not switch (for inspection). Default false. */
+  readonly noSwitch?: boolean;
+  /** Called about once a second per phase, and when a phase completes. */
+  readonly onProgress?: (p: RebuildProgress) => void;
+  /** Lag (records) small enough to pause the live projector for the final catch-up. Default 20,000. */
+  readonly pauseBelow?: number;
+  readonly now?: () => Date;
+}
+
+export interface RebuildResult {
+  readonly projections: readonly string[];
+  readonly nextSchema: string;
+  /** Where the replaced tables went (undefined with noSwitch). */
+  readonly oldSchema?: string;
+  readonly elapsedMs: number;
+}
+
+export interface RatesImportResult {
+  readonly importId: number;
+  readonly days: number;
+  readonly currencies: readonly string[];
+  readonly ratesAdded: number;
+  /** Rates of the file already stored with the same value. */
+  readonly ratesKnown: number;
+  /** Orders whose conversion changed, over every converting schema. */
+  readonly ordersReconverted: number;
+  readonly version: number;
+}
+
+/** One group of orders that converted at 1.0 (or are not converted yet), for the operator. */
+export interface UnconvertedOrders {
+  readonly account_id: string;
+  readonly currency: string;
+  readonly reporting_currency: string;
+  readonly fx_status: 'unknown_currency' | 'no_rate' | 'pending';
+  readonly orders: number;
+  readonly first_order_date: Date;
+  readonly last_order_date: Date;
+}
