@@ -41,9 +41,10 @@ export default defineConfig({
           name: 'e2e',
           include: ['{packages,services}/*/src/**/*.e2e.test.ts', 'tests/**/*.e2e.test.ts'],
           // The short chaos run is in (four runs in a row passed with the consumer stall watchdog;
-          // docs/reliability.md). The cluster run (npm run test:cluster) is not: one of its four runs
-          // found an acknowledged batch missing after the leader's SIGKILL (reliability.md, "Open
-          // finding"), not yet explained, and a gate that fails for an unknown reason blocks every landing.
+          // docs/reliability.md). The cluster run (npm run test:cluster, ~2 min, three brokers) is
+          // not: its lost batch is explained and fixed (kafkajs dropped a partition whose leader died
+          // mid-send; reliability.md, "Found and fixed"), and it joins the gate once it has a longer
+          // record of passing runs.
           exclude: process.env.HOLDFAST_CLUSTER_E2E === '1' ? [] : ['tests/cluster.e2e.test.ts'],
           globalSetup: ['packages/testing/src/global-setup.ts'],
           testTimeout: 600_000,

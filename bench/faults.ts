@@ -255,6 +255,77 @@ export class PrivateBroker {
   }
 }
 
+/**
+ * A KRaft cluster of `size` combined broker+controller nodes alone (no registry, no PostgreSQL), on
+ * ports of its own: node i (1-based) listens on `port + 2(i−1)` and its controller on the next port
+ * (infra/lib/kafka.mjs), replication factor 3 and min.insync.replicas 2. For tests that freeze or kill
+ * one broker under a client.
+ */
+export class PrivateCluster {
+  private constructor(
+    readonly brokers: string,
+    private readonly settings: { runDir: string },
+    private readonly dir: string,
+    readonly size: number,
+  ) {}
+
+  static async start(log: (m: string) => void, port: number, size = 3): Promise<PrivateCluster> {
+    const dir = mkdtempSync(join(tmpdir(), 'holdfast-cluster-'));
+    const settings = loadSettings({
+      HOLDFAST_CACHE: dir,
+      HOLDFAST_INSTALL_DIR: process.env.HOLDFAST_INSTALL_DIR ?? join(homedir(), '.cache', 'holdfast'),
+      HOLDFAST_KAFKA_PORT: String(port),
+      HOLDFAST_KAFKA_CONTROLLER_PORT: String(port + 1),
+      HOLDFAST_KAFKA_BROKER_COUNT: String(size),
+      HOLDFAST_KAFKA_HEAP: process.env.HOLDFAST_KAFKA_HEAP ?? '256m',
+    }) as { runDir: string };
+    const cluster = new PrivateCluster('', settings, dir, size);
+    try {
+      const brokers = await startKafka(settings, log);
+      return new PrivateCluster(brokers, settings, dir, size);
+    } catch (err) {
+      await cluster.close();
+      throw err;
+    }
+  }
+
+  /** The pid of node `id` (1-based), if it runs. */
+  pid(id: number): number | undefined {
+    try {
+      const pid = Number(readFileSync(join(this.settings.runDir, `kafka-${id}.pid`), 'utf8').trim());
+      return Number.isInteger(pid) && alive(pid) ? pid : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  private signal(id: number, sig: NodeJS.Signals): number {
+    const pid = this.pid(id);
+    if (pid === undefined) throw new Error(`kafka-${id} is not running under this cluster`);
+    try {
+      process.kill(-pid, sig);
+    } catch {
+      process.kill(pid, sig);
+    }
+    return pid;
+  }
+
+  /** SIGSTOPs node `id`: its connections stay open and its requests go unanswered (a hung broker). */
+  freeze(id: number): void {
+    this.signal(id, 'SIGSTOP');
+  }
+
+  /** SIGKILLs node `id` (frozen or not) and waits until it is gone. */
+  async kill(id: number): Promise<void> {
+    await waitGone(this.signal(id, 'SIGKILL'));
+  }
+
+  async close(): Promise<void> {
+    for (let id = 1; id <= this.size; id++) await stopDaemon(this.settings, `kafka-${id}`);
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
 export type ServiceName = 'gateway' | 'projector' | 'recompute' | 'dispatcher';
 
 /** One exit of a supervised service. */

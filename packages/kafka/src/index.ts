@@ -4,7 +4,7 @@
  * dead-letter what is permanent, crash on bugs), dead letters, consumer health and lag.
  */
 export { createKafka } from './client.js';
-export { kafkaSecurityOptions } from './kafkajs-adapter.js';
+export { kafkaSecurityOptions, UnwrittenPartitionsError } from './kafkajs-adapter.js';
 export type * from './ports.js';
 export { LOCAL_REPLICATION, TOPICS, ensureTopics, topicName } from './topics.js';
 export { TransactionalAppender, type Appender } from './appender.js';

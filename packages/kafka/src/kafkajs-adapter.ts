@@ -67,23 +67,92 @@ function kafkajs(
   });
 }
 
-/** The Java-compatible partition of every keyed record, memoised (see `memoPartitionOf`). */
-const createPartitioner = () => {
+/**
+ * The partitions one send call targets, by topic, noted by the partitioner while kafkajs groups the
+ * call's records (see `WrittenCheck`).
+ */
+type Targets = Map<string, Set<number>>;
+
+/**
+ * The Java-compatible partition of every keyed record, memoised (see `memoPartitionOf`). While
+ * `targets()` returns a map, every partition chosen is noted in it.
+ */
+const createPartitioner = (targets: () => Targets | undefined) => () => {
   const partitionOf = memoPartitionOf();
+  const choose = (message: { partition?: number | null; key?: Buffer | string | null }, n: number) => {
+    if (message.partition !== null && message.partition !== undefined) return message.partition;
+    const key = message.key;
+    if (typeof key === 'string') return partitionOf(key, n);
+    if (key) return partitionOf(key.toString('utf8'), n);
+    return 0;
+  };
   return ({
+    topic,
     message,
     partitionMetadata,
   }: {
+    topic: string;
     message: { partition?: number | null; key?: Buffer | string | null };
     partitionMetadata: unknown[];
   }) => {
-    if (message.partition !== null && message.partition !== undefined) return message.partition;
-    const key = message.key;
-    if (typeof key === 'string') return partitionOf(key, partitionMetadata.length);
-    if (key) return partitionOf(key.toString('utf8'), partitionMetadata.length);
-    return 0;
+    const partition = choose(message, partitionMetadata.length);
+    const noted = targets();
+    if (noted) {
+      let set = noted.get(topic);
+      if (!set) noted.set(topic, (set = new Set()));
+      set.add(partition);
+    }
+    return partition;
   };
 };
+
+/**
+ * A send kafkajs reported done although some partitions of it were never written. Retriable: the
+ * transaction is aborted (its producer fenced) and the whole append tried again.
+ */
+export class UnwrittenPartitionsError extends Error {
+  readonly isRetriable = true;
+  constructor(readonly partitions: readonly string[]) {
+    super(`kafkajs reported a send done without writing to ${partitions.join(', ')}`);
+    this.name = 'UnwrittenPartitionsError';
+  }
+}
+
+/**
+ * Checks that kafkajs wrote every partition a send call targeted. kafkajs 2.2.4 loses records when a
+ * partition leader dies during a send that spans several brokers (`producer/sendMessages.js`): the
+ * answers already received are kept per broker across retries, and the retry sends only to brokers
+ * without an answer. A partition whose leadership moved from the dead broker to one that already
+ * answered is never sent again, and the call resolves as if all were written (kafkajs issue #1303,
+ * PR #1798). In a transaction the commit then succeeds with the partition's records missing: the
+ * acknowledged batch lost in the cluster run (docs/reliability.md). The call's answer lists every
+ * partition that was written (any error fails the call), so a partition missing from it was not.
+ */
+class WrittenCheck {
+  private targets: Targets | undefined;
+  readonly partitioner = createPartitioner(() => this.targets);
+
+  constructor(private readonly logger: Logger) {}
+
+  /** Runs one send call (a producer runs one at a time) and throws if a partition was skipped. */
+  async send(call: () => Promise<{ topicName: string; partition: number }[]>): Promise<void> {
+    const targets: Targets = new Map();
+    this.targets = targets;
+    let answer: { topicName: string; partition: number }[];
+    try {
+      answer = await call();
+    } finally {
+      this.targets = undefined;
+    }
+    const written = new Set(answer.map((r) => `${r.topicName}/${r.partition}`));
+    const missing: string[] = [];
+    for (const [topic, partitions] of targets)
+      for (const p of partitions) if (!written.has(`${topic}/${p}`)) missing.push(`${topic}/${p}`);
+    if (!missing.length) return;
+    this.logger.warn('kafka_send_incomplete', { partitions: missing });
+    throw new UnwrittenPartitionsError(missing);
+  }
+}
 
 /**
  * Messages per topic in one produce call. kafkajs groups a call's messages by partition with an
@@ -307,15 +376,17 @@ function groupConsumerPort(kafka: Kafka, opts: GroupConsumerOptions): GroupConsu
 
 async function transactionalProducer(
   kafka: Kafka,
+  logger: Logger,
   { transactionalId, transactionTimeoutMs }: { transactionalId: string; transactionTimeoutMs: number },
 ) {
+  const check = new WrittenCheck(logger);
   const producer: Producer = kafka.producer({
     transactionalId,
     idempotent: true,
     maxInFlightRequests: 1,
     transactionTimeout: transactionTimeoutMs,
     allowAutoTopicCreation: false,
-    createPartitioner,
+    createPartitioner: check.partitioner,
   });
   await producer.connect();
   return {
@@ -330,7 +401,8 @@ async function transactionalProducer(
             const messages = [...byTopic]
               .map(([topic, list]) => ({ topic, messages: list.slice(i * SEND_SLICE, (i + 1) * SEND_SLICE) }))
               .filter((t) => t.messages.length > 0);
-            await tx.sendBatch({ topicMessages: messages, timeout });
+            // A slice kafkajs did not fully write fails the transaction (see WrittenCheck).
+            await check.send(() => tx.sendBatch({ topicMessages: messages, timeout }));
           }
         },
         commit: () => tx.commit(),
@@ -341,23 +413,27 @@ async function transactionalProducer(
   };
 }
 
-async function idempotentProducer(kafka: Kafka) {
+async function idempotentProducer(kafka: Kafka, logger: Logger) {
+  const check = new WrittenCheck(logger);
   const producer = kafka.producer({
     idempotent: true,
     maxInFlightRequests: 1,
     allowAutoTopicCreation: false,
-    createPartitioner,
+    createPartitioner: check.partitioner,
   });
   await producer.connect();
   return {
     // kafkajs encodes each partition's messages of one send call as ONE RecordBatch
-    // (`producer/sendMessages.js`) and never splits them across requests.
+    // (`producer/sendMessages.js`) and never splits them across requests. A call that spans brokers
+    // and was not fully written fails (see WrittenCheck).
     send: async (records: readonly OutgoingRecord[], timeout: number) => {
-      await producer.sendBatch({
-        topicMessages: [...topicMessages(records)].map(([topic, messages]) => ({ topic, messages })),
-        acks: -1,
-        timeout,
-      });
+      await check.send(() =>
+        producer.sendBatch({
+          topicMessages: [...topicMessages(records)].map(([topic, messages]) => ({ topic, messages })),
+          acks: -1,
+          timeout,
+        }),
+      );
     },
     close: () => producer.disconnect(),
   };
@@ -379,8 +455,8 @@ export function kafkajsClient(
   const createCluster = clusterFactory(kafka);
   return {
     kind: 'kafkajs',
-    transactionalProducer: (o) => transactionalProducer(kafka, o),
-    idempotentProducer: () => idempotentProducer(kafka),
+    transactionalProducer: (o) => transactionalProducer(kafka, logger, o),
+    idempotentProducer: () => idempotentProducer(kafka, logger),
     admin: (o) => adminPort(kafka, createCluster, o?.retries),
     groupConsumer: (o) => groupConsumerPort(kafka, o),
   };
