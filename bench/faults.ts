@@ -285,6 +285,8 @@ interface Supervised {
   startedAt: number;
   tail: string[];
   log: WriteStream;
+  /** Node flags before the script (some, like --trace-gc, are not allowed in NODE_OPTIONS). */
+  nodeArgs: readonly string[];
   /** Resolves when the current incarnation answers its readiness URL. */
   ready?: Promise<number>;
 }
@@ -328,6 +330,7 @@ export class ServiceSupervisor {
     name: ServiceName,
     extra: Record<string, string> = {},
     instance: string = name,
+    nodeArgs: readonly string[] = [],
   ): Promise<number> {
     const port = await freePort();
     const s: Supervised = {
@@ -340,6 +343,7 @@ export class ServiceSupervisor {
       startedAt: 0,
       tail: [],
       log: createWriteStream(join(this.logDir, `${instance}.log`), { flags: 'a' }),
+      nodeArgs,
     };
     this.services.set(instance, s);
     this.spawn(s, extra);
@@ -349,6 +353,11 @@ export class ServiceSupervisor {
 
   port(name: string): number {
     return this.services.get(name)!.port;
+  }
+
+  /** Where the instance serves /healthz, /readyz and /metrics. */
+  opsPort(name: string): number {
+    return this.services.get(name)!.opsPort;
   }
 
   pid(name: string): number | undefined {
@@ -389,7 +398,7 @@ export class ServiceSupervisor {
   private spawn(s: Supervised, extra: Record<string, string>): void {
     const child = spawn(
       process.execPath,
-      ['--conditions=source', '--import', 'tsx', `services/${s.name}/src/main.ts`],
+      [...s.nodeArgs, '--conditions=source', '--import', 'tsx', `services/${s.name}/src/main.ts`],
       {
         cwd: ROOT,
         env: {
