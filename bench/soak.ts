@@ -253,24 +253,11 @@ export async function benchSoak(args: Record<string, string>): Promise<number> {
     const gc: Partial<Record<ServiceName, { atMs: number; after: number }[]>> = traceGc
       ? Object.fromEntries(SERVICES.map((svc) => [svc, markCompacts(join(logDir, `${svc}.log`))]))
       : {};
-    const quarter = Math.max(60_000, (end - 120_000) / 4);
-    const liveHeap: Partial<Record<ServiceName, { from: number; to: number; growth: number; n: number }>> =
-      {};
+    const liveHeap: Partial<Record<ServiceName, LiveHeapGrowth>> = {};
     for (const svc of SERVICES) {
       // --trace-gc prints the process's uptime; the process started when it was spawned.
-      const offset = t0 - spawnedAt[svc]!;
-      const g = gc[svc] ?? [];
-      const inWindow = (from: number, to: number) =>
-        g.filter((x) => x.atMs >= from + offset && x.atMs < to + offset).map((x) => x.after);
-      const first = inWindow(120_000, 120_000 + quarter);
-      const last = inWindow(end - quarter, end + 1);
-      if (first.length >= 2 && last.length >= 2)
-        liveHeap[svc] = {
-          from: mean(first),
-          to: mean(last),
-          growth: (mean(last) - mean(first)) / mean(first),
-          n: g.length,
-        };
+      const h = liveHeapGrowth(gc[svc] ?? [], t0 - spawnedAt[svc]!, end);
+      if (h) liveHeap[svc] = h;
     }
     const failed = [...routes.values()].reduce((s, r) => s + r.failed + r.gaveUp + r.rejected, 0);
     const rssOk = SERVICES.every((s) => growth[s]!.steady < RSS_GROWTH_LIMIT);
@@ -424,4 +411,35 @@ export function markCompacts(logFile: string): { atMs: number; after: number }[]
   ))
     out.push({ atMs: Number(m[1]), after: Number(m[2]) });
   return out;
+}
+
+export interface LiveHeapGrowth {
+  /** Mean heap after a full collection (MiB) over the first quarter after minute 2, and the last. */
+  readonly from: number;
+  readonly to: number;
+  readonly growth: number;
+  /** Full collections in the whole log. */
+  readonly n: number;
+}
+
+/**
+ * Growth of the heap after full collections from minute 2 to the end of a run of `endMs` (ms since
+ * the load started): the mean over the first quarter of [2 min, end] against the mean over the last
+ * quarter (each at least a minute). `offsetMs`: the process's uptime when the load started. Null
+ * when either quarter has fewer than 2 full collections (the old space did not fill: not measured).
+ */
+export function liveHeapGrowth(
+  gcs: readonly { atMs: number; after: number }[],
+  offsetMs: number,
+  endMs: number,
+): LiveHeapGrowth | null {
+  const quarter = Math.max(60_000, (endMs - 120_000) / 4);
+  const inWindow = (from: number, to: number) =>
+    gcs.filter((x) => x.atMs >= from + offsetMs && x.atMs < to + offsetMs).map((x) => x.after);
+  const first = inWindow(120_000, 120_000 + quarter);
+  const last = inWindow(endMs - quarter, endMs + 1);
+  if (first.length < 2 || last.length < 2) return null;
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  const [from, to] = [mean(first), mean(last)];
+  return { from, to, growth: (to - from) / from, n: gcs.length };
 }
