@@ -305,6 +305,8 @@ function exitReason(tail: readonly string[]): string {
   return why.length > 300 ? `${why.slice(0, 300)}…` : why;
 }
 
+const TRACE_GC_LINE = /^\[\d+:0x[0-9a-f]+\]\s+\d+ ms: /;
+
 /**
  * Runs services as processes and restarts one that exits (backoff 0.25 s doubling to 5 s, reset
  * after 10 s of life), as a process supervisor would. `kill` marks the next exit as planned.
@@ -416,7 +418,8 @@ export class ServiceSupervisor {
     const onData = (d: Buffer) => {
       s.log.write(d);
       for (const line of d.toString('utf8').split('\n')) {
-        if (!line.trim()) continue;
+        // --trace-gc lines (the soak) stay in the log file but out of the tail that explains an exit.
+        if (!line.trim() || TRACE_GC_LINE.test(line)) continue;
         s.tail.push(line);
         if (s.tail.length > 400) s.tail.shift();
       }
