@@ -10,12 +10,19 @@
 // the mean of the last 30 s), with the projector's identity memory budget lowered (default 150,000
 // orders, 30,000 customers) so that it is full before that half starts; the RSS slope over that half
 // (MiB per minute) is reported beside it. Growth from minute 2 to the end is reported, not gated.
+// Beside the RSS, the live JS heap is gated from minute 2: every service runs with --trace-gc and the
+// heap size after each full collection (what is still reachable) is read back from its log; it must
+// grow less than 10 % from the first quarter after minute 2 to the last quarter. That is the leak
+// test the RSS cannot be: a 22-minute run at 6,900 orders/s showed the gateway's RSS rising from
+// 478 to 580 MiB by minute 10 and then flat, while its heap after full GC stayed at 54-55 MiB and
+// two heap snapshots 17 minutes apart differed by 0.9 MiB (docs/reliability.md).
+// `--trace-gc false` turns it off; `--heap-snapshots 3,20` makes the gateway write heap snapshots.
 //
 // Default rate: half the measured capacity. docs/performance.md measured the backfill at 13,879
 // orders/s end to end on a quiet 2-core machine (6,871 under the load of other suites); half of the
 // quiet figure, ~6,900 orders/s, is the default (`--orders-per-s` to change it), plus per account 300
 // customer rows/s, 4 custom-api events/s and 4 pixel requests of 20 events/s.
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -55,6 +62,18 @@ export async function benchSoak(args: Record<string, string>): Promise<number> {
     args['port-base'] ? Number(args['port-base']) : undefined,
   );
   const logDir = mkdtempSync(join(tmpdir(), 'holdfast-soak-logs-'));
+  // --trace-gc: every service prints its garbage collections; the live heap after each full
+  // (mark-compact) collection is read back from the logs. --heap-snapshots 3,18: the gateway writes a
+  // heap snapshot into the log directory at those minutes (each pauses it for seconds: not for a
+  // verdict run).
+  const traceGc = args['trace-gc'] !== 'false';
+  const snapshotsAt = (args['heap-snapshots'] ?? '').split(',').filter(Boolean).map(Number);
+  const nodeArgs = (svc: ServiceName) => [
+    ...(traceGc ? ['--trace-gc'] : []),
+    ...(svc === 'gateway' && snapshotsAt.length
+      ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${logDir}`]
+      : []),
+  ];
   const pool = new pg.Pool({ connectionString: stack.env.DATABASE_URL, max: 2 });
   pool.on('error', () => {});
   const sup = new ServiceSupervisor(
@@ -85,7 +104,11 @@ export async function benchSoak(args: Record<string, string>): Promise<number> {
     await admin.connect();
     await ensureTopics(admin, 'soak-', 4);
     await admin.disconnect();
-    for (const svc of SERVICES) await sup.start(svc);
+    const spawnedAt: Partial<Record<ServiceName, number>> = {};
+    for (const svc of SERVICES) {
+      spawnedAt[svc] = Date.now();
+      await sup.start(svc, {}, svc, nodeArgs(svc));
+    }
     const base = `http://127.0.0.1:${sup.port('gateway')}`;
     for (let a = 0; a < accounts; a++) {
       const { id: accountId } = await createAccount(db, {
@@ -127,16 +150,27 @@ export async function benchSoak(args: Record<string, string>): Promise<number> {
     }
     const t0 = Date.now();
     const rss: { at: number; mb: Record<string, number> }[] = [];
+    // The V8 heap of each service as its /metrics reports it (prom-client's default metrics).
+    const heap: { at: number; svc: ServiceName; used: number; oldSpace: number; external: number }[] = [];
     const sample = () => {
+      const at = Date.now() - t0;
       const mb: Record<string, number> = { bench: rssMb(process.pid) };
       for (const svc of SERVICES) {
         const pid = sup.pid(svc);
         if (pid) mb[svc] = rssMb(pid);
+        void heapOf(sup.opsPort(svc)).then((h) => h && heap.push({ at, svc, ...h }));
       }
-      rss.push({ at: Date.now() - t0, mb });
+      rss.push({ at, mb });
     };
     const timer = setInterval(sample, 5000);
     sample();
+    const snapshotTimers = snapshotsAt.map((m) =>
+      setTimeout(() => {
+        const pid = sup.pid('gateway');
+        if (pid) process.kill(pid, 'SIGUSR2');
+        log(`gateway heap snapshot asked at minute ${m}`);
+      }, m * 60_000),
+    );
     for (const l of loads) l.start();
     const loadSamples: number[] = [];
     while (Date.now() - t0 < minutes * 60_000) {
@@ -148,7 +182,9 @@ export async function benchSoak(args: Record<string, string>): Promise<number> {
     }
     await Promise.all(loads.map((l) => l.stop()));
     clearInterval(timer);
+    for (const t of snapshotTimers) clearTimeout(t);
     sample();
+    await sleep(1000);
 
     // Failed requests, and p99 per route per minute.
     const routes = new Map<
@@ -209,10 +245,25 @@ export async function benchSoak(args: Record<string, string>): Promise<number> {
         slope: slopePerMinute(rss.filter((s) => s.at >= half).map((s) => [s.at, s.mb[name] ?? 0])),
       };
     }
+    // Live heap: the V8 heap right after each full (mark-compact) collection, which keeps only what is
+    // reachable, so it grows with a leak of JS objects and not with allocator or heap-reservation
+    // high-water marks. Mean over the first quarter after minute 2 against the mean over the last
+    // quarter; a service with fewer than 2 full collections in either quarter did not need them (its
+    // old space did not fill) and is reported as not measured.
+    const gc: Partial<Record<ServiceName, { atMs: number; after: number }[]>> = traceGc
+      ? Object.fromEntries(SERVICES.map((svc) => [svc, markCompacts(join(logDir, `${svc}.log`))]))
+      : {};
+    const liveHeap: Partial<Record<ServiceName, LiveHeapGrowth>> = {};
+    for (const svc of SERVICES) {
+      // --trace-gc prints the process's uptime; the process started when it was spawned.
+      const h = liveHeapGrowth(gc[svc] ?? [], t0 - spawnedAt[svc]!, end);
+      if (h) liveHeap[svc] = h;
+    }
     const failed = [...routes.values()].reduce((s, r) => s + r.failed + r.gaveUp + r.rejected, 0);
     const rssOk = SERVICES.every((s) => growth[s]!.steady < RSS_GROWTH_LIMIT);
+    const heapOk = SERVICES.every((s) => (liveHeap[s]?.growth ?? 0) < RSS_GROWTH_LIMIT);
     const exits = sup.exits.filter((e) => !e.planned);
-    const ok = failed === 0 && rssOk && exits.length === 0 && minutes >= 3;
+    const ok = failed === 0 && rssOk && heapOk && exits.length === 0 && minutes >= 3;
 
     const table: [string, string | number][] = [
       ['minutes / accounts / orders per s (target)', `${minutes} / ${accounts} / ${ordersPerS}`],
@@ -231,6 +282,35 @@ export async function benchSoak(args: Record<string, string>): Promise<number> {
         r.perMinute.map((xs) => (xs?.length ? Math.round(percentile(xs, 99)) : '-')).join(' '),
       ]);
     }
+    // The V8 heap beside the RSS: the heap used (its minimum over a window is close to the live heap,
+    // since the samples land between collections at random), old space and external memory.
+    const heapRow = (svc: ServiceName, k: 'used' | 'oldSpace' | 'external', from: number, to: number) => {
+      const xs = heap.filter((h) => h.svc === svc && h.at >= from && h.at < to).map((h) => h[k]);
+      return xs.length ? Math.round(Math.min(...xs)) : '-';
+    };
+    for (const svc of SERVICES) {
+      const windows: [number, number][] = [
+        [120_000, 180_000],
+        [half, half + 60_000],
+        [end - 60_000, end + 1],
+      ];
+      table.push([
+        `heap ${svc} MiB, min over the minute (2 min → half → end)`,
+        (['used', 'oldSpace', 'external'] as const)
+          .map((k) => `${k} ${windows.map(([a, b]) => heapRow(svc, k, a, b)).join(' → ')}`)
+          .join('; '),
+      ]);
+      const h = liveHeap[svc];
+      table.push([
+        `  live heap after full GC (from 2 min, gated < 10 %)`,
+        h
+          ? `${h.from.toFixed(1)} → ${h.to.toFixed(1)} MiB, ${(h.growth * 100).toFixed(1)} % (${h.n} full collections)`
+          : traceGc
+            ? `not measured (${gc[svc]?.length ?? 0} full collections: fewer than 2 in a quarter)`
+            : 'not measured (--trace-gc false)',
+      ]);
+    }
+    writeFileSync(join(logDir, 'memory.json'), JSON.stringify({ t0, rss, heap, gc }));
     for (const [name, g] of Object.entries(growth))
       table.push([
         `RSS ${name} MiB (2 min → half → end)`,
@@ -246,8 +326,8 @@ export async function benchSoak(args: Record<string, string>): Promise<number> {
     table.push([
       'RESULT',
       ok
-        ? 'ok: no failed request, RSS growth < 10 % over the steady half, no exit'
-        : `FAILED (failed requests ${failed}, RSS ok ${rssOk}, exits ${exits.length}${minutes < 3 ? ', under 3 minutes' : ''})`,
+        ? 'ok: no failed request, RSS growth < 10 % over the steady half, live heap growth < 10 % from 2 min, no exit'
+        : `FAILED (failed requests ${failed}, RSS ok ${rssOk}, live heap ok ${heapOk}, exits ${exits.length}${minutes < 3 ? ', under 3 minutes' : ''})`,
     ]);
     report(
       'soak',
@@ -260,6 +340,9 @@ export async function benchSoak(args: Record<string, string>): Promise<number> {
         ),
         rss_steady_half_growth_pct: Object.fromEntries(
           Object.entries(growth).map(([k, g]) => [k, Math.round(g.steady * 1000) / 10]),
+        ),
+        live_heap_growth_pct: Object.fromEntries(
+          Object.entries(liveHeap).map(([k, h]) => [k, Math.round(h.growth * 1000) / 10]),
         ),
         rss_steady_slope_mib_per_min: Object.fromEntries(
           Object.entries(growth).map(([k, g]) => [k, Math.round(g.slope * 100) / 100]),
@@ -292,4 +375,71 @@ export function slopePerMinute(points: readonly (readonly [number, number])[]): 
     den += (x - mx) ** 2;
   }
   return den ? (num / den) * 60_000 : 0;
+}
+
+/** The heap figures (MiB) of a service's /metrics, or null when it did not answer. */
+async function heapOf(opsPort: number): Promise<{ used: number; oldSpace: number; external: number } | null> {
+  try {
+    const r = await fetch(`http://127.0.0.1:${opsPort}/metrics`, { signal: AbortSignal.timeout(3000) });
+    const text = await r.text();
+    const val = (re: RegExp) => Number(re.exec(text)?.[1] ?? NaN) / 2 ** 20;
+    return {
+      used: val(/^nodejs_heap_size_used_bytes\{[^}]*\} (\S+)/m),
+      oldSpace: val(/^nodejs_heap_space_size_used_bytes\{[^}]*space="old"[^}]*\} (\S+)/m),
+      external: val(/^nodejs_external_memory_bytes\{[^}]*\} (\S+)/m),
+    };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The full collections `--trace-gc` printed into a service log: the process's uptime in ms and the
+ * heap in MiB after the collection (V8 prints `... 1234 ms: Mark-Compact 210.3 (230.1) -> 150.2
+ * (228.4) MB, ...`).
+ */
+export function markCompacts(logFile: string): { atMs: number; after: number }[] {
+  let text = '';
+  try {
+    text = readFileSync(logFile, 'utf8');
+  } catch {
+    return [];
+  }
+  const out: { atMs: number; after: number }[] = [];
+  for (const m of text.matchAll(
+    /\s(\d+) ms: Mark-Compact[^\n]*? [\d.]+ \([\d.]+\) -> ([\d.]+) \([\d.]+\) MB/g,
+  ))
+    out.push({ atMs: Number(m[1]), after: Number(m[2]) });
+  return out;
+}
+
+export interface LiveHeapGrowth {
+  /** Mean heap after a full collection (MiB) over the first quarter after minute 2, and the last. */
+  readonly from: number;
+  readonly to: number;
+  readonly growth: number;
+  /** Full collections in the whole log. */
+  readonly n: number;
+}
+
+/**
+ * Growth of the heap after full collections from minute 2 to the end of a run of `endMs` (ms since
+ * the load started): the mean over the first quarter of [2 min, end] against the mean over the last
+ * quarter (each at least a minute). `offsetMs`: the process's uptime when the load started. Null
+ * when either quarter has fewer than 2 full collections (the old space did not fill: not measured).
+ */
+export function liveHeapGrowth(
+  gcs: readonly { atMs: number; after: number }[],
+  offsetMs: number,
+  endMs: number,
+): LiveHeapGrowth | null {
+  const quarter = Math.max(60_000, (endMs - 120_000) / 4);
+  const inWindow = (from: number, to: number) =>
+    gcs.filter((x) => x.atMs >= from + offsetMs && x.atMs < to + offsetMs).map((x) => x.after);
+  const first = inWindow(120_000, 120_000 + quarter);
+  const last = inWindow(endMs - quarter, endMs + 1);
+  if (first.length < 2 || last.length < 2) return null;
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  const [from, to] = [mean(first), mean(last)];
+  return { from, to, growth: (to - from) / from, n: gcs.length };
 }

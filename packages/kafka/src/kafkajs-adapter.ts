@@ -8,6 +8,7 @@ import {
   type Producer,
 } from 'kafkajs';
 import type { KafkaSecurityConfig, Logger } from '@holdfast/platform';
+import { ignoreKafkajsNegativeTimeoutWarning } from './kafkajs-timeout-warning.js';
 import { memoPartitionOf } from './partitioner.js';
 import type {
   ConsumedRecord,
@@ -45,6 +46,7 @@ function kafkajs(
   logger: Logger,
   security?: KafkaSecurityConfig,
 ) {
+  ignoreKafkajsNegativeTimeoutWarning();
   return new Kafka({
     clientId,
     brokers: [...brokers],

@@ -3,7 +3,12 @@ import pg from 'pg';
 import type { Kysely } from 'kysely';
 import { EventCodec } from '@holdfast/contracts';
 import { createDb, createPool, migrateToLatest, type Database } from '@holdfast/db';
-import { createKafka, ensureTopics, type KafkaClient } from '@holdfast/kafka';
+import {
+  createKafka,
+  ensureTopics,
+  ignoreKafkajsNegativeTimeoutWarning,
+  type KafkaClient,
+} from '@holdfast/kafka';
 import { EnvReader, readKafkaClientKind, silentLogger } from '@holdfast/platform';
 import { Kafka, logLevel } from 'kafkajs';
 
@@ -67,6 +72,7 @@ export async function createTestEnv(label: string, { partitions = 2 } = {}): Pro
   const topicPrefix = `t${runId}-${suffix}-`;
   const brokers = required('KAFKA_BROKERS').split(',');
   const kafka = createKafka(brokers, `test-${label}`, silentLogger, undefined, testKafkaClient());
+  ignoreKafkajsNegativeTimeoutWarning();
   const verifier = new Kafka({ clientId: `verify-${label}`, brokers, logLevel: logLevel.NOTHING });
   const ka = kafka.admin();
   await ka.connect();
