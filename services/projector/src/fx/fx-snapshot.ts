@@ -86,10 +86,14 @@ export class FxSnapshots {
     // its own snapshot when it starts, so the version is read after the lock is held (a version read in
     // the statement that waited for the lock could predate the change it waited for). One round trip
     // instead of three per chunk.
-    const results = (await client.query(
+    const results: unknown = await client.query(
       `select pg_advisory_xact_lock_shared(${FX_LOCK_SQL}); select version::text from fx.version`,
-    )) as unknown as { rows: { version?: string }[] }[];
-    const version = Number(results[1]?.rows[0]?.version ?? 0);
+    );
+    // pg answers a query string of two statements with two results; anything else would leave the
+    // version unread and the snapshot stale, so it fails the chunk instead.
+    if (!Array.isArray(results) || results.length !== 2)
+      throw new Error('fx version: expected two results from the lock-and-read query');
+    const version = Number((results[1] as { rows: { version?: string }[] }).rows[0]?.version ?? 0);
     let snapshot = this.byDatabase.get(db);
     if (snapshot?.version !== version) {
       snapshot = await loadFxSnapshot(client, version);
