@@ -43,6 +43,9 @@ export class CommerceChunk {
   private readonly index: IdentityResolver<CustomerState>;
   private readonly eventKeys: Set<string>;
   private readonly submissionKeys: Set<string>;
+  // acquisitionChannel per distinct source of the chunk: a backfill repeats a few labels thousands of
+  // times, and the rule trims and matches a regular expression each time.
+  private readonly channels = new Map<string, string | null>();
 
   constructor(state: ChunkState) {
     this.index = state.identities;
@@ -65,6 +68,13 @@ export class CommerceChunk {
         throw new Error(`unhandled ${(never as { type: string }).type}`);
       }
     }
+  }
+
+  private channelOf(source: string | null): string | null {
+    if (source === null) return null;
+    let channel = this.channels.get(source);
+    if (channel === undefined) this.channels.set(source, (channel = acquisitionChannel(source)));
+    return channel;
   }
 
   /** The customers the chunk created, and the stored ones it changed, in first-touch order. */
@@ -94,7 +104,7 @@ export class CommerceChunk {
       phone: o.phone,
       customerName: o.customer_name,
       source: o.source,
-      acquisitionChannel: acquisitionChannel(o.source),
+      acquisitionChannel: this.channelOf(o.source),
       orderChannel: o.order_channel,
       currency: o.currency,
       shippingCity: o.shipping_city,
