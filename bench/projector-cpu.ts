@@ -8,7 +8,8 @@ import { EventCodec, type OrderUpserted } from '@holdfast/contracts';
 import { classifyOrders, validateOrdersRequest } from '@holdfast/domain';
 import type { ConsumedRecord } from '@holdfast/kafka';
 import { silentLogger } from '@holdfast/platform';
-import { ensureReadModelSchema, PROJECTIONS, ProjectionRunner } from '@holdfast/projector';
+import { PROJECTIONS, ProjectionRunner } from '@holdfast/projector';
+import { ensureReadModelSchema } from '@holdfast/read-models';
 import { generateOrders } from './generate-orders.js';
 import { benchStack } from './stack.js';
 
