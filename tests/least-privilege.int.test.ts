@@ -7,7 +7,7 @@ import { migrateDispatcher } from '@holdfast/dispatcher';
 import { rebuildReadModels } from '@holdfast/projector';
 import { ensureReadModelSchema, missingReadModelTables } from '@holdfast/read-models';
 import { silentLogger } from '@holdfast/platform';
-import { migrateAnalytics, migrateCampaigns } from '@holdfast/recompute';
+import { migrateAnalytics, migrateCampaigns, migrateRecompute } from '@holdfast/recompute';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
 
 // Each service connects as its own role (trust authentication locally, so no password): every grant
@@ -72,6 +72,7 @@ beforeAll(async () => {
   await ensureReadModelSchema(t.pool, 'read_models');
   await migrateAnalytics(db);
   await migrateCampaigns(db);
+  await migrateRecompute(db);
   await migrateDispatcher(db);
   for (const id of [A, B])
     await t.pool.query(`insert into control.accounts (id, name) values ($1, 'x')`, [id]);
@@ -108,6 +109,9 @@ describe('every service starts as its own role', () => {
       migrateCampaigns(createDb(poolAs(SERVICE_ROLES.recompute)) as Kysely<unknown>),
     ).resolves.toEqual([]);
     await expect(
+      migrateRecompute(createDb(poolAs(SERVICE_ROLES.recompute)) as Kysely<unknown>),
+    ).resolves.toEqual([]);
+    await expect(
       migrateDispatcher(createDb(poolAs(SERVICE_ROLES.dispatcher)) as Kysely<unknown>),
     ).resolves.toEqual([]);
     // The projector owns its tables and re-runs its DDL; a reader's role (the gateway's) may only
@@ -118,8 +122,6 @@ describe('every service starts as its own role', () => {
     await expect(
       ensureReadModelSchema(poolAs(SERVICE_ROLES.gateway), 'read_models_elsewhere'),
     ).rejects.toThrow('read-model schema "read_models_elsewhere" lacks orders, customers');
-    // The recompute's checkpoint table, in the schema the migration owner made for it.
-    await as(SERVICE_ROLES.recompute, `create table if not exists recompute.projection_checkpoints (x int)`);
   });
 
   it('the read models belong to the projector, analytics and recompute to the recompute, dispatcher to the dispatcher', async () => {
