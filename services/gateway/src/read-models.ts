@@ -1,6 +1,6 @@
 import type { Pool } from '@holdfast/db';
 import { NotReadyError } from '@holdfast/platform';
-import { missingReadModelTables, type IngestBatchRow } from '@holdfast/read-models';
+import { missingReadModelTables, type AccountSettingsRow, type IngestBatchRow } from '@holdfast/read-models';
 
 /** One row of read_models.ingest_batches as GET /ingest/batches returns it (the time as ISO text). */
 export type BatchListItem = Omit<IngestBatchRow, 'account_id' | 'received_at'> & {
@@ -55,7 +55,7 @@ export class ReadModels {
   }
 
   async storeTimezone(accountId: string): Promise<string | null> {
-    const rows = await this.rows<{ store_timezone: string | null }>(
+    const rows = await this.rows<Pick<AccountSettingsRow, 'store_timezone'>>(
       `select store_timezone from ${this.s}.account_settings where account_id = $1`,
       [accountId],
     );
