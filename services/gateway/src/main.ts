@@ -4,7 +4,8 @@
 // dependency that is not up yet is never a reason to exit). The public API listens on PORT (default
 // 8080) once everything answers. The gateway runs no DDL of the read models: until the projector's
 // start (or `holdfast migrate`) has created them, the API answers (ingest is appended, reads say
-// "nothing yet") and /readyz reports `read_models` failing. SIGTERM/SIGINT stop accepting, finish in-flight requests, close.
+// "nothing yet") and /readyz reports `read_models` failing. SIGTERM/SIGINT stop accepting, finish
+// in-flight requests, close.
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import type { Kysely } from 'kysely';
@@ -58,11 +59,12 @@ const pool = createPool(infra.databaseUrl, 'gateway', 20, {
 });
 const kafka = createKafka(infra.kafkaBrokers, 'gateway', logger, infra.kafkaSecurity, infra.kafkaClient);
 const kafkaReady = kafkaProbe(kafka);
+const readModels = new ReadModels(pool, config.readModelSchema);
 readiness
   .add('postgres', postgresProbe(pool))
   .add('kafka', kafkaReady)
   .add('registry', registryProbe(infra.schemaRegistryUrl, infra.registryAuth))
-  .add('read_models', () => new ReadModels(pool, config.readModelSchema).ready());
+  .add('read_models', () => readModels.ready());
 
 const closers: (() => Promise<void>)[] = [];
 let listening = false;
