@@ -29,7 +29,8 @@ import { report } from './report.js';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const ORIGIN = 'https://shop.example.com';
 const PREFIX = 'chaos-';
-const SERVICES: ServiceName[] = ['gateway', 'projector', 'recompute', 'dispatcher'];
+// The projector first: its start creates the read models the gateway's readiness waits for.
+const SERVICES: ServiceName[] = ['projector', 'gateway', 'recompute', 'dispatcher'];
 /** The guarantee: the pipeline moves again within this long after the dependency is back. */
 export const RECOVERY_LIMIT_S = 10;
 

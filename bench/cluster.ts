@@ -18,6 +18,7 @@ import pg from 'pg';
 import { createAccount, createDb, migrateToLatest, mintApiKey } from '@holdfast/db';
 import { createKafka, ensureTopics, partitionOfKey, topicName } from '@holdfast/kafka';
 import { silentLogger } from '@holdfast/platform';
+import { DEFAULT_READ_MODEL_SCHEMA, ensureReadModelSchema } from '@holdfast/read-models';
 import { MixedLoad, RetryingClient, type Credentials, type LoadOptions } from './chaos-load.js';
 import { PrivateStack, ServiceSupervisor, type ServiceExit } from './faults.js';
 import { generateOrders } from './generate-orders.js';
@@ -198,6 +199,8 @@ export async function runClusterFaults(o: ClusterFaultOptions): Promise<ClusterF
   try {
     const db = createDb(pool);
     await migrateToLatest(db as Kysely<unknown>);
+    // What `holdfast migrate` does: the gateways' readiness waits for the read models.
+    await ensureReadModelSchema(pool, DEFAULT_READ_MODEL_SCHEMA);
     await admin.connect();
     await topicAdmin.connect();
     await ensureTopics(topicAdmin, prefix, PARTITIONS, REPLICATION);
@@ -466,6 +469,8 @@ async function benchPhase(
   try {
     const db = createDb(pool);
     await migrateToLatest(db as Kysely<unknown>);
+    // What `holdfast migrate` does: the gateways' readiness waits for the read models.
+    await ensureReadModelSchema(pool, schema);
     await admin.connect();
     await topicAdmin.connect();
     await ensureTopics(topicAdmin, prefix, PARTITIONS, REPLICATION);

@@ -44,7 +44,8 @@ import { rssMb } from './rss.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const ORIGIN = 'https://shop.example.com';
-const SERVICES: ServiceName[] = ['gateway', 'projector', 'recompute', 'dispatcher'];
+// The projector first: its start creates the read models the gateway's readiness waits for.
+const SERVICES: ServiceName[] = ['projector', 'gateway', 'recompute', 'dispatcher'];
 export const DEFAULT_SOAK_ORDERS_PER_S = 6_900;
 /** RSS may grow less than this over the steady (second) half of the run. */
 const RSS_GROWTH_LIMIT = 0.1;

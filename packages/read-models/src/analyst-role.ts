@@ -48,8 +48,8 @@ export async function actAsReadModelOwner(client: PoolClient, schema: string): P
 
 /**
  * The read models' grants and row-level security, after their DDL, as their owner (or a member):
- * - gateway: reads every table but the dead letters (it serves them), deletes expired ingest batches
- *   (its retention janitor), writes nothing else;
+ * - gateway: reads every table but the dead letters (it serves them), writes none (the projector
+ *   deletes expired batch records; the delete granted before that is revoked);
  * - recompute: reads every table but the dead letters;
  * - analyst: reads every account-keyed table and the views, one account at a time (views are
  *   `security_invoker`, so the tables' policies apply through them); never the dead letters (raw
@@ -64,7 +64,7 @@ export async function applyReadModelPrivileges(client: PoolClient, schema: strin
     grant usage on schema ${s} to ${gateway}, ${recompute}, ${analyst}, ${operator};
     grant select on all tables in schema ${s} to ${gateway}, ${recompute}, ${operator};
     revoke all on ${qualified(schema, 'dead_letters')} from ${gateway}, ${recompute};
-    grant delete on ${qualified(schema, 'ingest_batches')} to ${gateway};
+    revoke delete on ${qualified(schema, 'ingest_batches')} from ${gateway};
     revoke all on all tables in schema ${s} from ${analyst}`);
   const { rows } = await client.query<{ name: string }>(
     `select c.relname as name from pg_class c join pg_namespace n on n.oid = c.relnamespace

@@ -111,15 +111,26 @@ export async function ensureReadModelSchema(
 }
 
 async function assertReadModelTables(client: PoolClient, schema: string): Promise<void> {
-  const { rows } = await client.query<{ missing: string[] }>(
-    `select array(select t from unnest($1::text[]) t where to_regclass(format('%I.%I', $2::text, t)) is null) as missing`,
-    [[...READ_MODEL_TABLES, 'projection_checkpoints'], schema],
-  );
-  const missing = rows[0]!.missing;
+  const missing = await missingReadModelTables(client, schema);
   if (missing.length)
     throw new Error(
       `read-model schema "${schema}" lacks ${missing.join(', ')}; run \`holdfast migrate\` as the migration owner first`,
     );
+}
+
+/**
+ * The read-model tables (and the checkpoints) not yet created in `schema`: empty once the projector
+ * has started once, or `holdfast migrate` ran. Readers that may start first (the gateway) check it.
+ */
+export async function missingReadModelTables(
+  db: Pick<PoolClient, 'query'> | Pick<Pool, 'query'>,
+  schema: string,
+): Promise<string[]> {
+  const { rows } = await (db as Pick<Pool, 'query'>).query<{ missing: string[] }>(
+    `select array(select t from unnest($1::text[]) t where to_regclass(format('%I.%I', $2::text, t)) is null) as missing`,
+    [[...READ_MODEL_TABLES, 'projection_checkpoints'], schema],
+  );
+  return rows[0]!.missing;
 }
 
 // Non-unique indexes the projector itself needs while folding (identity lookups of accounts it does

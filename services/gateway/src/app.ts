@@ -97,7 +97,7 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps): P
   const listener = new CredentialListener(deps.pool, credentials, logger);
   const lastUsed = new LastUsedTracker(deps.pool, clock, logger, config.lastUsedFlushMs);
   const readModels = new ReadModels(deps.pool, config.readModelSchema);
-  const janitor = new Janitor(counter, readModels, clock, logger);
+  const janitor = new Janitor(counter, clock, logger);
   const ctx: GatewayContext = {
     config,
     pool: deps.pool,

@@ -1,10 +1,11 @@
 // The gateway as a real process: /readyz and /metrics only on its ops listener (never on the public
-// API port), and every PostgreSQL connection of its own terminated costs nothing: it stays up, the
+// API port), not ready until the projector has created the read models (it runs no DDL itself), and every PostgreSQL connection of its own terminated costs nothing: it stays up, the
 // credential LISTEN reconnects, and a revoked key is still refused at once.
 import type { ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { revokeApiKey } from '@holdfast/db';
+import { ensureReadModelSchema } from '@holdfast/read-models';
 import { createTestEnv, spawnTs, type TestEnv } from '@holdfast/testing';
 import { call, newAccount } from './test-support/harness.js';
 
@@ -56,12 +57,35 @@ const eventually = async <T>(what: string, fn: () => Promise<T>, ok: (v: T) => b
 };
 
 describe('gateway process: ops listener and PostgreSQL connection loss', () => {
+  it('answers but is not ready until the read models exist, then is, without a restart', async () => {
+    const before = await call(ops, 'GET', '/readyz');
+    expect(before.status).toBe(503);
+    expect(before.json).toEqual({
+      ready: false,
+      checks: {
+        postgres: 'ok',
+        kafka: 'ok',
+        registry: 'ok',
+        read_models: `failing: 10 read-model tables missing in "read_models" (created by the projector's start or holdfast migrate)`,
+      },
+    });
+    // The API answers meanwhile (here: an unauthenticated call is refused, not dropped).
+    expect((await call(api, 'GET', '/ingest/health')).status).toBe(401);
+    // What the projector's start (or `holdfast migrate`) does.
+    await ensureReadModelSchema(t.pool, 'read_models');
+    const after = await call(ops, 'GET', '/readyz');
+    expect(after.status).toBe(200);
+    expect(after.json).toEqual({
+      ready: true,
+      checks: { postgres: 'ok', kafka: 'ok', registry: 'ok', read_models: 'ok' },
+    });
+  });
+
   it('serves /healthz, /readyz and /metrics on the ops listener only', async () => {
     expect((await call(api, 'GET', '/readyz')).status).toBe(404);
     expect((await call(api, 'GET', '/metrics')).status).toBe(404);
     const ready = await call(ops, 'GET', '/readyz');
     expect(ready.status).toBe(200);
-    expect(ready.json).toEqual({ ready: true, checks: { postgres: 'ok', kafka: 'ok', registry: 'ok' } });
     expect((await call(ops, 'GET', '/healthz')).status).toBe(200);
     await call(api, 'GET', '/ingest/health');
     expect((await call(ops, 'GET', '/metrics')).text).toMatch(

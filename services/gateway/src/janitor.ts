@@ -1,26 +1,19 @@
 import type { Logger } from '@holdfast/platform';
 import type { Clock } from './clock.js';
 import type { RateCounter } from './limits/rate-counter.js';
-import { LIMITS } from './limits/policy.js';
-import type { ReadModels } from './read-models.js';
-
-const DAY_MS = 86_400_000;
 // Windows are at most a minute long; an hour of slack keeps deletes away from live windows.
 const COUNTER_KEEP_MS = 3_600_000;
 
 /**
- * Periodic clean-up, run by every gateway (the deletes are idempotent, so several gateways running
- * it is harmless): ended rate-limit windows, and batch records past their 90-day retention. The
- * retention purge lives here rather than in the projector because it is a policy of the ingest
- * surface; GET /ingest/batches also filters on the same 90 days, so what clients see does not depend
- * on when the purge last ran.
+ * Periodic clean-up of the gateway's own rows, run by every gateway (the delete is idempotent, so
+ * several gateways running it is harmless): ended rate-limit windows. Batch records past their 90
+ * days are the projector's to delete (it owns read_models.ingest_batches).
  */
 export class Janitor {
   private timer: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly counter: RateCounter,
-    private readonly readModels: ReadModels,
     private readonly clock: Clock,
     private readonly logger: Logger,
   ) {}
@@ -31,16 +24,15 @@ export class Janitor {
   }
 
   /** One pass; never throws. Returns what was deleted. */
-  async runOnce(): Promise<{ counters: number; batches: number }> {
+  async runOnce(): Promise<{ counters: number }> {
     const now = this.clock.now().getTime();
     try {
       const counters = await this.counter.purge(new Date(now - COUNTER_KEEP_MS));
-      const batches = await this.readModels.purgeBatches(new Date(now - LIMITS.batchRetentionDays * DAY_MS));
-      if (counters || batches) this.logger.info('janitor_purged', { counters, batches });
-      return { counters, batches };
+      if (counters) this.logger.info('janitor_purged', { counters });
+      return { counters };
     } catch (err) {
       this.logger.warn('janitor_failed', { error: (err as Error).message });
-      return { counters: 0, batches: 0 };
+      return { counters: 0 };
     }
   }
 

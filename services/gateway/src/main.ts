@@ -2,7 +2,10 @@
 // The ops listener (/healthz, /readyz, /metrics on HOLDFAST_OPS_PORT, default 9465) starts first and
 // reports not-ready while PostgreSQL, Kafka or the registry are waited for (with backoff: a
 // dependency that is not up yet is never a reason to exit). The public API listens on PORT (default
-// 8080) once everything answers. SIGTERM/SIGINT stop accepting, finish in-flight requests, close.
+// 8080) once everything answers. The gateway runs no DDL of the read models: until the projector's
+// start (or `holdfast migrate`) has created them, the API answers (ingest is appended, reads say
+// "nothing yet") and /readyz reports `read_models` failing. SIGTERM/SIGINT stop accepting, finish
+// in-flight requests, close.
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import type { Kysely } from 'kysely';
@@ -28,10 +31,10 @@ import {
   startTracing,
   waitFor,
 } from '@holdfast/platform';
-import { ensureReadModelSchema } from '@holdfast/read-models';
 import { createGateway } from './app.js';
 import { loadGatewayConfig } from './config.js';
 import { createGatewayServer } from './http/server.js';
+import { ReadModels } from './read-models.js';
 
 const config = loadGatewayConfig(process.env);
 const env = new EnvReader(process.env);
@@ -56,10 +59,12 @@ const pool = createPool(infra.databaseUrl, 'gateway', 20, {
 });
 const kafka = createKafka(infra.kafkaBrokers, 'gateway', logger, infra.kafkaSecurity, infra.kafkaClient);
 const kafkaReady = kafkaProbe(kafka);
+const readModels = new ReadModels(pool, config.readModelSchema);
 readiness
   .add('postgres', postgresProbe(pool))
   .add('kafka', kafkaReady)
-  .add('registry', registryProbe(infra.schemaRegistryUrl, infra.registryAuth));
+  .add('registry', registryProbe(infra.schemaRegistryUrl, infra.registryAuth))
+  .add('read_models', () => readModels.ready());
 
 const closers: (() => Promise<void>)[] = [];
 let listening = false;
@@ -70,16 +75,7 @@ process.on('SIGTERM', () => void stop('SIGTERM'));
 process.on('SIGINT', () => void stop('SIGINT'));
 
 readiness.phase('waiting for postgres');
-await waitFor(
-  'postgres',
-  async () => {
-    await migrateToLatest(createDb(pool) as Kysely<unknown>);
-    // The gateway reads the projector's tables; creating them (idempotently) lets it answer before
-    // the projector's first start.
-    await ensureReadModelSchema(pool, config.readModelSchema);
-  },
-  wait,
-);
+await waitFor('postgres', () => migrateToLatest(createDb(pool) as Kysely<unknown>), wait);
 const codec = await waitForLog(kafka, infra, wait, (p) => readiness.phase(p));
 readiness.phase('starting producers');
 const appender = await waitFor(

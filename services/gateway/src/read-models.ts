@@ -1,5 +1,6 @@
 import type { Pool } from '@holdfast/db';
-import type { IngestBatchRow } from '@holdfast/read-models';
+import { NotReadyError } from '@holdfast/platform';
+import { missingReadModelTables, type AccountSettingsRow, type IngestBatchRow } from '@holdfast/read-models';
 
 /** One row of read_models.ingest_batches as GET /ingest/batches returns it (the time as ISO text). */
 export type BatchListItem = Omit<IngestBatchRow, 'account_id' | 'received_at'> & {
@@ -10,18 +11,28 @@ const UNDEFINED_TABLE = '42P01';
 const UNDEFINED_SCHEMA = '3F000';
 
 /**
- * Reads of the projector's read models (the gateway never writes them, except the 90-day purge of
- * batch records). Every query filters on the account id. Before the projector has created its
- * schema, the reads answer "nothing yet" instead of failing.
+ * Reads of the projector's read models (the gateway never writes them, nor creates them). Every
+ * query filters on the account id. Before the projector (or `holdfast migrate`) has created the
+ * schema, the reads answer "nothing yet" instead of failing, and `ready` fails (the gateway's
+ * /readyz reports it).
  */
 export class ReadModels {
   private readonly s: string;
 
   constructor(
     private readonly pool: Pool,
-    schema: string,
+    private readonly schema: string,
   ) {
     this.s = `"${schema.replace(/"/g, '""')}"`;
+  }
+
+  /** Readiness: throws until every read-model table exists (the projector's start creates them). */
+  async ready(): Promise<void> {
+    const missing = await missingReadModelTables(this.pool, this.schema);
+    if (missing.length)
+      throw new NotReadyError(
+        `${missing.length} read-model tables missing in "${this.schema}" (created by the projector's start or holdfast migrate)`,
+      );
   }
 
   private async rows<T extends object>(text: string, values: unknown[]): Promise<T[]> {
@@ -44,7 +55,7 @@ export class ReadModels {
   }
 
   async storeTimezone(accountId: string): Promise<string | null> {
-    const rows = await this.rows<{ store_timezone: string | null }>(
+    const rows = await this.rows<Pick<AccountSettingsRow, 'store_timezone'>>(
       `select store_timezone from ${this.s}.account_settings where account_id = $1`,
       [accountId],
     );
@@ -63,19 +74,5 @@ export class ReadModels {
       [accountId, since, limit],
     );
     return rows.map((r) => ({ ...r, received_at: new Date(r.received_at).toISOString() }));
-  }
-
-  /** Deletes batch records received before `before` (retention: 90 days). */
-  async purgeBatches(before: Date): Promise<number> {
-    try {
-      const r = await this.pool.query(`delete from ${this.s}.ingest_batches where received_at < $1`, [
-        before,
-      ]);
-      return r.rowCount ?? 0;
-    } catch (err) {
-      const code = (err as { code?: string }).code;
-      if (code === UNDEFINED_TABLE || code === UNDEFINED_SCHEMA) return 0;
-      throw err;
-    }
   }
 }

@@ -17,13 +17,16 @@ export interface ProjectorProcessConfig extends InfraConfig {
   readonly memoryBudget: { readonly customers: number; readonly orders: number };
   /** Comma-separated HOLDFAST_PROJECTIONS; empty = all. */
   readonly projections: readonly string[];
+  /** How often expired rows are deleted (HOLDFAST_RETENTION_INTERVAL_MS, default 600,000: batch records past 90 days). */
+  readonly retentionIntervalMs: number;
 }
 
 /**
  * Reads DATABASE_URL, KAFKA_BROKERS, SCHEMA_REGISTRY_URL, HOLDFAST_TOPIC_PREFIX, HOLDFAST_PARTITIONS,
  * HOLDFAST_READ_SCHEMA (default read_models), PORT (default 9464), HOLDFAST_PROJECTOR_CHUNK (default
  * 5000), HOLDFAST_SESSION_TIMEOUT_MS (default 10000), HOLDFAST_PROJECTOR_MEMORY_CUSTOMERS and
- * HOLDFAST_PROJECTOR_MEMORY_ORDERS (identity memory budget) and HOLDFAST_PROJECTIONS. Throws one ConfigError naming every problem.
+ * HOLDFAST_PROJECTOR_MEMORY_ORDERS (identity memory budget), HOLDFAST_PROJECTIONS and
+ * HOLDFAST_RETENTION_INTERVAL_MS (default 600000). Throws one ConfigError naming every problem.
  */
 export function loadProjectorConfig(
   env: Readonly<Record<string, string | undefined>>,
@@ -50,6 +53,7 @@ export function loadProjectorConfig(
       .split(',')
       .map((s) => s.trim())
       .filter(Boolean),
+    retentionIntervalMs: r.int('HOLDFAST_RETENTION_INTERVAL_MS', 600_000, { min: 1_000, max: 86_400_000 }),
   };
   const done = r.done(config);
   assertSchemaName(done.readSchema);

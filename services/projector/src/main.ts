@@ -2,7 +2,8 @@
  * The projector process: reads its configuration from the environment, starts its ops listener
  * (/healthz, /readyz, /metrics on PORT), waits for Kafka, the registry and PostgreSQL (with backoff:
  * a dependency that is not up yet is waited for, never a reason to exit), ensures topics and the
- * read-model schema, and folds the log into PostgreSQL. SIGTERM/SIGINT stop it cleanly (the current
+ * read-model schema, and folds the log into PostgreSQL; every 10 minutes it deletes what the spec's
+ * retention rules expired (batch records past 90 days). SIGTERM/SIGINT stop it cleanly (the current
  * chunk commits or rolls back; nothing is lost either way). A consumer that crashes for good (a bug)
  * exits non-zero so the supervisor restarts it.
  */
@@ -23,6 +24,8 @@ import {
 } from '@holdfast/platform';
 import { loadProjectorConfig } from './config.js';
 import { configureCommerceMemory } from './projections/commerce/commerce.projection.js';
+import { selectProjections } from './projections/index.js';
+import { startRetention, type Retention } from './retention.js';
 import { ProjectorMetrics } from './runtime/metrics.js';
 import { startProjector, type RunningProjector } from './runtime/start-projector.js';
 
@@ -57,7 +60,7 @@ readiness
   .add('registry', registryProbe(config.schemaRegistryUrl, config.registryAuth));
 
 // Set once started; the signal handlers are installed before (a stop during start-up just exits).
-const started: { projector?: RunningProjector } = {};
+const started: { projector?: RunningProjector; retention?: Retention } = {};
 let stopping = false;
 const aborted = new AbortController();
 async function shutdown(code: number): Promise<void> {
@@ -67,6 +70,7 @@ async function shutdown(code: number): Promise<void> {
   // Still starting: nothing is half-done that a restart would not redo (crash-only start-up).
   const { projector } = started;
   if (!projector) process.exit(code);
+  started.retention?.stop();
   await projector.stop().catch((err: Error) => logger.error('projector_stop_failed', { error: err.message }));
   await stopTracing().catch(() => {});
   await kafkaReady.close();
@@ -97,6 +101,13 @@ const projector = (started.projector = await waitFor(
     ),
   wait,
 ));
+// After startProjector: the read-model schema exists.
+started.retention = startRetention(selectProjections(config.projections), {
+  pool,
+  schema: config.readSchema,
+  logger,
+  intervalMs: config.retentionIntervalMs,
+});
 registerConsumerLag(registry, [projector.lag]);
 readiness.add('consumer', () => projector.health.check(opsConfig.consumerStuckMs));
 readiness.started();

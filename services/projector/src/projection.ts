@@ -1,5 +1,5 @@
 import type { EventName, EventTypes, TopicName } from '@holdfast/contracts';
-import type { PoolClient } from '@holdfast/db';
+import type { Pool, PoolClient } from '@holdfast/db';
 
 /** One decoded record handed to a projection, with its position in the log. */
 export type ProjectedEvent<N extends EventName = EventName> = {
@@ -69,6 +69,13 @@ export interface Projection<N extends EventName = EventName> {
    * runs while the database works, not instead of it.
    */
   prepare?(events: readonly ProjectedEvent<N>[], schema: string, partition: number): void;
+  /**
+   * Deletes the rows of its tables that a retention rule of the spec has expired at `now`, and
+   * answers how many. Run by the projector's retention pass (`startRetention`), never from `apply`
+   * (which has no clock): a replay brings expired rows back and the next pass deletes them again.
+   * Idempotent, so several projector processes may run it at once.
+   */
+  expire?(pool: Pool, schema: string, now: Date): Promise<number>;
 }
 
 /** A projection over any record type, as the runner holds them. */

@@ -36,6 +36,7 @@ export {
 } from './campaigns/index.js';
 export { computeLiftReports, recomputeAttributions } from './attribution/index.js';
 export { ANALYTICS_MIGRATIONS, migrateAnalytics } from './migrations/migrate-analytics.js';
+export { RECOMPUTE_MIGRATIONS, migrateRecompute } from './migrations/migrate-recompute.js';
 export {
   DEFAULT_SCORING,
   recomputeAccount,

@@ -35,6 +35,7 @@ import {
 } from '@holdfast/platform';
 import { createCampaignStep, migrateCampaigns } from './campaigns/index.js';
 import { migrateAnalytics } from './migrations/migrate-analytics.js';
+import { migrateRecompute } from './migrations/migrate-recompute.js';
 import { enqueueNightly } from './nightly/enqueue-nightly.js';
 import { scheduleNightly } from './nightly/nightly-schedule.js';
 import { scoreTaskAccount } from './scoring/recompute-account.js';
@@ -111,6 +112,7 @@ await waitFor(
     await migrateToLatest(db);
     await migrateAnalytics(db);
     await migrateCampaigns(db);
+    await migrateRecompute(db);
   },
   wait,
 );

@@ -1,6 +1,7 @@
 // The sync consumer's share of the shared failure policy: an unreadable command is dead-lettered to
 // holdfast.dlq (not dropped) and the valid command beside it runs.
 import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SyncRequested } from '@holdfast/contracts';
 import { createAccount } from '@holdfast/db';
@@ -11,6 +12,7 @@ import {
   type RunningConsumer,
 } from '@holdfast/kafka';
 import { createTestEnv, readDeadLetters, type TestEnv } from '@holdfast/testing';
+import { migrateRecompute } from './migrations/migrate-recompute.js';
 import { startSyncConsumer } from './sync-consumer.js';
 
 let t: TestEnv;
@@ -20,6 +22,7 @@ const ran: string[] = [];
 
 beforeAll(async () => {
   t = await createTestEnv('syncdlq');
+  await migrateRecompute(t.db as unknown as Kysely<unknown>);
   appender = await TransactionalAppender.create(t.kafka, { name: `${t.topicPrefix}syncdlq`, size: 1 });
   consumer = await startSyncConsumer(
     {

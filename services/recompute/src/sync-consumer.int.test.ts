@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LogPosition, SyncRequested, SyncTrigger } from '@holdfast/contracts';
 import { checkpointTableDdl, createAccount, createPool, type Pool } from '@holdfast/db';
 import { TransactionalAppender, topicName, type RunningConsumer } from '@holdfast/kafka';
 import { createTestEnv, TcpProxy, type TestEnv } from '@holdfast/testing';
+import { migrateRecompute } from './migrations/migrate-recompute.js';
 import { startSyncConsumer } from './sync-consumer.js';
 import type { ScoredSnapshot, SyncTaskRef } from './sync-task-store.js';
 
@@ -151,6 +153,7 @@ beforeAll(async () => {
     create table read_models.orders (account_id uuid not null, order_id text not null);
     create table read_models.customers (account_id uuid not null, customer_id uuid not null)`);
   await t.pool.query(checkpointTableDdl('read_models'));
+  await migrateRecompute(t.db as unknown as Kysely<unknown>);
   appender = await TransactionalAppender.create(t.kafka, { name: `${t.topicPrefix}sync-test`, size: 1 });
   consumer = await consume('recompute-sync');
   const url = new URL(t.databaseUrl);

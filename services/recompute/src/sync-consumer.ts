@@ -74,7 +74,6 @@ export async function startSyncConsumer(
 ): Promise<RunningConsumer> {
   const logger = deps.logger ?? silentLogger;
   const store = new SyncTaskStore(deps.pool, config.readModelSchema, config.staleRunningMs ?? 3_600_000);
-  await store.ensureSchema();
   const barrier = projectorPositionReader({
     pool: deps.pool,
     kafka: deps.kafka,

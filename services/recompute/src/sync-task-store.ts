@@ -1,7 +1,6 @@
 import { isFinalSyncStatus } from '@holdfast/domain';
 import type { LogPosition } from '@holdfast/contracts';
 import {
-  checkpointTableDdl,
   readCheckpoint,
   withTransaction,
   writeCheckpoint,
@@ -10,7 +9,7 @@ import {
   type PoolClient,
 } from '@holdfast/db';
 
-/** Where the sync consumer keeps its checkpoints and the task worker its work queue. */
+/** Where the sync consumer keeps its checkpoints and the task worker its work queue (created by `migrateRecompute`). */
 export const RECOMPUTE_SCHEMA = 'recompute';
 
 /** The task a SyncRequested command refers to. */
@@ -81,33 +80,6 @@ export class SyncTaskStore {
     /** A running task without a work row (from before the worker) blocks its account this long. */
     private readonly staleRunningMs: number,
   ) {}
-
-  async ensureSchema(): Promise<void> {
-    // Only when missing: CREATE SCHEMA checks the database privilege even when the schema exists, and
-    // the recompute's own role has none (the migration owner creates the schema for it).
-    await this.pool.query(
-      `do $$ begin if not exists (select from pg_namespace where nspname = '${RECOMPUTE_SCHEMA}') then
-         create schema "${RECOMPUTE_SCHEMA}"; end if; end $$`,
-    );
-    await this.pool.query(checkpointTableDdl(RECOMPUTE_SCHEMA));
-    await this.pool.query(`
-      create table if not exists ${WORK} (
-        task_id uuid primary key,
-        account_id uuid not null,
-        trigger text not null,
-        requested_at timestamptz not null,
-        barrier jsonb,
-        recorded_at timestamptz not null default now(),
-        not_before timestamptz not null default now(),
-        lease_owner text,
-        lease_until timestamptz,
-        claims integer not null default 0,
-        runs integer not null default 0,
-        finished_at timestamptz
-      );
-      create index if not exists sync_work_runnable on ${WORK} (recorded_at) where finished_at is null;
-      alter table ${WORK} add column if not exists transient_failures integer not null default 0`);
-  }
 
   /** Skips a record that is not a command this consumer acts on. */
   async pass(key: CheckpointKey, offset: number): Promise<void> {

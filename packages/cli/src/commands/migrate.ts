@@ -5,14 +5,14 @@ import type { RegisterCommand } from './index.js';
 type Migrate = (db: unknown) => Promise<string[]>;
 
 /**
- * The migrations the recompute (analytics, campaigns) and the dispatcher own, when installed: with
+ * The migrations the recompute (analytics, campaigns, its sync queue) and the dispatcher own, when installed: with
  * one role per service only the migration owner may create tables, so a deployment migrates
  * everything in one step before the services start (compose's `migrate` job).
  */
 async function loadServiceMigrations(ctx: CliContext): Promise<[string, Migrate][]> {
   const found: [string, Migrate][] = [];
   const wanted = [
-    ['@holdfast/recompute', ['migrateAnalytics', 'migrateCampaigns']],
+    ['@holdfast/recompute', ['migrateAnalytics', 'migrateCampaigns', 'migrateRecompute']],
     ['@holdfast/dispatcher', ['migrateDispatcher']],
   ] as const;
   for (const [specifier, names] of wanted) {

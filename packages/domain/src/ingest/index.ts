@@ -64,3 +64,5 @@ export { createPhoneNormalizer, normalizePhone } from './shared/normalize-phone.
 export type { PhoneNormalizer } from './shared/normalize-phone.js';
 export { normalizeAddress, normalizeConsent } from './shared/address-consent.js';
 export type { NormalizedAddress, NormalizedConsent } from './shared/address-consent.js';
+
+export { BATCH_RECORD_RETENTION_DAYS, batchRecordsKeptSince } from './batch-retention.js';

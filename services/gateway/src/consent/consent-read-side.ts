@@ -1,15 +1,17 @@
 import type { Pool } from '@holdfast/db';
+import type { CustomerRow } from '@holdfast/read-models';
 
 /** A customer's identity and consent as the projector holds them (read_models.customers). */
-export interface ConsentSubject {
-  readonly customer_id: string;
-  readonly external_id: string | null;
-  readonly email: string | null;
-  readonly phone: string | null;
-  readonly consent_marketing_email: boolean;
-  readonly consent_suppressed: boolean;
-  readonly consent_sms: boolean;
-}
+export type ConsentSubject = Pick<
+  CustomerRow,
+  | 'customer_id'
+  | 'external_id'
+  | 'email'
+  | 'phone'
+  | 'consent_marketing_email'
+  | 'consent_suppressed'
+  | 'consent_sms'
+>;
 
 const UNDEFINED_TABLE = '42P01';
 const UNDEFINED_SCHEMA = '3F000';

@@ -19,8 +19,6 @@ export const LIMITS = Object.freeze({
   /** GET /ingest/batches. */
   batchesDefault: 50,
   batchesMax: 200,
-  /** Batch records older than this are not listed, and purged. */
-  batchRetentionDays: 90,
 });
 
 export const MINUTE_MS = 60_000;

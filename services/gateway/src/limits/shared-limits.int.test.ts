@@ -1,6 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureReadModelSchema } from '@holdfast/read-models';
 import { createTestEnv, spawnTs, type TestEnv } from '@holdfast/testing';
 import { call, newAccount, type AccountFixture } from '../test-support/harness.js';
 
@@ -42,6 +43,8 @@ async function awaitRoomInMinute(seconds: number): Promise<void> {
 
 beforeAll(async () => {
   t = await createTestEnv('gw-shared');
+  // The gateway runs no DDL; its readiness waits for the read models (the projector's start creates them).
+  await ensureReadModelSchema(t.pool, 'read_models');
   const gateways = await Promise.all([spawnGateway(), spawnGateway()]);
   urls = gateways.map((g) => g.url);
   opsUrls = gateways.map((g) => g.ops);
@@ -58,7 +61,10 @@ describe('two gateway processes on one database', () => {
     for (const url of opsUrls) {
       const r = await call(url, 'GET', '/readyz');
       expect(r.status).toBe(200);
-      expect(r.json).toEqual({ ready: true, checks: { postgres: 'ok', kafka: 'ok', registry: 'ok' } });
+      expect(r.json).toEqual({
+        ready: true,
+        checks: { postgres: 'ok', kafka: 'ok', registry: 'ok', read_models: 'ok' },
+      });
     }
   });
 

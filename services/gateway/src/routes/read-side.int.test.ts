@@ -181,7 +181,7 @@ describe('GET /ingest/batches', () => {
     expect(r.json).toEqual({ detail: [{ loc: ['query', 'limit'], input: limit, ...entry }] });
   });
 
-  it('never lists records older than 90 days, and the janitor purges them', async () => {
+  it("never lists records older than 90 days; deleting them is the projector's, not the janitor's", async () => {
     const old = randomUUID();
     await t.pool.query(
       `insert into read_models.ingest_batches (batch_id, account_id, endpoint, dry_run, status, http_status,
@@ -190,10 +190,10 @@ describe('GET /ingest/batches', () => {
       [old, a.accountId, new Date(clock.now().getTime() - 91 * 86_400_000)],
     );
     expect((await batchesOf(a, '?limit=200')).some((x) => x.batch_id === old)).toBe(false);
-    expect((await gw.gateway.janitor.runOnce()).batches).toBe(1);
+    await gw.gateway.janitor.runOnce();
     const { rows } = await t.pool.query(`select 1 from read_models.ingest_batches where batch_id = $1`, [
       old,
     ]);
-    expect(rows).toEqual([]);
+    expect(rows).toHaveLength(1);
   });
 });

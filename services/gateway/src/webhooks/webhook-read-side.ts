@@ -1,14 +1,15 @@
 import type { Pool } from '@holdfast/db';
+import type { CustomerEventRow } from '@holdfast/read-models';
 
-/** The projector's answer for one custom-api event (a row of read_models.customer_events). */
-export interface ResolvedCustomerEvent {
-  readonly event_id: string;
-  readonly customer_id: string;
-  readonly link_method: 'provider_id' | 'email' | 'phone' | 'fuzzy' | 'created';
-  readonly is_new: boolean;
-  /** customApiContentKey of the first event of the key (null when stored before it was recorded). */
-  readonly content_key: string | null;
-}
+/**
+ * The projector's answer for one custom-api event (a row of read_models.customer_events);
+ * `content_key` is customApiContentKey of the first event of the key (null when stored before it was
+ * recorded).
+ */
+export type ResolvedCustomerEvent = Pick<
+  CustomerEventRow,
+  'event_id' | 'customer_id' | 'link_method' | 'is_new' | 'content_key'
+>;
 
 const UNDEFINED_TABLE = '42P01';
 const UNDEFINED_SCHEMA = '3F000';

@@ -1,4 +1,5 @@
 import type { IngestBatchRecorded } from '@holdfast/contracts';
+import { batchRecordsKeptSince } from '@holdfast/domain';
 import { qualified, type Projection } from '../projection.js';
 import { columnsOf, textArrayLiteral } from './sql-arrays.js';
 
@@ -7,12 +8,20 @@ const batchIdOf = (v: IngestBatchRecorded) => v.metadata.batch_id ?? v.metadata.
 /**
  * The record of every ingest call → read_models.ingest_batches, keyed by the batch id (the event id
  * when a record carries none). A later record of the same batch (e.g. a status change) replaces it.
+ * Records past the spec's 90 days are deleted by `expire` (this projection owns the table, so the
+ * purge is its own; GET /ingest/batches filters on the same 90 days whenever the purge last ran).
  */
 export const ingestBatchesProjection: Projection<'IngestBatchRecorded'> = {
   name: 'ingest-batches',
   topic: 'holdfast.ingest-batches',
   handles: ['IngestBatchRecorded'],
   tables: ['ingest_batches'],
+  async expire(pool, schema, now) {
+    const r = await pool.query(`delete from ${qualified(schema, 'ingest_batches')} where received_at < $1`, [
+      batchRecordsKeptSince(now),
+    ]);
+    return r.rowCount ?? 0;
+  },
   async apply(events, tx) {
     const last = new Map<string, IngestBatchRecorded>();
     for (const e of events) last.set(batchIdOf(e.value), e.value);

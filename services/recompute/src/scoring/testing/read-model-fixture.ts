@@ -5,11 +5,13 @@ import type { Kysely } from 'kysely';
 import { ensureReadModelSchema } from '@holdfast/read-models';
 import type { TestEnv } from '@holdfast/testing';
 import { migrateAnalytics } from '../../migrations/migrate-analytics.js';
+import { migrateRecompute } from '../../migrations/migrate-recompute.js';
 
-/** Read models and the analytics schema in the test database. */
+/** Read models, the analytics schema and the recompute's own (its sync queue) in the test database. */
 export async function prepareSchemas(t: TestEnv): Promise<void> {
   await ensureReadModelSchema(t.pool, 'read_models');
   await migrateAnalytics(t.db as unknown as Kysely<unknown>);
+  await migrateRecompute(t.db as unknown as Kysely<unknown>);
 }
 
 export interface FixtureOrder {
