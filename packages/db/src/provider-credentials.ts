@@ -103,61 +103,51 @@ async function upsertProvider(
 }
 
 /**
- * Connects (or re-configures) the account's SMTP provider; the password is stored sealed only.
+ * The one shape of "connect a provider with a secret": the kind's settings are stored as given, the
+ * secret sealed only. The two setters below differ in their channel, kind and endpoint only.
+ */
+function providerSetter<S extends SmtpSettings | TwilioSettings>(
+  channel: 'email' | 'sms',
+  kind: ProviderKind,
+  endpointOf: (settings: S) => string,
+) {
+  return async (
+    db: Kysely<Database>,
+    accountId: string,
+    s: S & { readonly provider: string },
+    secret: string,
+    keyring: SecretsKeyring = defaultSecretsKeyring(),
+  ): Promise<void> => {
+    // The rest of `s` is exactly `S`; TypeScript cannot see through `Omit` of a type parameter.
+    const { provider, ...rest } = s;
+    const settings = rest as unknown as S;
+    await upsertProvider(
+      db,
+      { accountId, provider, channel, kind, endpointUrl: endpointOf(s), settings, secret },
+      keyring,
+    );
+  };
+}
+
+/**
+ * Connects (or re-configures) the account's SMTP provider; the password (`secret`) is stored sealed
+ * only.
  *
  * @example
  * await setEmailProvider(db, accountId, { provider: 'smtp', host: 'smtp.example.com', port: 587,
  *   user: 'apikey', from: 'Shop <news@shop.example.com>', tls: 'starttls', ca: null }, password);
  */
-export async function setEmailProvider(
-  db: Kysely<Database>,
-  accountId: string,
-  s: SmtpSettings & { readonly provider: string },
-  password: string,
-  keyring: SecretsKeyring = defaultSecretsKeyring(),
-): Promise<void> {
-  const { provider, ...settings } = s;
-  await upsertProvider(
-    db,
-    {
-      accountId,
-      provider,
-      channel: 'email',
-      kind: 'smtp',
-      endpointUrl: `smtp://${s.host}:${s.port}`,
-      settings,
-      secret: password,
-    },
-    keyring,
-  );
-}
+export const setEmailProvider = providerSetter<SmtpSettings>(
+  'email',
+  'smtp',
+  (s) => `smtp://${s.host}:${s.port}`,
+);
 
 /**
- * Connects (or re-configures) the account's SMS provider (Twilio's API shape); the auth token is
- * stored sealed only.
+ * Connects (or re-configures) the account's SMS provider (Twilio's API shape); the auth token
+ * (`secret`) is stored sealed only.
  */
-export async function setSmsProvider(
-  db: Kysely<Database>,
-  accountId: string,
-  s: TwilioSettings & { readonly provider: string },
-  authToken: string,
-  keyring: SecretsKeyring = defaultSecretsKeyring(),
-): Promise<void> {
-  const { provider, ...settings } = s;
-  await upsertProvider(
-    db,
-    {
-      accountId,
-      provider,
-      channel: 'sms',
-      kind: 'twilio',
-      endpointUrl: s.baseUrl,
-      settings,
-      secret: authToken,
-    },
-    keyring,
-  );
-}
+export const setSmsProvider = providerSetter<TwilioSettings>('sms', 'twilio', (s) => s.baseUrl);
 
 /**
  * The account's connected providers with their secrets opened (for sending; the caller keeps them in

@@ -60,22 +60,6 @@ export class RateLimitedError extends HttpError {
   }
 }
 
-/** One entry of the 422 body (pydantic/FastAPI style). */
-export interface ValidationIssue {
-  readonly loc: readonly (string | number)[];
-  readonly msg: string;
-  readonly type: string;
-  readonly input?: unknown;
-  readonly ctx?: Record<string, unknown>;
-}
-
-export class ValidationFailedError extends HttpError {
-  override readonly name = 'ValidationFailedError';
-  constructor(readonly issues: readonly ValidationIssue[]) {
-    super(422, 'validation failed');
-  }
-}
-
 /** The read side did not catch up in time (DESIGN "Answers that need the read side"). */
 export class NotCaughtUpError extends HttpError {
   override readonly name = 'NotCaughtUpError';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ValidationFailedError } from '@holdfast/platform';
 import { parseJsonBody } from './body-reader.js';
+import { ValidationFailedError } from './validation-failed.js';
 
 function issuesOf(body: Buffer): unknown {
   try {

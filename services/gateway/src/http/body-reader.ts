@@ -1,8 +1,8 @@
 import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
 import { scanJsonText } from '@holdfast/domain';
-import { ValidationFailedError } from '@holdfast/platform';
 import { bodyLease } from './body-budget.js';
+import { ValidationFailedError } from './validation-failed.js';
 
 /** The body went over its byte limit: answered with the spec's plain-text 413. */
 export class PayloadTooLargeError extends Error {

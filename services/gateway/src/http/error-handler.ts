@@ -1,12 +1,13 @@
 import { STATUS_CODES } from 'node:http';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import { HttpError, ValidationFailedError, type Logger } from '@holdfast/platform';
+import { HttpError, type Logger } from '@holdfast/platform';
 import {
   ClientAbortedError,
   drainAfterEarlyAnswer,
   PAYLOAD_TOO_LARGE_TEXT,
   PayloadTooLargeError,
 } from './body-reader.js';
+import { ValidationFailedError } from './validation-failed.js';
 
 /** The detail of an unexpected failure: nothing about the cause leaks to the client. */
 export const INTERNAL_ERROR_DETAIL = 'Internal server error.';

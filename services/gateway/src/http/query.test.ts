@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ValidationFailedError } from '@holdfast/platform';
 import { parseDryRun, parseIntParam } from './query.js';
+import { ValidationFailedError } from './validation-failed.js';
 
 const issues = (fn: () => unknown) => {
   try {

@@ -1,4 +1,4 @@
-import { ValidationFailedError } from '@holdfast/platform';
+import { ValidationFailedError } from './validation-failed.js';
 
 const TRUE = new Set(['1', 'on', 't', 'true', 'y', 'yes']);
 const FALSE = new Set(['0', 'off', 'f', 'false', 'n', 'no']);

@@ -1,7 +1,7 @@
 import type { BatchStatus, IngestBatchRecorded } from '@holdfast/contracts';
-import type { ValidationIssue } from '@holdfast/platform';
 import { LIMITS } from '../limits/policy.js';
 import type { EventFactory, RequestMeta } from './event-factory.js';
+import type { ValidationIssue } from '@holdfast/domain';
 
 /**
  * What the record of one ingest call says besides its outcome. `errors` carries the client's own ids

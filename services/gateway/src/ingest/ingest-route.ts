@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
 import type { BatchStatus } from '@holdfast/contracts';
 import type { Appender, OutgoingRecord, SinglePartitionAppender } from '@holdfast/kafka';
-import { HttpError, ValidationFailedError, type Logger } from '@holdfast/platform';
+import { HttpError, type Logger } from '@holdfast/platform';
 import { principalOf } from '../auth/authenticate.js';
 import type { Principal } from '../auth/resolve-principal.js';
 import type { Clock } from '../clock.js';
@@ -16,6 +16,7 @@ import {
   type BatchSummary,
 } from './batch-record.js';
 import type { EventFactory, RequestMeta } from './event-factory.js';
+import { ValidationFailedError } from '../http/validation-failed.js';
 
 /** The detail of a 500 whose append failed: nothing of the batch was written. */
 export const APPEND_FAILED_DETAIL =

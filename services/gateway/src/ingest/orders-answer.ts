@@ -6,8 +6,8 @@ import {
   nextHint,
   type NormalizedOrder,
   type OrdersClassification,
+  type ValidationIssue,
 } from '@holdfast/domain';
-import type { ValidationIssue } from '@holdfast/platform';
 import { LIMITS } from '../limits/policy.js';
 import { distinct } from './batch-record.js';
 

@@ -2,13 +2,14 @@ import { randomUUID } from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
 import type { CollectorRequestInput, PixelEventCollected } from '@holdfast/contracts';
 import { filterPixelEvents, validateCollectorRequest, type NormalizedPixelEvent } from '@holdfast/domain';
-import { ForbiddenError, ValidationFailedError } from '@holdfast/platform';
+import { ForbiddenError } from '@holdfast/platform';
 import { parseJsonBody, readBody } from '../http/body-reader.js';
 import { rateLimitAddress } from '../limits/client-ip.js';
 import { allowOrigin } from './cors.js';
 import type { PixelContext } from './pixel-context.js';
 import { normalizeRequestOrigin, type PixelKeyDirectory, type PixelKeyRecord } from './pixel-keys.js';
 import { PIXEL_LIMITS, type PixelLimiter } from './pixel-limits.js';
+import { ValidationFailedError } from '../http/validation-failed.js';
 
 /** The `detail` of each 403 of the collector (pinned by tests). */
 export const PIXEL_DETAIL = Object.freeze({

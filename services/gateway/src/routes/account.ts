@@ -1,11 +1,11 @@
 import type { RequestHandler } from 'express';
 import type { AccountSettingsChanged } from '@holdfast/contracts';
 import { validateAccountSettings } from '@holdfast/domain';
-import { ValidationFailedError } from '@holdfast/platform';
 import type { GatewayContext } from '../context.js';
 import { parseJsonBody, readBody } from '../http/body-reader.js';
 import { ingestRoute } from '../ingest/ingest-route.js';
 import { LIMITS } from '../limits/policy.js';
+import { ValidationFailedError } from '../http/validation-failed.js';
 
 /**
  * PATCH /ingest/account: `{store_timezone}` must be an IANA name (CST, or a missing field, is a 422).

@@ -1,7 +1,6 @@
 import type { RequestHandler } from 'express';
 import type { CustomerUpserted } from '@holdfast/contracts';
 import { classifyCustomers, validateCustomersRequest } from '@holdfast/domain';
-import { ValidationFailedError } from '@holdfast/platform';
 import type { GatewayContext } from '../context.js';
 import { parseJsonBody, readBody } from '../http/body-reader.js';
 import { parseDryRun } from '../http/query.js';
@@ -13,6 +12,7 @@ import {
 import { ingestRoute } from '../ingest/ingest-route.js';
 import { checkRowCount } from '../ingest/row-count.js';
 import { LIMITS } from '../limits/policy.js';
+import { ValidationFailedError } from '../http/validation-failed.js';
 
 /**
  * POST /ingest/customers: the same pipeline as orders. A real call appends one CustomerUpserted per

@@ -1,7 +1,6 @@
 import type { RequestHandler } from 'express';
 import type { OrderUpserted } from '@holdfast/contracts';
 import { classifyOrders, validateOrdersRequest } from '@holdfast/domain';
-import { ValidationFailedError } from '@holdfast/platform';
 import type { GatewayContext } from '../context.js';
 import { parseJsonBody, readBody } from '../http/body-reader.js';
 import { parseDryRun } from '../http/query.js';
@@ -14,6 +13,7 @@ import {
 } from '../ingest/orders-answer.js';
 import { checkRowCount } from '../ingest/row-count.js';
 import { LIMITS } from '../limits/policy.js';
+import { ValidationFailedError } from '../http/validation-failed.js';
 
 /**
  * POST /ingest/orders. Body bytes (plain-text 413) → JSON → row count (400 / JSON 413) → schema

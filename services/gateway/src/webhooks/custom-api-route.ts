@@ -7,7 +7,7 @@ import {
   duplicateWarning,
   parseCustomApiEvent,
 } from '@holdfast/domain';
-import { BadRequestError, NotCaughtUpError, NotFoundError, ValidationFailedError } from '@holdfast/platform';
+import { BadRequestError, NotCaughtUpError, NotFoundError } from '@holdfast/platform';
 import { principalOf } from '../auth/authenticate.js';
 import { AUTH_DETAIL } from '../auth/resolve-principal.js';
 import { parseJsonBody, readBody } from '../http/body-reader.js';
@@ -20,6 +20,7 @@ import {
   requestIdOf,
   type WebhooksContext,
 } from './webhooks-context.js';
+import { ValidationFailedError } from '../http/validation-failed.js';
 
 /** The answer to a custom-api event already applied (spec). */
 export const DUPLICATE_ANSWER = Object.freeze({ received: true, duplicate: true });

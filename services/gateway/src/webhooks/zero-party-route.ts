@@ -1,13 +1,14 @@
 import type { RequestHandler } from 'express';
 import type { ZeroPartySubmitted } from '@holdfast/contracts';
 import { checkWebhookBody, dedupKeyForZeroParty, parseZeroPartySubmission } from '@holdfast/domain';
-import { BadRequestError, HttpError, ValidationFailedError } from '@holdfast/platform';
+import { BadRequestError, HttpError } from '@holdfast/platform';
 import { parseJsonBody, readBody } from '../http/body-reader.js';
 import { rateLimitAddress } from '../limits/client-ip.js';
 import { LIMITS } from '../limits/policy.js';
 import type { WebhookReadSide } from './webhook-read-side.js';
 import { requestIdOf, type WebhooksContext } from './webhooks-context.js';
 import { resolveZeroPartyAccount } from './zero-party-auth.js';
+import { ValidationFailedError } from '../http/validation-failed.js';
 
 // Failures that count against the per-IP limit of failed authentications (as on the legacy path).
 const AUTH_FAILURES = new Set([400, 401, 404]);

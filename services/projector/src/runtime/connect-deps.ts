@@ -1,6 +1,6 @@
 import { EventCodec } from '@holdfast/contracts';
 import type { Pool } from '@holdfast/db';
-import { createKafka, ensureTopics, TransactionalAppender } from '@holdfast/kafka';
+import { createKafka, ensureTopicsOf, TransactionalAppender } from '@holdfast/kafka';
 import type { InfraConfig, Logger } from '@holdfast/platform';
 import type { ProjectorDeps } from './start-projector.js';
 
@@ -26,13 +26,7 @@ export async function connectProjectorDeps(
   clientId: string,
 ): Promise<ConnectedDeps> {
   const kafka = createKafka(config.kafkaBrokers, clientId, logger, config.kafkaSecurity, config.kafkaClient);
-  const admin = kafka.admin();
-  await admin.connect();
-  try {
-    await ensureTopics(admin, config.topicPrefix, config.partitions, config.topicReplication);
-  } finally {
-    await admin.disconnect();
-  }
+  await ensureTopicsOf(kafka, config);
   const codec = await EventCodec.connect(config.schemaRegistryUrl, { auth: config.registryAuth });
   let appender: Promise<TransactionalAppender> | undefined;
   return {
