@@ -5,7 +5,8 @@ import type { TestEnv } from '@holdfast/testing';
 import type { RunningConsumer } from '@holdfast/kafka';
 import { startProjector, type RunningProjector } from '@holdfast/projector';
 import { ensureReadModelSchema } from '@holdfast/read-models';
-import { startSyncConsumer } from '@holdfast/recompute';
+import type { Kysely } from 'kysely';
+import { migrateRecompute, startSyncConsumer } from '@holdfast/recompute';
 
 /** Creates the read-model tables the gateway reads (idempotent). */
 export function ensureReadModels(t: TestEnv): Promise<void> {
@@ -25,8 +26,9 @@ export function runProjector(t: TestEnv, group = 'projector'): Promise<RunningPr
   );
 }
 
-/** The recompute service's sync-command consumer. */
-export function runSyncConsumer(t: TestEnv, now?: () => Date): Promise<RunningConsumer> {
+/** The recompute service's sync-command consumer, after the recompute's migrations (as its main runs them). */
+export async function runSyncConsumer(t: TestEnv, now?: () => Date): Promise<RunningConsumer> {
+  await migrateRecompute(t.db as unknown as Kysely<unknown>);
   return startSyncConsumer(
     {
       infra: {
