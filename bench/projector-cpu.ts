@@ -2,15 +2,8 @@
 // as the bench process's CPU plus that of every PostgreSQL backend of the bench database (/proc): unlike
 // a rate, it hardly moves with what else the two cores run. Compare two commits with it side by side:
 //   node --conditions=source --import tsx bench/projector-cpu.ts [orders=100000]
-import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { EventCodec, type OrderUpserted } from '@holdfast/contracts';
-import { classifyOrders, validateOrdersRequest } from '@holdfast/domain';
-import type { ConsumedRecord } from '@holdfast/kafka';
-import { silentLogger } from '@holdfast/platform';
-import { PROJECTIONS, ProjectionRunner } from '@holdfast/projector';
-import { ensureReadModelSchema } from '@holdfast/read-models';
-import { generateOrders } from './generate-orders.js';
+import { commerceRunner, orderChunks } from './commerce-chunks.js';
 import { benchStack } from './stack.js';
 
 const n = Number(process.argv[2] ?? 100_000);
@@ -25,54 +18,9 @@ const cpuOf = (pid: number) => {
 };
 const stack = await benchStack(1);
 try {
-  const codec = await EventCodec.connect(stack.env.SCHEMA_REGISTRY_URL!);
-  await ensureReadModelSchema(stack.pool, 'phases');
-  const projection = PROJECTIONS.find((p) => p.name === 'commerce')!;
-  const runner = new ProjectionRunner(projection, {
-    pool: stack.pool,
-    codec,
-    schema: 'phases',
-    logger: silentLogger,
-    publisher: { publish: () => Promise.resolve() },
-  });
-  const account = randomUUID();
-  const now = new Date('2026-11-22T00:00:00Z');
-  const chunks: ConsumedRecord[][] = [];
-  let rows: unknown[] = [];
-  let offset = 0;
-  const flush = () => {
-    const v = validateOrdersRequest({ orders: rows });
-    if (!v.ok) throw new Error('invalid');
-    chunks.push(
-      classifyOrders(v.rows, { now }).accepted.map((order): ConsumedRecord => {
-        const value: OrderUpserted = {
-          metadata: {
-            account_id: account,
-            event_id: randomUUID(),
-            batch_id: 'b',
-            request_id: null,
-            key_id: null,
-            received_at: now.toISOString(),
-          },
-          order,
-        };
-        return {
-          topic: 't',
-          partition: 0,
-          offset: String(offset++),
-          key: null,
-          value: codec.encode('OrderUpserted', value),
-          timestamp: '0',
-        };
-      }),
-    );
-    rows = [];
-  };
-  for (const o of generateOrders(n)) {
-    rows.push(o);
-    if (rows.length === 5000) flush();
-  }
-  if (rows.length) flush();
+  const { codec, runner } = await commerceRunner(stack);
+  const chunks = orderChunks(codec, n);
+  const offset = chunks.reduce((sum, c) => sum + c.length, 0); // records applied
   // Warm the pool's connections so their backends exist before the first reading.
   await Promise.all(Array.from({ length: 4 }, () => stack.pool.query('select 1')));
   const db = (await stack.pool.query<{ d: string }>('select current_database() as d')).rows[0]!.d;

@@ -2,16 +2,9 @@
 // to generated orders, with every PostgreSQL query timed by its first words. A diagnostic for the
 // projector's owners, not a figure of the issue:
 //   node --conditions=source --import tsx bench/projector-phases.ts [orders=50000]
-import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { EventCodec, type OrderUpserted } from '@holdfast/contracts';
-import { classifyOrders, validateOrdersRequest } from '@holdfast/domain';
-import type { ConsumedRecord } from '@holdfast/kafka';
-import { silentLogger } from '@holdfast/platform';
-import { PROJECTIONS, ProjectionRunner } from '@holdfast/projector';
-import { ensureReadModelSchema } from '@holdfast/read-models';
-import { generateOrders } from './generate-orders.js';
 import { profiled } from './in-process-profile.js';
+import { commerceRunner, orderChunks } from './commerce-chunks.js';
 import { benchStack } from './stack.js';
 
 const n = Number(process.argv[2] ?? 50_000);
@@ -36,54 +29,9 @@ pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
 
 const stack = await benchStack(1);
 try {
-  const codec = await EventCodec.connect(stack.env.SCHEMA_REGISTRY_URL!);
-  await ensureReadModelSchema(stack.pool, 'phases');
-  const projection = PROJECTIONS.find((p) => p.name === 'commerce')!;
-  const runner = new ProjectionRunner(projection, {
-    pool: stack.pool,
-    codec,
-    schema: 'phases',
-    logger: silentLogger,
-    publisher: { publish: () => Promise.resolve() },
-  });
-  const account = randomUUID();
-  const now = new Date('2026-11-22T00:00:00Z');
-  let rows: unknown[] = [];
-  let offset = 0;
+  const { codec, runner } = await commerceRunner(stack);
+  const chunks = orderChunks(codec, n);
   let total = 0;
-  const flush = () => {
-    const v = validateOrdersRequest({ orders: rows });
-    if (!v.ok) throw new Error('invalid');
-    const records = classifyOrders(v.rows, { now }).accepted.map((order): ConsumedRecord => {
-      const value: OrderUpserted = {
-        metadata: {
-          account_id: account,
-          event_id: randomUUID(),
-          batch_id: 'b',
-          request_id: null,
-          key_id: null,
-          received_at: now.toISOString(),
-        },
-        order,
-      };
-      return {
-        topic: 't',
-        partition: 0,
-        offset: String(offset++),
-        key: null,
-        value: codec.encode('OrderUpserted', value),
-        timestamp: '0',
-      };
-    });
-    chunks.push(records);
-    rows = [];
-  };
-  const chunks: ConsumedRecord[][] = [];
-  for (const o of generateOrders(n)) {
-    rows.push(o);
-    if (rows.length === 5000) flush();
-  }
-  if (rows.length) flush();
   // Applied as the consumer hands them over: each chunk with the next one as `upcoming`.
   // `--profile DIR`: a CPU profile of this loop alone.
   const profileDir = process.argv.includes('--profile')
