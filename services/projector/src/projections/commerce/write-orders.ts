@@ -1,36 +1,16 @@
-import type { Conversion } from '@holdfast/domain';
+import type { Conversion, OrderWrite as DomainOrderWrite } from '@holdfast/domain';
 import { AMOUNT_SQL_TYPE } from '@holdfast/contracts';
 import { qualified, type ProjectionTx } from '../../projection.js';
 import { CopyBuffer, copyField, copyText } from '../copy-rows.js';
 import { columnsOf, textArrayLiteral } from '../sql-arrays.js';
 
-/** One OrderUpserted, ready to merge into read_models.orders. */
-export interface OrderWrite {
-  readonly accountId: string;
-  readonly orderId: string;
-  /** The resolved customer; kept only by the first write. */
-  readonly customerId: string | null;
-  readonly externalCustomerId: string | null;
-  readonly orderDate: string;
-  readonly orderAmount: number;
-  readonly productName: string;
-  readonly email: string | null;
-  readonly phone: string | null;
-  readonly customerName: string | null;
-  readonly source: string | null;
+/**
+ * One OrderUpserted, ready to merge into read_models.orders: the domain's order write plus the
+ * acquisition channel, which the projector derives (spec rule 10) and stores beside the source.
+ */
+export interface OrderWrite extends DomainOrderWrite {
   /** acquisitionChannel(source) (spec rule 10): the label, or `campaign` for a full landing URL. */
   readonly acquisitionChannel: string | null;
-  readonly orderChannel: string | null;
-  readonly currency: string;
-  readonly shippingCity: string | null;
-  readonly shippingState: string | null;
-  readonly shippingZip: string | null;
-  readonly refundedAmount: number | null;
-  readonly discountTotal: number | null;
-  readonly discountPct: number | null;
-  readonly discountCodes: readonly string[] | null;
-  readonly cancelledAt: string | null;
-  readonly receivedAt: string;
 }
 
 // Last write wins for these (the domain's ORDER_COLUMN_RULES, pinned by write-orders.test.ts); the merge
