@@ -91,6 +91,19 @@ export const OrdersResponse = {
   },
 } as const;
 
+/** A dry run's required fields: the common ones, with the endpoint's own counters after would_drop. */
+const dryRunRequired = (...own: string[]) => [
+  'dry_run',
+  'received',
+  'would_accept',
+  'would_drop',
+  ...own,
+  'errors',
+  'warnings',
+  'errors_truncated',
+  'next',
+];
+
 const dryRunCommon = {
   dry_run: { const: true },
   received: int('Rows received.'),
@@ -102,16 +115,7 @@ const dryRunCommon = {
 
 export const OrdersDryRunResponse = {
   type: 'object',
-  required: [
-    'dry_run',
-    'received',
-    'would_accept',
-    'would_drop',
-    'errors',
-    'warnings',
-    'errors_truncated',
-    'next',
-  ],
+  required: dryRunRequired(),
   properties: {
     ...dryRunCommon,
     errors: issues(['index', 'order_id', 'codes'], {
@@ -151,17 +155,7 @@ export const CustomersResponse = {
 export const CustomersDryRunResponse = {
   type: 'object',
   description: 'Customers dry run: the shape of the orders dry run, keyed by external_id.',
-  required: [
-    'dry_run',
-    'received',
-    'would_accept',
-    'would_drop',
-    'would_apply_subscriptions',
-    'errors',
-    'warnings',
-    'errors_truncated',
-    'next',
-  ],
+  required: dryRunRequired('would_apply_subscriptions'),
   properties: {
     ...dryRunCommon,
     would_apply_subscriptions: int('Rows that would apply a subscription_status.'),
