@@ -1,4 +1,5 @@
-import { zeroSummaryNumbers, type CustomerSummary, type SummaryColumns, type SummaryNumbers } from './summary.js';
+import type { CustomerSummary, SummaryColumns } from './summary.js';
+import { zeroSummaryNumbers, type SummaryNumbers } from './summary-numbers.js';
 import { utcDayToDate } from './time.js';
 
 const MIN_CAPACITY = 1024;

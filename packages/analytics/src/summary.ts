@@ -47,17 +47,6 @@ export interface CustomerSummary {
   meanInterPurchaseTime: number | null;
 }
 
-/** The numbers of a {@link CustomerSummary} that scoring reads (one row of {@link SummaryColumns}). */
-export type SummaryNumbers = Pick<
-  CustomerSummary,
-  'frequency' | 'recency' | 'T' | 'monetaryValue' | 'totalRevenue' | 'transactions'
->;
-
-/** Summary numbers of zeros: the one object a hot loop overwrites row after row. */
-export function zeroSummaryNumbers(): SummaryNumbers {
-  return { frequency: 0, recency: 0, T: 0, monetaryValue: 0, totalRevenue: 0, transactions: 0 };
-}
-
 /**
  * The numbers of many {@link CustomerSummary}s that scoring reads, as columns: row i is customer i.
  * A million summaries as objects take a few hundred megabytes; as columns, 48 bytes per customer.

@@ -17,7 +17,14 @@ import {
   TransactionalAppender,
   waitForLog,
 } from '@holdfast/kafka';
-import { EnvReader, poolOptions, postgresProbe, readOpsConfig, runService, waitFor } from '@holdfast/platform';
+import {
+  EnvReader,
+  poolOptions,
+  postgresProbe,
+  readOpsConfig,
+  runService,
+  waitFor,
+} from '@holdfast/platform';
 import { createGateway } from './app.js';
 import { loadGatewayConfig } from './config.js';
 import { createGatewayServer } from './http/server.js';

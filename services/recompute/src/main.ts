@@ -117,7 +117,10 @@ await runService({
     );
     const recompute = async (task: SyncTaskRef) => {
       const scored = await score(task);
-      await campaigns({ accountId: task.accountId, taskId: task.taskId }, { send: sendsOnTrigger(task.trigger) });
+      await campaigns(
+        { accountId: task.accountId, taskId: task.taskId },
+        { send: sendsOnTrigger(task.trigger) },
+      );
       return scored;
     };
     const deadLetters = kafkaDeadLetterPublisher(await producer('recompute-dlq'), codec, infra.topicPrefix);
@@ -132,7 +135,9 @@ await runService({
       wait,
     );
     ctx.onStop('consumer', () => consumer.stop());
-    const lag = consumerLag(kafka, consumer.groupId, [topicName(infra.topicPrefix, 'holdfast.sync-commands')]);
+    const lag = consumerLag(kafka, consumer.groupId, [
+      topicName(infra.topicPrefix, 'holdfast.sync-commands'),
+    ]);
     ctx.onStop('consumer_lag', () => lag.close());
     registerConsumerLag(registry, [lag]);
     const positions = LogPositions.create(kafka, infra.topicPrefix);

@@ -12,5 +12,9 @@ export function poolOptions(
   infra: Pick<InfraConfig, 'pgStatementTimeoutMs' | 'pgConnectTimeoutMs'>,
   logger: Logger,
 ): { statementTimeoutMs?: number; connectTimeoutMs?: number; logger: Logger } {
-  return { statementTimeoutMs: infra.pgStatementTimeoutMs, connectTimeoutMs: infra.pgConnectTimeoutMs, logger };
+  return {
+    statementTimeoutMs: infra.pgStatementTimeoutMs,
+    connectTimeoutMs: infra.pgConnectTimeoutMs,
+    logger,
+  };
 }

@@ -1,7 +1,13 @@
 import { EventEmitter } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Logger } from '../logger.js';
-import { ExitCode, runService, type RunningService, type ServiceHost, type ServiceOptions } from './run-service.js';
+import {
+  ExitCode,
+  runService,
+  type RunningService,
+  type ServiceHost,
+  type ServiceOptions,
+} from './run-service.js';
 
 // A process stand-in: signals are emitted by the test, exit codes are recorded (and resolve `exited`).
 function fakeHost() {
@@ -32,7 +38,13 @@ afterEach(async () => {
   running = undefined;
 });
 
-const ops = { port: 0, host: '127.0.0.1', maxLoopLagMs: 5_000, consumerStuckMs: 1_000, consumerStallMs: 1_000 };
+const ops = {
+  port: 0,
+  host: '127.0.0.1',
+  maxLoopLagMs: 5_000,
+  consumerStuckMs: 1_000,
+  consumerStallMs: 1_000,
+};
 
 async function run(over: Partial<ServiceOptions> & Pick<ServiceOptions, 'start'>) {
   const h = fakeHost();
@@ -46,8 +58,12 @@ describe('runService', () => {
   it('reports ready once start resolves, then stops on SIGTERM: steps last-added first, exit 0', async () => {
     const order: string[] = [];
     const svc = await run({
-      start: async (ctx) => {
-        ctx.dependency('postgres', () => 'up', () => order.push('postgres'));
+      start: (ctx) => {
+        ctx.dependency(
+          'postgres',
+          () => 'up',
+          () => order.push('postgres'),
+        );
         ctx.dependency('registry', () => 'up');
         ctx.onStop('producer', () => order.push('producer'));
         ctx.onStop('consumer', async () => {
@@ -69,25 +85,27 @@ describe('runService', () => {
 
   it('answers /readyz not ready while the stop steps run', async () => {
     let release: () => void = () => {};
-    let readyDuringStop: unknown;
     const svc = await run({
-      start: async (ctx) => {
+      start: (ctx) => {
         ctx.dependency('postgres', () => 'up');
         ctx.onStop('consumer', () => new Promise<void>((r) => (release = r)));
       },
     });
     svc.signal('SIGINT');
     const res = await svc.readyz();
-    readyDuringStop = { status: res.status, body: await res.json() };
+    const readyDuringStop = { status: res.status, body: await res.json() };
     release();
     expect(await svc.exited).toBe(ExitCode.stopped);
-    expect(readyDuringStop).toEqual({ status: 503, body: { ready: false, checks: { shutdown: 'failing: stopping' } } });
+    expect(readyDuringStop).toEqual({
+      status: 503,
+      body: { ready: false, checks: { shutdown: 'failing: stopping' } },
+    });
   });
 
   it('logs a step that throws, still runs the others and exits 0', async () => {
     const order: string[] = [];
     const svc = await run({
-      start: async (ctx) => {
+      start: (ctx) => {
         ctx.onStop('pool', () => order.push('pool'));
         ctx.onStop('consumer', () => {
           throw new Error('broker gone');
@@ -106,7 +124,7 @@ describe('runService', () => {
   it('exits 1 when a step hangs past the stop timeout, naming the step', async () => {
     const svc = await run({
       stopTimeoutMs: 50,
-      start: async (ctx) => {
+      start: (ctx) => {
         ctx.onStop('consumer', () => new Promise(() => {}));
       },
     });
@@ -123,7 +141,7 @@ describe('runService', () => {
     let runs = 0;
     let release: () => void = () => {};
     const svc = await run({
-      start: async (ctx) => {
+      start: (ctx) => {
         ctx.onStop('consumer', () => {
           runs++;
           return new Promise<void>((r) => (release = r));
@@ -143,7 +161,7 @@ describe('runService', () => {
   it('stops with exit 1 when a started part crashes', async () => {
     const order: string[] = [];
     const svc = await run({
-      start: async (ctx) => {
+      start: (ctx) => {
         ctx.onStop('consumer', () => order.push('consumer'));
         return { crashed: Promise.resolve(new Error('bug in a handler')) };
       },

@@ -61,7 +61,7 @@ export interface ServiceOptions {
   readonly logger?: Logger;
   readonly host?: ServiceHost;
   /** Connects and starts the service's own parts; the probes report not ready until it resolves. */
-  start(ctx: ServiceContext): Promise<StartedService | void>;
+  start(ctx: ServiceContext): Promise<StartedService | void> | StartedService | void;
 }
 
 /** A running service (tests stop it directly; a process stops it with a signal). */
@@ -164,24 +164,25 @@ export async function runService(opts: ServiceOptions): Promise<RunningService> 
       if (close) steps.push({ name: dep, run: close });
     },
   };
-  const started = opts.start(ctx).then(
-    (service) => {
-      if (stopping) return;
-      isStarted = true;
-      readiness.started();
-      logger.info(`${name}_ready`, { metricsPort: ops.port });
-      void service?.crashed?.then((err) => {
-        logger.error(`${name}_crashed`, { error: err.message });
-        return stop('crash', ExitCode.failed);
-      });
-    },
-    (err: unknown) => {
-      // A stop during start-up aborts the waits; that is not a failure of its own.
-      if (stopping) return;
-      logger.error(`${name}_start_failed`, { error: err instanceof Error ? err.message : String(err) });
-      exit(ExitCode.failed);
-    },
-  );
+  const started = Promise.resolve()
+    .then(() => opts.start(ctx))
+    .then(
+      (service) => {
+        if (stopping) return;
+        isStarted = true;
+        readiness.started();
+        logger.info(`${name}_ready`, { metricsPort: ops.port });
+        void service?.crashed?.then((err) => {
+          logger.error(`${name}_crashed`, { error: err.message });
+          return stop('crash', ExitCode.failed);
+        });
+      },
+      (err: unknown) => {
+        // A stop during start-up aborts the waits; that is not a failure of its own.
+        if (stopping) return;
+        logger.error(`${name}_start_failed`, { error: err instanceof Error ? err.message : String(err) });
+        exit(ExitCode.failed);
+      },
+    );
   return { ops, started, stop };
 }
-

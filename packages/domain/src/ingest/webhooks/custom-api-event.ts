@@ -5,11 +5,10 @@ import { idToString, isPlainObject, normalizeEmail, stringOrNull } from '../shar
 import { canonicalJson, fnv1a64 } from './canonical-hash.js';
 
 /** POST /webhooks/custom-api body, normalised like a customer row. */
-export interface CustomApiEvent
-  extends Pick<
-    NormalizedCustomer,
-    'external_id' | 'email' | 'phone' | 'name' | 'address' | 'consent' | 'source_label'
-  > {
+export interface CustomApiEvent extends Pick<
+  NormalizedCustomer,
+  'external_id' | 'email' | 'phone' | 'name' | 'address' | 'consent' | 'source_label'
+> {
   event_type: string;
 }
 
