@@ -8,14 +8,7 @@
  */
 import { createPool } from '@holdfast/db';
 import { connectKafka, registerConsumerLag, waitForLog } from '@holdfast/kafka';
-import {
-  createOutboundClient,
-  loadOpsConfig,
-  poolOptions,
-  postgresProbe,
-  runService,
-  waitFor,
-} from '@holdfast/platform';
+import { createOutboundClient, loadOpsConfig, poolOptions, runService, waitFor } from '@holdfast/platform';
 import { loadDispatcherConfig } from './config.js';
 import { DispatcherMetrics } from './metrics.js';
 import { startDispatcher } from './start-dispatcher.js';
@@ -30,8 +23,9 @@ await runService({
   start: async (ctx) => {
     const { logger, registry, readiness, wait } = ctx;
     const metrics = new DispatcherMetrics(registry);
-    const pool = createPool(infra.databaseUrl, 'holdfast-dispatcher', 4, poolOptions(infra, logger));
-    ctx.dependency('postgres', postgresProbe(pool), () => pool.end());
+    const pool = ctx.postgres(
+      createPool(infra.databaseUrl, 'holdfast-dispatcher', 4, poolOptions(infra, logger)),
+    );
     metrics.watchBacklog(registry, pool);
     const kafka = connectKafka(infra, 'holdfast-dispatcher', ctx);
 

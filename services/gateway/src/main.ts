@@ -17,14 +17,7 @@ import {
   TransactionalAppender,
   waitForLog,
 } from '@holdfast/kafka';
-import {
-  EnvReader,
-  poolOptions,
-  postgresProbe,
-  readOpsConfig,
-  runService,
-  waitFor,
-} from '@holdfast/platform';
+import { EnvReader, poolOptions, readOpsConfig, runService, waitFor } from '@holdfast/platform';
 import { createGateway } from './app.js';
 import { loadGatewayConfig } from './config.js';
 import { createGatewayServer } from './http/server.js';
@@ -47,8 +40,7 @@ await runService({
   start: async (ctx) => {
     const { logger, registry, readiness, wait } = ctx;
     process.stdout.write(`gateway ops listening on http://${opsConfig.host}:${ctx.ops.port}\n`);
-    const pool = createPool(infra.databaseUrl, 'gateway', 20, poolOptions(infra, logger));
-    ctx.dependency('postgres', postgresProbe(pool), () => pool.end());
+    const pool = ctx.postgres(createPool(infra.databaseUrl, 'gateway', 20, poolOptions(infra, logger)));
     const kafka = connectKafka(infra, 'gateway', ctx);
     const readModels = new ReadModels(pool, config.readModelSchema);
     readiness.add('read_models', () => readModels.ready());

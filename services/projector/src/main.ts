@@ -9,7 +9,7 @@
  */
 import { createPool } from '@holdfast/db';
 import { connectKafka, registerConsumerLag, waitForLog } from '@holdfast/kafka';
-import { loadOpsConfig, poolOptions, postgresProbe, runService, waitFor } from '@holdfast/platform';
+import { loadOpsConfig, poolOptions, runService, waitFor } from '@holdfast/platform';
 import { loadProjectorConfig } from './config.js';
 import { configureCommerceMemory } from './projections/commerce/commerce.projection.js';
 import { selectProjections } from './projections/index.js';
@@ -28,8 +28,9 @@ await runService({
   start: async (ctx) => {
     const { logger, registry, readiness, wait } = ctx;
     const metrics = new ProjectorMetrics(registry);
-    const pool = createPool(config.databaseUrl, 'holdfast-projector', 4, poolOptions(config, logger));
-    ctx.dependency('postgres', postgresProbe(pool), () => pool.end());
+    const pool = ctx.postgres(
+      createPool(config.databaseUrl, 'holdfast-projector', 4, poolOptions(config, logger)),
+    );
     const kafka = connectKafka(config, 'holdfast-projector', ctx);
 
     const codec = await waitForLog(kafka, config, wait, (p) => readiness.phase(p));

@@ -21,7 +21,6 @@ import {
   createOutboundClient,
   EnvReader,
   poolOptions,
-  postgresProbe,
   readInfraConfig,
   readOpsConfig,
   readOutboundPolicy,
@@ -63,8 +62,7 @@ await runService({
   ops: config.ops,
   start: async (ctx) => {
     const { logger, registry, readiness, wait } = ctx;
-    const pool = createPool(infra.databaseUrl, 'recompute', 4, poolOptions(infra, logger));
-    ctx.dependency('postgres', postgresProbe(pool), () => pool.end());
+    const pool = ctx.postgres(createPool(infra.databaseUrl, 'recompute', 4, poolOptions(infra, logger)));
     const kafka = connectKafka(infra, 'recompute', ctx);
 
     readiness.phase('waiting for postgres');

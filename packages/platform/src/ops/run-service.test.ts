@@ -59,11 +59,10 @@ describe('runService', () => {
     const order: string[] = [];
     const svc = await run({
       start: (ctx) => {
-        ctx.dependency(
-          'postgres',
-          () => 'up',
-          () => order.push('postgres'),
-        );
+        ctx.postgres({
+          query: () => Promise.resolve(),
+          end: () => Promise.resolve(void order.push('postgres')),
+        });
         ctx.dependency('registry', () => 'up');
         ctx.onStop('producer', () => order.push('producer'));
         ctx.onStop('consumer', async () => {

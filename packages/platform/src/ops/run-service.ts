@@ -5,6 +5,7 @@ import { loadTracingConfig, startTracing } from '../tracing.js';
 import type { WaitForOptions } from '../failure/wait-for.js';
 import type { OpsConfig } from './ops-config.js';
 import { startOpsServer, type OpsServer } from './ops-server.js';
+import { postgresProbe } from './probes.js';
 import { Readiness, type ReadinessCheck } from './readiness.js';
 
 /**
@@ -30,6 +31,14 @@ export interface ServiceContext {
   onStop(name: string, step: () => unknown): void;
   /** A dependency: its readiness check under `name`, and (optionally) how to close it on stop. */
   dependency(name: string, check: ReadinessCheck, close?: () => unknown): void;
+  /** The service's PostgreSQL pool: the `postgres` check (`select 1`), and the pool ended on stop. */
+  postgres<P extends PostgresPool>(pool: P): P;
+}
+
+/** What `ctx.postgres` needs of a pool (pg's `Pool`). */
+export interface PostgresPool {
+  query(sql: string): Promise<unknown>;
+  end(): Promise<void>;
 }
 
 /** What a started service hands back. */
@@ -90,8 +99,7 @@ export interface RunningService {
  *   name: 'dispatcher',
  *   ops: loadOpsConfig(process.env, 'PORT', 9466),
  *   start: async (ctx) => {
- *     const pool = createPool(url, 'holdfast-dispatcher', 4, poolOptions(infra, ctx.logger));
- *     ctx.dependency('postgres', postgresProbe(pool), () => pool.end());
+ *     const pool = ctx.postgres(createPool(url, 'holdfast-dispatcher', 4, poolOptions(infra, ctx.logger)));
  *     const consumer = await waitFor('consumer', () => startConsumer(pool), ctx.wait);
  *     ctx.onStop('consumer', () => consumer.stop());
  *     return { crashed: consumer.crashed };
@@ -152,6 +160,10 @@ export async function runService(opts: ServiceOptions): Promise<RunningService> 
   host.onSignal('SIGTERM', () => void stop('SIGTERM', ExitCode.stopped));
   host.onSignal('SIGINT', () => void stop('SIGINT', ExitCode.stopped));
 
+  function dependency(name: string, check: ReadinessCheck, close?: () => unknown): void {
+    readiness.add(name, check);
+    if (close) steps.push({ name, run: close });
+  }
   const ctx: ServiceContext = {
     logger,
     registry,
@@ -159,9 +171,10 @@ export async function runService(opts: ServiceOptions): Promise<RunningService> 
     ops,
     wait: { logger, signal: aborted.signal },
     onStop: (stepName, run) => void steps.push({ name: stepName, run }),
-    dependency: (dep, check, close) => {
-      readiness.add(dep, check);
-      if (close) steps.push({ name: dep, run: close });
+    dependency,
+    postgres: (pool) => {
+      dependency('postgres', postgresProbe(pool), () => pool.end());
+      return pool;
     },
   };
   const started = Promise.resolve()
