@@ -160,9 +160,9 @@ export async function runService(opts: ServiceOptions): Promise<RunningService> 
   host.onSignal('SIGTERM', () => void stop('SIGTERM', ExitCode.stopped));
   host.onSignal('SIGINT', () => void stop('SIGINT', ExitCode.stopped));
 
-  function dependency(name: string, check: ReadinessCheck, close?: () => unknown): void {
-    readiness.add(name, check);
-    if (close) steps.push({ name, run: close });
+  function dependency(dep: string, check: ReadinessCheck, close?: () => unknown): void {
+    readiness.add(dep, check);
+    if (close) steps.push({ name: dep, run: close });
   }
   const ctx: ServiceContext = {
     logger,
