@@ -1,4 +1,5 @@
 import type { CustomerSummary, SummaryColumns } from './summary.js';
+import { zeroSummaryNumbers, type SummaryNumbers } from './summary-numbers.js';
 import { utcDayToDate } from './time.js';
 
 const MIN_CAPACITY = 1024;
@@ -152,14 +153,7 @@ export class CustomerDays {
     visit: (customer: number, numbers: SummaryNumbers, first: number, last: number) => void,
   ): void {
     const order = this.byCustomerThenDay(endDay);
-    const numbers: SummaryNumbers = {
-      frequency: 0,
-      recency: 0,
-      T: 0,
-      monetaryValue: 0,
-      totalRevenue: 0,
-      transactions: 0,
-    };
+    const numbers = zeroSummaryNumbers();
     let k = 0;
     const n = order.length;
     // `order` runs customer by customer, each one's orders by day: one pass folds each run.
@@ -231,11 +225,6 @@ export class CustomerDays {
     this.amountOf = amountOf;
   }
 }
-
-type SummaryNumbers = Pick<
-  CustomerSummary,
-  'frequency' | 'recency' | 'T' | 'monetaryValue' | 'totalRevenue' | 'transactions'
->;
 
 /** One stable counting-sort pass: `from` sorted by `key` (0 ≤ key < buckets) into `to`. */
 function countingPass(from: Int32Array, to: Int32Array, buckets: number, key: (i: number) => number): void {

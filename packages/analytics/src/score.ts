@@ -21,6 +21,7 @@ import type { LifecycleState } from './lifecycle.js';
 import { groupRfm } from './rfm-groups.js';
 import type { RfmRow } from './rfm-groups.js';
 import { summaryColumns } from './summary.js';
+import { zeroSummaryNumbers } from './summary-numbers.js';
 import type { CustomerSummary, SummaryColumns } from './summary.js';
 import { addUnits, daysPerUnit, toEpochMs } from './time.js';
 import type { Instant, TimeUnit } from './time.js';
@@ -238,14 +239,7 @@ function scoreAll(
   const nextMs: number[] = [];
   const expected: number[] = [];
   const discounted: number[] = [];
-  const row: ScoredRow = {
-    frequency: 0,
-    recency: 0,
-    T: 0,
-    monetaryValue: 0,
-    totalRevenue: 0,
-    transactions: 0,
-  };
+  const row: ScoredRow = zeroSummaryNumbers();
   for (let i = 0; i < n; i++) {
     row.frequency = columns.frequency[i] as number;
     row.recency = columns.recency[i] as number;

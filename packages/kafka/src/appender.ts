@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { classifyError } from '@holdfast/platform';
 import type { KafkaClient, OutgoingRecord, TransactionalProducer as Producer } from './ports.js';
+import { IdlePool } from './idle-pool.js';
 
 /**
  * Records at most in one group commit (see `groupCommit`): a group stays well under the broker's
@@ -46,8 +47,7 @@ export interface Appender {
  * appends (pixel requests of 50 events) share the transaction's Kafka round trips.
  */
 export class TransactionalAppender implements Appender {
-  private readonly idle: Slot[] = [];
-  private readonly waiters: ((s: Slot) => void)[] = [];
+  private readonly idle = new IdlePool<Slot>();
   private readonly all: Slot[] = [];
   private pending: PendingGroup | undefined;
 
@@ -95,32 +95,20 @@ export class TransactionalAppender implements Appender {
         };
         appender.all.push(slot);
         slot.producer = await appender.connect(slot);
-        appender.idle.push(slot);
+        appender.idle.giveBack(slot);
       }),
     );
     return appender;
   }
 
-  private borrow(): Promise<Slot> {
-    const s = this.idle.pop();
-    if (s) return Promise.resolve(s);
-    return new Promise((resolve) => this.waiters.push(resolve));
-  }
-
-  private giveBack(s: Slot): void {
-    const next = this.waiters.shift();
-    if (next) next(s);
-    else this.idle.push(s);
-  }
-
   async append(records: readonly OutgoingRecord[]): Promise<void> {
     if (!records.length) return;
-    if (!this.groupCommit || this.idle.length > 0) {
-      const slot = await this.borrow();
+    if (!this.groupCommit || this.idle.size > 0) {
+      const slot = await this.idle.borrow();
       try {
         await this.send(slot, records);
       } finally {
-        this.giveBack(slot);
+        this.idle.giveBack(slot);
       }
       return;
     }
@@ -129,12 +117,12 @@ export class TransactionalAppender implements Appender {
     let group = this.pending;
     if (!group || group.records.length + records.length > MAX_GROUP_RECORDS) {
       const g: PendingGroup = { records: [], done: Promise.resolve() };
-      g.done = this.borrow().then(async (slot) => {
+      g.done = this.idle.borrow().then(async (slot) => {
         if (this.pending === g) this.pending = undefined;
         try {
           await this.send(slot, g.records);
         } finally {
-          this.giveBack(slot);
+          this.idle.giveBack(slot);
         }
       });
       group = this.pending = g;

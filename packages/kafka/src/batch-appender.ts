@@ -1,4 +1,5 @@
 import type { IdempotentProducer, KafkaClient, OutgoingRecord } from './ports.js';
+import { IdlePool } from './idle-pool.js';
 
 /**
  * The port of an appender whose calls each carry records of ONE topic and ONE key (so ONE partition):
@@ -72,8 +73,7 @@ interface Member {
  * IngestBatchRecorded record) must keep using `TransactionalAppender`.
  */
 export class IdempotentBatchAppender implements SinglePartitionAppender {
-  private readonly idle: Member[] = [];
-  private readonly waiters: ((m: Member) => void)[] = [];
+  private readonly idle = new IdlePool<Member>();
   private readonly live = new Set<Member>();
   private closed = false;
 
@@ -94,7 +94,7 @@ export class IdempotentBatchAppender implements SinglePartitionAppender {
     });
     await Promise.all(
       Array.from({ length: appender.opts.size }, async () => {
-        appender.idle.push(await appender.connect());
+        appender.idle.giveBack(await appender.connect());
       }),
     );
     return appender;
@@ -112,18 +112,6 @@ export class IdempotentBatchAppender implements SinglePartitionAppender {
     void m.producer.close().catch(() => {});
   }
 
-  private borrow(): Promise<Member> {
-    const m = this.idle.pop();
-    if (m) return Promise.resolve(m);
-    return new Promise((resolve) => this.waiters.push(resolve));
-  }
-
-  private giveBack(m: Member): void {
-    const next = this.waiters.shift();
-    if (next) next(m);
-    else this.idle.push(m);
-  }
-
   /** A fresh producer in place of `old` (retired); on failure the pool keeps `old`'s slot free. */
   private async replace(old: Member): Promise<Member> {
     this.retire(old);
@@ -135,7 +123,7 @@ export class IdempotentBatchAppender implements SinglePartitionAppender {
     if (this.closed) throw new Error('IdempotentBatchAppender is closed');
     const { topic, key } = records[0]!;
     for (const r of records) if (r.topic !== topic || r.key !== key) throw new MixedPartitionError();
-    let m = await this.borrow();
+    let m = await this.idle.borrow();
     let ok = false;
     try {
       if (performance.now() - m.lastUsed > this.opts.maxIdleMs) m = await this.replace(m);
@@ -144,7 +132,7 @@ export class IdempotentBatchAppender implements SinglePartitionAppender {
       m.lastUsed = performance.now();
       ok = true;
     } finally {
-      if (ok) this.giveBack(m);
+      if (ok) this.idle.giveBack(m);
       else this.recycle(m);
     }
   }
@@ -155,7 +143,7 @@ export class IdempotentBatchAppender implements SinglePartitionAppender {
     const again = (attempt: number): void => {
       if (this.closed) return;
       this.connect().then(
-        (fresh) => (this.closed ? this.retire(fresh) : this.giveBack(fresh)),
+        (fresh) => (this.closed ? this.retire(fresh) : this.idle.giveBack(fresh)),
         () => setTimeout(() => again(attempt + 1), Math.min(5_000, 200 * 2 ** attempt)).unref(),
       );
     };

@@ -5,17 +5,13 @@ import { REQUEST_ID_HEADER, requestIdOfRecord } from './record-headers.js';
 import { topicName } from './topics.js';
 
 /** A record a consumer can never apply, with where it sits in the log and why. */
-export interface DeadLetter {
+export interface DeadLetter
+  // Where it sits and what it held, as consumed; the timestamp is the record's (ms since the epoch, as text).
+  extends Pick<ConsumedRecord, 'partition' | 'offset' | 'key' | 'value' | 'timestamp'> {
   /** Who gave up on it: a projection name, `dispatcher.deliveries`, `recompute.sync-commands`. */
   readonly projection: string;
-  /** Logical topic name (without the deployment's prefix). */
+  /** Logical topic name (without the deployment's prefix), unlike the consumed record's. */
   readonly topic: string;
-  readonly partition: number;
-  readonly offset: string;
-  readonly key: Buffer | null;
-  readonly value: Buffer | null;
-  /** Kafka record timestamp (ms since the epoch, as text). */
-  readonly timestamp: string;
   readonly reason: string;
   /** The X-Request-Id the record was appended under (its holdfast-request-id header), if any. */
   readonly requestId?: string;

@@ -23,5 +23,6 @@ export * from './consumer-lag.js';
 export * from './consumer-policy.js';
 export * from './dead-letters.js';
 export * from './probes.js';
+export * from './service-kafka.js';
 export { REQUEST_ID_HEADER, headerText, requestIdOfRecord } from './record-headers.js';
 export { ensureTopicsOf, waitForLog, type LogSettings } from './wait-for-log.js';

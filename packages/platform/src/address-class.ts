@@ -38,39 +38,39 @@ function v6(a: string): bigint {
   return groups.reduce((n, g) => (n << 16n) | BigInt(parseInt(g || '0', 16)), 0n);
 }
 
-const V4: readonly Range[] = (
-  [
-    ['0.0.0.0', 8, 'unspecified'],
-    ['10.0.0.0', 8, 'private'],
-    ['100.64.0.0', 10, 'cgnat'],
-    ['127.0.0.0', 8, 'loopback'],
-    ['169.254.0.0', 16, 'link_local'],
-    ['172.16.0.0', 12, 'private'],
-    ['192.0.0.0', 24, 'reserved'],
-    ['192.0.2.0', 24, 'reserved'],
-    ['192.88.99.0', 24, 'reserved'],
-    ['192.168.0.0', 16, 'private'],
-    ['198.18.0.0', 15, 'reserved'],
-    ['198.51.100.0', 24, 'reserved'],
-    ['203.0.113.0', 24, 'reserved'],
-    ['224.0.0.0', 4, 'multicast'],
-    ['240.0.0.0', 4, 'reserved'],
-  ] as const
-).map(([a, bits, cls]) => [v4(a), bits, cls] as const);
+// A table of [first address, prefix bits, class] rows, parsed once.
+const ranges = (parse: (a: string) => bigint, rows: readonly (readonly [string, number, AddressClass])[]) =>
+  rows.map(([a, bits, cls]): Range => [parse(a), bits, cls]);
 
-const V6: readonly Range[] = (
-  [
-    ['::', 128, 'unspecified'],
-    ['::1', 128, 'loopback'],
-    ['100::', 64, 'reserved'],
-    ['2001::', 23, 'reserved'],
-    ['2001:db8::', 32, 'reserved'],
-    ['fc00::', 7, 'unique_local'],
-    ['fe80::', 10, 'link_local'],
-    ['fec0::', 10, 'link_local'],
-    ['ff00::', 8, 'multicast'],
-  ] as const
-).map(([a, bits, cls]) => [v6(a), bits, cls] as const);
+const V4: readonly Range[] = ranges(v4, [
+  ['0.0.0.0', 8, 'unspecified'],
+  ['10.0.0.0', 8, 'private'],
+  ['100.64.0.0', 10, 'cgnat'],
+  ['127.0.0.0', 8, 'loopback'],
+  ['169.254.0.0', 16, 'link_local'],
+  ['172.16.0.0', 12, 'private'],
+  ['192.0.0.0', 24, 'reserved'],
+  ['192.0.2.0', 24, 'reserved'],
+  ['192.88.99.0', 24, 'reserved'],
+  ['192.168.0.0', 16, 'private'],
+  ['198.18.0.0', 15, 'reserved'],
+  ['198.51.100.0', 24, 'reserved'],
+  ['203.0.113.0', 24, 'reserved'],
+  ['224.0.0.0', 4, 'multicast'],
+  ['240.0.0.0', 4, 'reserved'],
+]);
+
+const V6: readonly Range[] = ranges(v6, [
+  ['::', 128, 'unspecified'],
+  ['::1', 128, 'loopback'],
+  ['100::', 64, 'reserved'],
+  ['2001::', 23, 'reserved'],
+  ['2001:db8::', 32, 'reserved'],
+  ['fc00::', 7, 'unique_local'],
+  ['fe80::', 10, 'link_local'],
+  ['fec0::', 10, 'link_local'],
+  ['ff00::', 8, 'multicast'],
+]);
 
 function inRange(n: bigint, width: number, [prefix, bits]: Range): boolean {
   const shift = BigInt(width - bits);

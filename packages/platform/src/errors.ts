@@ -13,33 +13,29 @@ export class HttpError extends Error {
   }
 }
 
-export class BadRequestError extends HttpError {
-  override readonly name = 'BadRequestError';
-  constructor(detail: string) {
-    super(400, detail);
-  }
+// The plain statuses differ only in their code and name: one class each, made by one factory (each
+// is still its own class: `instanceof NotFoundError` holds for a NotFoundError only).
+function statusError<N extends string>(status: number, name: N) {
+  return class extends HttpError {
+    override readonly name: N = name;
+    constructor(detail: string) {
+      super(status, detail);
+    }
+  };
 }
 
-export class UnauthorizedError extends HttpError {
-  override readonly name = 'UnauthorizedError';
-  constructor(detail: string) {
-    super(401, detail);
-  }
-}
-
-export class ForbiddenError extends HttpError {
-  override readonly name = 'ForbiddenError';
-  constructor(detail: string) {
-    super(403, detail);
-  }
-}
-
-export class NotFoundError extends HttpError {
-  override readonly name = 'NotFoundError';
-  constructor(detail: string) {
-    super(404, detail);
-  }
-}
+/** 400 with `{detail}`. */
+export const BadRequestError = statusError(400, 'BadRequestError');
+export type BadRequestError = InstanceType<typeof BadRequestError>;
+/** 401 with `{detail}`. */
+export const UnauthorizedError = statusError(401, 'UnauthorizedError');
+export type UnauthorizedError = InstanceType<typeof UnauthorizedError>;
+/** 403 with `{detail}`. */
+export const ForbiddenError = statusError(403, 'ForbiddenError');
+export type ForbiddenError = InstanceType<typeof ForbiddenError>;
+/** 404 with `{detail}`. */
+export const NotFoundError = statusError(404, 'NotFoundError');
+export type NotFoundError = InstanceType<typeof NotFoundError>;
 
 /** The JSON 413 for too many rows (the plain-text 413 for bytes is answered by the body reader). */
 export class BatchTooLargeError extends HttpError {

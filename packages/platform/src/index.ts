@@ -19,5 +19,7 @@ export * from './ops/readiness.js';
 export * from './ops/ops-server.js';
 export * from './ops/ops-config.js';
 export * from './ops/probes.js';
+export * from './ops/run-service.js';
+export * from './ops/pool-options.js';
 export * from './tracing.js';
 export * from './name-uuid.js';

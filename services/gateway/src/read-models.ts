@@ -1,14 +1,11 @@
-import type { Pool } from '@holdfast/db';
 import { NotReadyError } from '@holdfast/platform';
 import { missingReadModelTables, type AccountSettingsRow, type IngestBatchRow } from '@holdfast/read-models';
+import { ReadModelReader } from './read-model-reader.js';
 
 /** One row of read_models.ingest_batches as GET /ingest/batches returns it (the time as ISO text). */
 export type BatchListItem = Omit<IngestBatchRow, 'account_id' | 'received_at'> & {
   readonly received_at: string;
 };
-
-const UNDEFINED_TABLE = '42P01';
-const UNDEFINED_SCHEMA = '3F000';
 
 /**
  * Reads of the projector's read models (the gateway never writes them, nor creates them). Every
@@ -16,16 +13,7 @@ const UNDEFINED_SCHEMA = '3F000';
  * schema, the reads answer "nothing yet" instead of failing, and `ready` fails (the gateway's
  * /readyz reports it).
  */
-export class ReadModels {
-  private readonly s: string;
-
-  constructor(
-    private readonly pool: Pool,
-    private readonly schema: string,
-  ) {
-    this.s = `"${schema.replace(/"/g, '""')}"`;
-  }
-
+export class ReadModels extends ReadModelReader {
   /** Readiness: throws until every read-model table exists (the projector's start creates them). */
   async ready(): Promise<void> {
     const missing = await missingReadModelTables(this.pool, this.schema);
@@ -33,16 +21,6 @@ export class ReadModels {
       throw new NotReadyError(
         `${missing.length} read-model tables missing in "${this.schema}" (created by the projector's start or holdfast migrate)`,
       );
-  }
-
-  private async rows<T extends object>(text: string, values: unknown[]): Promise<T[]> {
-    try {
-      return (await this.pool.query<T>(text, values)).rows;
-    } catch (err) {
-      const code = (err as { code?: string }).code;
-      if (code === UNDEFINED_TABLE || code === UNDEFINED_SCHEMA) return [];
-      throw err;
-    }
   }
 
   /** The account's projected orders. */

@@ -1,4 +1,4 @@
-import type { EnvReader } from '../config.js';
+import { EnvReader } from '../config.js';
 
 /** Settings of a service's ops listener (/healthz, /readyz, /metrics). */
 export interface OpsConfig {
@@ -31,4 +31,20 @@ export function readOpsConfig(r: EnvReader, portVar: string, defaultPort: number
     consumerStuckMs: r.int('HOLDFAST_CONSUMER_STUCK_MS', 120_000, { min: 1_000, max: 86_400_000 }),
     consumerStallMs: r.int('HOLDFAST_CONSUMER_STALL_MS', 90_000, { min: 1_000, max: 86_400_000 }),
   };
+}
+
+/**
+ * The ops listener's settings read from `env` alone (a service whose other settings have a reader of
+ * their own). Throws one ConfigError naming every problem.
+ *
+ * @example
+ * const ops = loadOpsConfig(process.env, 'PORT', 9466);
+ */
+export function loadOpsConfig(
+  env: Readonly<Record<string, string | undefined>>,
+  portVar: string,
+  defaultPort: number,
+): OpsConfig {
+  const r = new EnvReader(env);
+  return r.done(readOpsConfig(r, portVar, defaultPort));
 }

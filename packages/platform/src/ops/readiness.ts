@@ -27,6 +27,7 @@ export interface ReadinessReport {
 export class Readiness {
   private readonly checks = new Map<string, ReadinessCheck>();
   private starting: string | undefined = 'starting';
+  private stopping = false;
 
   constructor(private readonly timeoutMs = 2_000) {}
 
@@ -45,7 +46,16 @@ export class Readiness {
     this.starting = undefined;
   }
 
+  /**
+   * A stop has begun: from now on the report is `shutdown: failing: stopping` alone (the checks are no
+   * longer run: their clients are being closed), so a balancer stops sending work at once.
+   */
+  stop(): void {
+    this.stopping = true;
+  }
+
   async report(): Promise<ReadinessReport> {
+    if (this.stopping) return { ready: false, checks: { shutdown: 'failing: stopping' } };
     const checks: Record<string, string> = {};
     let ready = true;
     if (this.starting !== undefined) {

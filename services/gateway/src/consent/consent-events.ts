@@ -27,16 +27,12 @@ export function consentWithdrawal(
     readonly receivedAt: Date;
   },
 ): CustomerEventReceived {
-  const metadata = {
-    ...events.metadata({
-      accountId: o.accountId,
-      batchId: '',
-      requestId: o.requestId,
-      keyId: null,
-      receivedAt: o.receivedAt,
-    }),
-    batch_id: null,
-  };
+  const metadata = events.webhookMetadata({
+    accountId: o.accountId,
+    requestId: o.requestId,
+    keyId: null,
+    receivedAt: o.receivedAt,
+  });
   const c = o.customer;
   return {
     metadata,

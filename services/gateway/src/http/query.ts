@@ -57,25 +57,9 @@ export function parseIntParam(
       },
     ]);
   const n = Number(raw);
-  if (n < min)
-    throw new ValidationFailedError([
-      {
-        type: 'greater_than_equal',
-        loc,
-        msg: `Input should be greater than or equal to ${min}`,
-        input: raw,
-        ctx: { ge: min },
-      },
-    ]);
-  if (n > max)
-    throw new ValidationFailedError([
-      {
-        type: 'less_than_equal',
-        loc,
-        msg: `Input should be less than or equal to ${max}`,
-        input: raw,
-        ctx: { le: max },
-      },
-    ]);
+  const outOfRange = (type: string, relation: string, ctx: Record<string, number>) =>
+    new ValidationFailedError([{ type, loc, msg: `Input should be ${relation}`, input: raw, ctx }]);
+  if (n < min) throw outOfRange('greater_than_equal', `greater than or equal to ${min}`, { ge: min });
+  if (n > max) throw outOfRange('less_than_equal', `less than or equal to ${max}`, { le: max });
   return n;
 }

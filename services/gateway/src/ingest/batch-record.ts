@@ -20,6 +20,18 @@ export interface BatchSummary {
   readonly syncTaskId: string | null;
 }
 
+/** A batch that received nothing and kept nothing: the defaults a route's own summary overrides. */
+export const EMPTY_BATCH_SUMMARY: Omit<BatchSummary, 'endpoint'> = {
+  dryRun: false,
+  received: 0,
+  accepted: 0,
+  dropped: 0,
+  errorCodes: [],
+  warningCodes: [],
+  errors: [],
+  syncTaskId: null,
+};
+
 /** The outcome part of a batch record. */
 export interface BatchOutcome {
   readonly status: BatchStatus;
@@ -30,6 +42,28 @@ export interface BatchOutcome {
 /** Distinct values, in first-seen order. */
 export function distinct<T>(values: Iterable<T>): T[] {
   return [...new Set(values)];
+}
+
+/**
+ * The row errors a dry run lists and a batch record keeps: the first `LIMITS.dryRunEntries`, each
+ * with its index, the row's id and its codes (copied).
+ */
+export function listedRowErrors<E extends { readonly codes: readonly string[] }>(
+  errors: readonly E[],
+): (E & { codes: E['codes'][number][] })[] {
+  return errors.slice(0, LIMITS.dryRunEntries).map((e) => ({ ...e, codes: [...e.codes] }));
+}
+
+/** What a batch record keeps of a batch's row issues: the distinct codes and the listed errors. */
+export function rowIssueFacts<E extends { readonly codes: readonly string[] }>(c: {
+  readonly errors: readonly E[];
+  readonly warnings: readonly { readonly code: string }[];
+}) {
+  return {
+    errorCodes: distinct(c.errors.flatMap((e) => e.codes)),
+    warningCodes: distinct(c.warnings.map((w) => w.code)),
+    errors: listedRowErrors(c.errors),
+  };
 }
 
 /** 422 entries as a batch record keeps them: where and what, never the offending input. */

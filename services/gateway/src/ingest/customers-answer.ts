@@ -1,6 +1,6 @@
 import type { CustomersClassification } from '@holdfast/domain';
 import { LIMITS } from '../limits/policy.js';
-import { distinct } from './batch-record.js';
+import { listedRowErrors, rowIssueFacts } from './batch-record.js';
 
 /** The spec's answer to a real POST /ingest/customers. */
 export function customersResponse(c: CustomersClassification) {
@@ -40,9 +40,7 @@ export function customersDryRunResponse(c: CustomersClassification) {
     would_accept: c.counters.customers_upserted,
     would_drop: c.counters.skipped_no_identity,
     would_apply_subscriptions: c.counters.subscriptions_applied,
-    errors: c.errors
-      .slice(0, LIMITS.dryRunEntries)
-      .map((e) => ({ index: e.index, external_id: e.external_id, codes: [...e.codes] })),
+    errors: listedRowErrors(c.errors),
     warnings: c.warnings.slice(0, LIMITS.dryRunEntries).map((w) => ({
       index: w.index,
       external_id: w.external_id,
@@ -60,10 +58,6 @@ export function customersRecordFacts(c: CustomersClassification) {
     received: c.counters.received,
     accepted: c.counters.customers_upserted,
     dropped: c.counters.skipped_no_identity,
-    errorCodes: distinct(c.errors.flatMap((e) => e.codes)),
-    warningCodes: distinct(c.warnings.map((w) => w.code)),
-    errors: c.errors
-      .slice(0, LIMITS.dryRunEntries)
-      .map((e) => ({ index: e.index, external_id: e.external_id, codes: [...e.codes] })),
+    ...rowIssueFacts(c),
   };
 }

@@ -37,6 +37,11 @@ export class EventFactory {
     };
   }
 
+  /** The metadata of a webhook call: it is not an ingest batch, so no batch record refers to it. */
+  webhookMetadata(meta: Omit<RequestMeta, 'batchId'>): EventMetadata {
+    return { ...this.metadata({ ...meta, batchId: '' }), batch_id: null };
+  }
+
   /** One record of `name` on `topic`; the type ties each event to the topic that carries it. */
   record<T extends TopicName, K extends (typeof TOPIC_RECORDS)[T][number] & keyof EventTypes>(
     topic: T,

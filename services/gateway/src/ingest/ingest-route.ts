@@ -11,6 +11,7 @@ import type { GatewayMetrics } from '../metrics.js';
 import {
   batchRecorded,
   batchStatusOf,
+  EMPTY_BATCH_SUMMARY,
   issuesForRecord,
   type BatchOutcome,
   type BatchSummary,
@@ -94,14 +95,7 @@ export function ingestRoute(
     let noted: Partial<Omit<BatchSummary, 'endpoint'>> = {};
     const summaryOf = (over: Partial<Omit<BatchSummary, 'endpoint'>>): BatchSummary => ({
       endpoint,
-      dryRun: false,
-      received: 0,
-      accepted: 0,
-      dropped: 0,
-      errorCodes: [],
-      warningCodes: [],
-      errors: [],
-      syncTaskId: null,
+      ...EMPTY_BATCH_SUMMARY,
       ...noted,
       ...over,
     });

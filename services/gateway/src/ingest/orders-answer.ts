@@ -9,7 +9,7 @@ import {
   type ValidationIssue,
 } from '@holdfast/domain';
 import { LIMITS } from '../limits/policy.js';
-import { distinct } from './batch-record.js';
+import { listedRowErrors, rowIssueFacts } from './batch-record.js';
 
 /** The spec's answer to a real POST /ingest/orders. */
 export interface OrdersResponse {
@@ -76,9 +76,7 @@ export function ordersDryRunResponse(c: OrdersClassification) {
     received: k.received,
     would_accept: failed ? 0 : k.accepted,
     would_drop: failed ? k.received : k.dropped_invalid,
-    errors: c.errors
-      .slice(0, LIMITS.dryRunEntries)
-      .map((e) => ({ index: e.index, order_id: e.order_id, codes: [...e.codes] })),
+    errors: listedRowErrors(c.errors),
     warnings: c.warnings.slice(0, LIMITS.dryRunEntries).map((w) => ({
       index: w.index,
       order_id: w.order_id,
@@ -114,13 +112,5 @@ export function currencyIssues(
 
 /** Row errors and codes as the batch record keeps them (client order ids and codes only). */
 export function ordersRecordFacts(c: OrdersClassification) {
-  return {
-    errorCodes: distinct(c.errors.flatMap((e) => e.codes)),
-    warningCodes: distinct(c.warnings.map((w) => w.code)),
-    errors: c.errors.slice(0, LIMITS.dryRunEntries).map((e) => ({
-      index: e.index,
-      order_id: e.order_id,
-      codes: [...e.codes],
-    })),
-  };
+  return rowIssueFacts(c);
 }

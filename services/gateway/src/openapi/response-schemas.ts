@@ -5,6 +5,13 @@
 const int = (description: string) => ({ type: 'integer', minimum: 0, description }) as const;
 const str = (description: string) => ({ type: 'string', description }) as const;
 const strings = (description: string) => ({ type: 'array', items: { type: 'string' }, description }) as const;
+/** A dry run's `errors` or `warnings`: at most 50 rows, each naming its row by `index` first. */
+const issues = <R extends readonly string[], P extends object>(required: R, properties: P) =>
+  ({
+    type: 'array',
+    maxItems: 50,
+    items: { type: 'object', required, properties: { index: { type: 'integer' }, ...properties } },
+  }) as const;
 
 export const DetailBody = {
   type: 'object',
@@ -84,6 +91,19 @@ export const OrdersResponse = {
   },
 } as const;
 
+/** A dry run's required fields: the common ones, with the endpoint's own counters after would_drop. */
+const dryRunRequired = (...own: string[]) => [
+  'dry_run',
+  'received',
+  'would_accept',
+  'would_drop',
+  ...own,
+  'errors',
+  'warnings',
+  'errors_truncated',
+  'next',
+];
+
 const dryRunCommon = {
   dry_run: { const: true },
   received: int('Rows received.'),
@@ -95,56 +115,29 @@ const dryRunCommon = {
 
 export const OrdersDryRunResponse = {
   type: 'object',
-  required: [
-    'dry_run',
-    'received',
-    'would_accept',
-    'would_drop',
-    'errors',
-    'warnings',
-    'errors_truncated',
-    'next',
-  ],
+  required: dryRunRequired(),
   properties: {
     ...dryRunCommon,
-    errors: {
-      type: 'array',
-      maxItems: 50,
-      items: {
-        type: 'object',
-        required: ['index', 'order_id', 'codes'],
-        properties: {
-          index: { type: 'integer' },
-          order_id: { type: 'string' },
-          codes: {
-            type: 'array',
-            items: {
-              enum: [
-                'no_usable_identity',
-                'unparseable_order_date_or_amount',
-                'invalid_currency_code_fails_whole_batch',
-              ],
-            },
-          },
+    errors: issues(['index', 'order_id', 'codes'], {
+      order_id: { type: 'string' },
+      codes: {
+        type: 'array',
+        items: {
+          enum: [
+            'no_usable_identity',
+            'unparseable_order_date_or_amount',
+            'invalid_currency_code_fails_whole_batch',
+          ],
         },
       },
-    },
-    warnings: {
-      type: 'array',
-      maxItems: 50,
-      items: {
-        type: 'object',
-        required: ['index', 'order_id', 'code'],
-        properties: {
-          index: { type: 'integer' },
-          order_id: { type: 'string' },
-          code: {
-            enum: ['unknown_fields_ignored', 'duplicate_in_batch_last_wins', 'naive_timestamp_read_as_utc'],
-          },
-          fields: strings('Only for unknown_fields_ignored: the fields not stored.'),
-        },
+    }),
+    warnings: issues(['index', 'order_id', 'code'], {
+      order_id: { type: 'string' },
+      code: {
+        enum: ['unknown_fields_ignored', 'duplicate_in_batch_last_wins', 'naive_timestamp_read_as_utc'],
       },
-    },
+      fields: strings('Only for unknown_fields_ignored: the fields not stored.'),
+    }),
   },
 } as const;
 
@@ -162,55 +155,27 @@ export const CustomersResponse = {
 export const CustomersDryRunResponse = {
   type: 'object',
   description: 'Customers dry run: the shape of the orders dry run, keyed by external_id.',
-  required: [
-    'dry_run',
-    'received',
-    'would_accept',
-    'would_drop',
-    'would_apply_subscriptions',
-    'errors',
-    'warnings',
-    'errors_truncated',
-    'next',
-  ],
+  required: dryRunRequired('would_apply_subscriptions'),
   properties: {
     ...dryRunCommon,
     would_apply_subscriptions: int('Rows that would apply a subscription_status.'),
-    errors: {
-      type: 'array',
-      maxItems: 50,
-      items: {
-        type: 'object',
-        required: ['index', 'external_id', 'codes'],
-        properties: {
-          index: { type: 'integer' },
-          external_id: { type: ['string', 'null'] },
-          codes: { type: 'array', items: { enum: ['no_usable_identity'] } },
-        },
+    errors: issues(['index', 'external_id', 'codes'], {
+      external_id: { type: ['string', 'null'] },
+      codes: { type: 'array', items: { enum: ['no_usable_identity'] } },
+    }),
+    warnings: issues(['index', 'external_id', 'code', 'fields'], {
+      external_id: { type: ['string', 'null'] },
+      code: {
+        enum: [
+          'unknown_fields_ignored',
+          'invalid_phone_ignored',
+          'naive_timestamp_read_as_utc',
+          'unparseable_timestamp_ignored',
+          'address_ignored_without_street_city_or_zip',
+        ],
       },
-    },
-    warnings: {
-      type: 'array',
-      maxItems: 50,
-      items: {
-        type: 'object',
-        required: ['index', 'external_id', 'code', 'fields'],
-        properties: {
-          index: { type: 'integer' },
-          external_id: { type: ['string', 'null'] },
-          code: {
-            enum: [
-              'unknown_fields_ignored',
-              'invalid_phone_ignored',
-              'naive_timestamp_read_as_utc',
-              'unparseable_timestamp_ignored',
-              'address_ignored_without_street_city_or_zip',
-            ],
-          },
-          fields: strings('The fields concerned.'),
-        },
-      },
-    },
+      fields: strings('The fields concerned.'),
+    }),
   },
 } as const;
 

@@ -2,17 +2,13 @@ import type { RequestHandler } from 'express';
 import type { CustomerUpserted } from '@holdfast/contracts';
 import { classifyCustomers, validateCustomersRequest } from '@holdfast/domain';
 import type { GatewayContext } from '../context.js';
-import { parseJsonBody, readBody } from '../http/body-reader.js';
-import { parseDryRun } from '../http/query.js';
 import {
   customersDryRunResponse,
   customersRecordFacts,
   customersResponse,
 } from '../ingest/customers-answer.js';
 import { ingestRoute } from '../ingest/ingest-route.js';
-import { checkRowCount } from '../ingest/row-count.js';
-import { LIMITS } from '../limits/policy.js';
-import { ValidationFailedError } from '../http/validation-failed.js';
+import { readBatchRows } from '../ingest/row-count.js';
 
 /**
  * POST /ingest/customers: the same pipeline as orders. A real call appends one CustomerUpserted per
@@ -21,13 +17,8 @@ import { ValidationFailedError } from '../http/validation-failed.js';
  */
 export function customersRoute(ctx: GatewayContext): RequestHandler {
   return ingestRoute(ctx, 'POST /ingest/customers', async (call) => {
-    const dryRun = parseDryRun(call.req.query);
-    call.note({ dryRun });
-    const body = parseJsonBody(await readBody(call.req, LIMITS.batchBodyBytes));
-    checkRowCount(body, 'customers', call);
-    const valid = validateCustomersRequest(body);
-    if (!valid.ok) throw new ValidationFailedError(valid.detail);
-    const c = classifyCustomers(valid.rows);
+    const { dryRun, rows } = await readBatchRows(call, 'customers', validateCustomersRequest);
+    const c = classifyCustomers(rows);
     const summary = { ...customersRecordFacts(c), dryRun, syncTaskId: null };
     if (dryRun) return { body: customersDryRunResponse(c), records: [], summary };
     const records = c.customers.map((customer) => {

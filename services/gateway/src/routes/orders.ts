@@ -2,8 +2,6 @@ import type { RequestHandler } from 'express';
 import type { OrderUpserted } from '@holdfast/contracts';
 import { classifyOrders, validateOrdersRequest } from '@holdfast/domain';
 import type { GatewayContext } from '../context.js';
-import { parseJsonBody, readBody } from '../http/body-reader.js';
-import { parseDryRun } from '../http/query.js';
 import { ingestRoute } from '../ingest/ingest-route.js';
 import {
   currencyIssues,
@@ -11,8 +9,7 @@ import {
   ordersRecordFacts,
   ordersResponse,
 } from '../ingest/orders-answer.js';
-import { checkRowCount } from '../ingest/row-count.js';
-import { LIMITS } from '../limits/policy.js';
+import { readBatchRows } from '../ingest/row-count.js';
 import { ValidationFailedError } from '../http/validation-failed.js';
 
 /**
@@ -22,13 +19,8 @@ import { ValidationFailedError } from '../http/validation-failed.js';
  */
 export function ordersRoute(ctx: GatewayContext): RequestHandler {
   return ingestRoute(ctx, 'POST /ingest/orders', async (call) => {
-    const dryRun = parseDryRun(call.req.query);
-    call.note({ dryRun });
-    const body = parseJsonBody(await readBody(call.req, LIMITS.batchBodyBytes));
-    checkRowCount(body, 'orders', call);
-    const valid = validateOrdersRequest(body);
-    if (!valid.ok) throw new ValidationFailedError(valid.detail);
-    const c = classifyOrders(valid.rows, { now: call.meta.receivedAt });
+    const { dryRun, rows } = await readBatchRows(call, 'orders', validateOrdersRequest);
+    const c = classifyOrders(rows, { now: call.meta.receivedAt });
     const facts = ordersRecordFacts(c);
     const counts = { received: c.counters.received, dropped: c.counters.dropped_invalid };
 
@@ -42,7 +34,7 @@ export function ordersRoute(ctx: GatewayContext): RequestHandler {
     }
     if (c.batchFailure) {
       call.note({ ...facts, dropped: c.counters.received });
-      throw new ValidationFailedError(currencyIssues(valid.rows, c.batchFailure.indexes));
+      throw new ValidationFailedError(currencyIssues(rows, c.batchFailure.indexes));
     }
     const records = c.accepted.map((order) => {
       const value: OrderUpserted = { metadata: ctx.events.metadata(call.meta), order };

@@ -5,6 +5,7 @@ import { syncTaskView } from '@holdfast/domain';
 import { HttpError, NotFoundError, RateLimitedError } from '@holdfast/platform';
 import { principalOf } from '../auth/authenticate.js';
 import type { GatewayContext } from '../context.js';
+import { EMPTY_BATCH_SUMMARY } from '../ingest/batch-record.js';
 import { ingestRoute } from '../ingest/ingest-route.js';
 import { LIMITS } from '../limits/policy.js';
 
@@ -58,16 +59,7 @@ export function syncRoute(ctx: GatewayContext): RequestHandler {
         message: SYNC_QUEUED_MESSAGE,
       },
       records: [ctx.events.record('holdfast.sync-commands', 'SyncRequested', value)],
-      summary: {
-        dryRun: false,
-        received: 0,
-        accepted: 0,
-        dropped: 0,
-        errorCodes: [],
-        warningCodes: [],
-        errors: [],
-        syncTaskId: q.taskId,
-      },
+      summary: { ...EMPTY_BATCH_SUMMARY, syncTaskId: q.taskId },
       batchStatus: 'queued',
       onAppendFailed: () => abandonSyncTasks(ctx.db, [q.taskId]),
     };

@@ -76,17 +76,12 @@ export function customApiRoute(
       answerDuplicate(applied);
       return;
     }
-    const metadata = {
-      ...ctx.events.metadata({
-        accountId,
-        batchId: '',
-        requestId: requestIdOf(req.get('x-request-id')),
-        keyId: principal.keyId,
-        receivedAt,
-      }),
-      // A webhook call is not an ingest batch: no batch record refers to it.
-      batch_id: null,
-    };
+    const metadata = ctx.events.webhookMetadata({
+      accountId,
+      requestId: requestIdOf(req.get('x-request-id')),
+      keyId: principal.keyId,
+      receivedAt,
+    });
     const value: CustomerEventReceived = { metadata, dedup_key: dedupKey, event: parsed.event };
     await (ctx.recordAppender ?? ctx.appender).append([
       ctx.events.record('holdfast.commerce', 'CustomerEventReceived', value),

@@ -1,5 +1,5 @@
-import type { Pool } from '@holdfast/db';
 import type { CustomerEventRow } from '@holdfast/read-models';
+import { ReadModelReader } from '../read-model-reader.js';
 
 /**
  * The projector's answer for one custom-api event (a row of read_models.customer_events);
@@ -11,9 +11,6 @@ export type ResolvedCustomerEvent = Pick<
   'event_id' | 'customer_id' | 'link_method' | 'is_new' | 'content_key'
 >;
 
-const UNDEFINED_TABLE = '42P01';
-const UNDEFINED_SCHEMA = '3F000';
-
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -22,24 +19,9 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * an attempt that failed before the projector applied it is processed again on retry. Before the
  * projector has created its schema, every lookup answers "nothing yet".
  */
-export class WebhookReadSide {
-  private readonly s: string;
-
-  constructor(
-    private readonly pool: Pool,
-    schema: string,
-  ) {
-    this.s = `"${schema.replace(/"/g, '""')}"`;
-  }
-
+export class WebhookReadSide extends ReadModelReader {
   private async first<T extends object>(text: string, values: unknown[]): Promise<T | null> {
-    try {
-      return (await this.pool.query<T>(text, values)).rows[0] ?? null;
-    } catch (err) {
-      const code = (err as { code?: string }).code;
-      if (code === UNDEFINED_TABLE || code === UNDEFINED_SCHEMA) return null;
-      throw err;
-    }
+    return (await this.rows<T>(text, values))[0] ?? null;
   }
 
   /** The applied custom-api event of this dedup key, or null. */

@@ -51,16 +51,12 @@ export function zeroPartyRoute(ctx: WebhooksContext, readSide: WebhookReadSide):
       res.json({ received: true, duplicate: true });
       return;
     }
-    const metadata = {
-      ...ctx.events.metadata({
-        accountId,
-        batchId: '',
-        requestId: requestIdOf(req.get('x-request-id')),
-        keyId: null,
-        receivedAt: ctx.clock.now(),
-      }),
-      batch_id: null,
-    };
+    const metadata = ctx.events.webhookMetadata({
+      accountId,
+      requestId: requestIdOf(req.get('x-request-id')),
+      keyId: null,
+      receivedAt: ctx.clock.now(),
+    });
     const value: ZeroPartySubmitted = {
       metadata,
       dedup_key: dedupKey,

@@ -24,7 +24,7 @@ beforeAll(async () => {
   children.push(gateway.child);
   base = gateway.match[1]!;
   children.push((await startProcess(ENTRY.projector, env, /"event":"projector_ready"/)).child);
-  children.push((await startProcess(ENTRY.recompute, env, /"event":"recompute_started"/)).child);
+  children.push((await startProcess(ENTRY.recompute, env, /"event":"recompute_ready"/)).child);
 });
 
 afterAll(async () => {

@@ -4,6 +4,7 @@ import { normalizeAddress, normalizeConsent } from '../shared/address-consent.js
 import type { NormalizedAddress, NormalizedConsent } from '../shared/address-consent.js';
 import { createPhoneNormalizer } from '../shared/normalize-phone.js';
 import { parseTimestamp } from '../shared/parse-timestamp.js';
+import type { RowError, RowWarning } from '../shared/row-issue.js';
 import { blankToNull, isBlank, normalizeEmail } from '../shared/text.js';
 
 /** A customer row as stored and appended to the log. */
@@ -40,19 +41,10 @@ export type CustomerWarningCode =
   | 'address_ignored_without_street_city_or_zip';
 
 /** A skipped row, for the dry run. */
-export interface CustomerRowError {
-  readonly index: number;
-  readonly external_id: string | null;
-  readonly codes: readonly 'no_usable_identity'[];
-}
+export type CustomerRowError = RowError<{ external_id: string | null }, 'no_usable_identity'>;
 
 /** A row-level warning, for the dry run; `fields` names the fields concerned. */
-export interface CustomerRowWarning {
-  readonly index: number;
-  readonly external_id: string | null;
-  readonly code: CustomerWarningCode;
-  readonly fields?: readonly string[];
-}
+export type CustomerRowWarning = RowWarning<{ external_id: string | null }, CustomerWarningCode>;
 
 /** The classification of one customers batch. */
 export interface CustomersClassification {

@@ -1,10 +1,7 @@
 import { httpValidators } from '@holdfast/contracts/http';
-import type { CustomerRowInput, SchemaError } from '@holdfast/contracts';
-import { toValidationIssues } from '../shared/validation-issue.js';
+import type { CustomerRowInput } from '@holdfast/contracts';
+import { validateRowsRequest } from '../shared/validate-rows.js';
 import type { Validated } from '../shared/validation-issue.js';
-
-const isRowCountBound = (e: SchemaError) =>
-  e.instancePath === '/customers' && (e.keyword === 'minItems' || e.keyword === 'maxItems');
 
 /**
  * Validates the body of POST /ingest/customers against `customersRequestSchema`.
@@ -18,10 +15,5 @@ const isRowCountBound = (e: SchemaError) =>
  * validateCustomersRequest({ customers: [{ email: 'a@b.co', subscription_status: 'trial' }] }).ok; // false
  */
 export function validateCustomersRequest(body: unknown): Validated<{ rows: readonly CustomerRowInput[] }> {
-  const validate = httpValidators.customersRequest;
-  if (!validate(body)) {
-    const detail = toValidationIssues(validate.errors, body, { skip: isRowCountBound });
-    if (detail.length > 0) return { ok: false, detail };
-  }
-  return { ok: true, rows: (body as { customers: CustomerRowInput[] }).customers };
+  return validateRowsRequest<CustomerRowInput>(httpValidators.customersRequest, 'customers', body);
 }

@@ -1,5 +1,6 @@
 import type { OrderRowInput } from '@holdfast/contracts';
 import { createPhoneNormalizer } from '../shared/normalize-phone.js';
+import type { RowError, RowWarning } from '../shared/row-issue.js';
 import type { NormalizedOrder, OrderErrorCode, OrderWarningCode } from './normalized-order.js';
 import { normalizeOrderRow } from './normalize-order-row.js';
 import type { OrderRowOutcome } from './normalize-order-row.js';
@@ -18,19 +19,10 @@ export interface OrderCounters {
 }
 
 /** A dropped row, for the dry run. */
-export interface OrderRowError {
-  readonly index: number;
-  readonly order_id: string;
-  readonly codes: readonly OrderErrorCode[];
-}
+export type OrderRowError = RowError<{ order_id: string }, OrderErrorCode>;
 
 /** A row-level warning, for the dry run; `fields` only for `unknown_fields_ignored`. */
-export interface OrderRowWarning {
-  readonly index: number;
-  readonly order_id: string;
-  readonly code: OrderWarningCode;
-  readonly fields?: readonly string[];
-}
+export type OrderRowWarning = RowWarning<{ order_id: string }, OrderWarningCode>;
 
 /** The classification of one orders batch: what the real call writes and what the dry run reports. */
 export interface OrdersClassification {

@@ -1,11 +1,7 @@
 import { httpValidators } from '@holdfast/contracts/http';
-import type { OrderRowInput, SchemaError } from '@holdfast/contracts';
-import { toValidationIssues } from '../shared/validation-issue.js';
+import type { OrderRowInput } from '@holdfast/contracts';
+import { validateRowsRequest } from '../shared/validate-rows.js';
 import type { Validated } from '../shared/validation-issue.js';
-
-// The 1..5000 row bounds are the gateway's (400 / JSON 413), checked with `countRows` first.
-const isRowCountBound = (e: SchemaError) =>
-  e.instancePath === '/orders' && (e.keyword === 'minItems' || e.keyword === 'maxItems');
 
 /**
  * Validates the body of POST /ingest/orders against `ordersRequestSchema` (the same call serves the
@@ -30,10 +26,5 @@ const isRowCountBound = (e: SchemaError) =>
  * // v.ok === false; v.detail[0] = { type: 'missing', loc: ['body', 'orders', 0, 'customer_id'], msg: 'Field required' }
  */
 export function validateOrdersRequest(body: unknown): Validated<{ rows: readonly OrderRowInput[] }> {
-  const validate = httpValidators.ordersRequest;
-  if (!validate(body)) {
-    const detail = toValidationIssues(validate.errors, body, { skip: isRowCountBound });
-    if (detail.length > 0) return { ok: false, detail };
-  }
-  return { ok: true, rows: (body as { orders: OrderRowInput[] }).orders };
+  return validateRowsRequest<OrderRowInput>(httpValidators.ordersRequest, 'orders', body);
 }

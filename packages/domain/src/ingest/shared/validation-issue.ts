@@ -137,20 +137,14 @@ function toIssue(e: SchemaError, body: unknown, phraseFormat?: FormatPhraser): V
       const parent = e.parentSchema as { properties?: unknown } | undefined;
       return withInput(typeIssue(expected, value, parent?.properties !== undefined));
     }
-    case 'minLength': {
-      const n = Number(p.limit);
-      return withInput({
-        type: 'string_too_short',
-        msg: `String should have at least ${plural(n, 'character')}`,
-        ctx: { min_length: n },
-      });
-    }
+    case 'minLength':
     case 'maxLength': {
       const n = Number(p.limit);
+      const short = e.keyword === 'minLength';
       return withInput({
-        type: 'string_too_long',
-        msg: `String should have at most ${plural(n, 'character')}`,
-        ctx: { max_length: n },
+        type: short ? 'string_too_short' : 'string_too_long',
+        msg: `String should have ${short ? 'at least' : 'at most'} ${plural(n, 'character')}`,
+        ctx: { [short ? 'min_length' : 'max_length']: n },
       });
     }
     case 'minItems':

@@ -1,19 +1,15 @@
 import { normalizeAddress, normalizeConsent } from '../shared/address-consent.js';
-import type { NormalizedAddress, NormalizedConsent } from '../shared/address-consent.js';
+import type { NormalizedCustomer } from '../customers/classify-customers.js';
 import { normalizePhone } from '../shared/normalize-phone.js';
 import { idToString, isPlainObject, normalizeEmail, stringOrNull } from '../shared/text.js';
 import { canonicalJson, fnv1a64 } from './canonical-hash.js';
 
 /** POST /webhooks/custom-api body, normalised like a customer row. */
-export interface CustomApiEvent {
-  external_id: string | null;
-  email: string | null;
-  phone: string | null;
-  name: string | null;
-  address: NormalizedAddress | null;
-  consent: NormalizedConsent | null;
+export interface CustomApiEvent extends Pick<
+  NormalizedCustomer,
+  'external_id' | 'email' | 'phone' | 'name' | 'address' | 'consent' | 'source_label'
+> {
   event_type: string;
-  source_label: string;
 }
 
 /** A parsed webhook body, or the `detail` of its 400. */
