@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import {
   evolveOrders,
+  firstWriteValue,
   netAmount,
+  orderWriteOf,
   orderColumns,
   ORDER_COLUMN_RULES,
   type OrderRow,
@@ -147,5 +149,55 @@ describe('order merge (spec: "Order merge rules")', () => {
     expect(orderColumns('first_write')).toEqual(['customer_id', 'external_customer_id', 'order_date']);
     expect(orderColumns('forward_only')).toEqual(['refunded_amount', 'cancelled_at']);
     expect(new Set(ORDER_COLUMN_RULES.map((r) => r.column)).size).toBe(ORDER_COLUMN_RULES.length);
+  });
+});
+
+describe('an OrderUpserted as a write (orderWriteOf)', () => {
+  // Every field distinct, so a field read from the wrong column shows.
+  const order = {
+    order_id: 'o-9',
+    customer_id: 'ext-9',
+    order_date: '2024-01-02T03:04:05.000Z',
+    order_amount: 12.34,
+    product_name: 'Kettle',
+    email: 'e@example.com',
+    phone: '+15125550100',
+    customer_name: 'Bo',
+    source: 'newsletter',
+    order_channel: 'pos',
+    currency: 'EUR',
+    shipping_city: 'Lyon',
+    shipping_state: 'ARA',
+    shipping_zip: '69001',
+    refunded_amount: 1.5,
+    discount_total: 2.5,
+    discount_pct: 0.2,
+    discount_codes: ['X'],
+    cancelled_at: '2024-02-01T00:00:00.000Z',
+  };
+  const w = orderWriteOf({ order }, { accountId: A, customerId: 'cust-9', receivedAt: at(0) });
+
+  it.each(
+    ORDER_COLUMN_RULES.filter((r) => r.column !== 'customer_id' && r.column !== 'external_customer_id'),
+  )('given the event, when written, then $field comes from the event field $column', (r) => {
+    expect(w[r.field]).toEqual(order[r.column as keyof typeof order]);
+  });
+
+  it("keeps the resolved customer and stores the merchant's customer id as external_customer_id", () => {
+    expect(w).toMatchObject({
+      customerId: 'cust-9',
+      externalCustomerId: 'ext-9',
+      accountId: A,
+      orderId: 'o-9',
+    });
+    expect(w.receivedAt).toBe(at(0));
+  });
+});
+
+describe('first writes (firstWriteValue)', () => {
+  it.each(ORDER_COLUMN_RULES)('given a write without $field, a first write stores the spec value', (r) => {
+    const bare = write({ [r.field]: null });
+    const expected = r.column === 'refunded_amount' ? 0 : null;
+    expect(firstWriteValue(r, bare)).toBe(expected);
   });
 });

@@ -1,3 +1,4 @@
+import type { OrderUpserted } from '@holdfast/contracts';
 import { instantKey } from './instant.js';
 
 /** The fields an OrderUpserted carries for the row (the customer already resolved). */
@@ -30,6 +31,45 @@ export interface OrderWrite extends OrderFields {
   readonly accountId: string;
   readonly orderId: string;
   readonly receivedAt: string;
+}
+
+/**
+ * The write an OrderUpserted makes, once its customer is resolved: the event's fields under the
+ * columns' names (the event's `customer_id` is the merchant's, stored as external_customer_id).
+ * Spelled out rather than looped over ORDER_COLUMN_RULES: it runs for every order of a backfill, and
+ * `order-merge.test.ts` checks every rule's field is taken from the event's column of that name.
+ *
+ * @example
+ * orderWriteOf(event, { accountId, customerId: 'c-uuid', receivedAt: event.metadata.received_at });
+ */
+export function orderWriteOf(
+  { order: o }: Pick<OrderUpserted, 'order'>,
+  at: { readonly accountId: string; readonly customerId: string | null; readonly receivedAt: string },
+): OrderWrite {
+  return {
+    accountId: at.accountId,
+    orderId: o.order_id,
+    customerId: at.customerId,
+    externalCustomerId: o.customer_id,
+    orderDate: o.order_date,
+    orderAmount: o.order_amount,
+    productName: o.product_name,
+    email: o.email,
+    phone: o.phone,
+    customerName: o.customer_name,
+    source: o.source,
+    orderChannel: o.order_channel,
+    currency: o.currency,
+    shippingCity: o.shipping_city,
+    shippingState: o.shipping_state,
+    shippingZip: o.shipping_zip,
+    refundedAmount: o.refunded_amount,
+    discountTotal: o.discount_total,
+    discountPct: o.discount_pct,
+    discountCodes: o.discount_codes,
+    cancelledAt: o.cancelled_at,
+    receivedAt: at.receivedAt,
+  };
 }
 
 /** A stored order row (read_models.orders, net_amount aside). */
@@ -94,13 +134,25 @@ export function orderColumns(rule: OrderMergeRule): string[] {
   return ORDER_COLUMN_RULES.filter((r) => r.rule === rule).map((r) => r.column);
 }
 
-type Value = string | number | readonly string[] | null;
+/** A column's value in a write or a row. */
+export type OrderValue = string | number | readonly string[] | null;
+type Value = OrderValue;
 
 const round4 = (n: number) => Math.round(n * 10_000) / 10_000;
 
 /** The value as stored: amounts at four decimals (numeric(18,4)). */
 function stored(kind: OrderValueKind, v: Value): Value {
   return kind === 'amount' && typeof v === 'number' ? round4(v) : v;
+}
+
+/**
+ * What a first write stores in a column: the write's value, except that a forward-only amount not
+ * carried (a refund) is 0, so later refunds compare against a number. Not rounded: the column's type
+ * rounds (see {@link evolveOrder} for the stored form).
+ */
+export function firstWriteValue(rule: OrderColumnRule, write: OrderFields): OrderValue {
+  const v = write[rule.field];
+  return v === null && rule.rule === 'forward_only' && rule.kind === 'amount' ? 0 : v;
 }
 
 function same(kind: OrderValueKind, a: Value, b: Value): boolean {
@@ -140,11 +192,10 @@ export function evolveOrder(
 ): { row: OrderRow; changed: boolean } {
   if (stored_ === null) {
     const row: Record<string, Value> = {};
-    for (const r of ORDER_COLUMN_RULES) row[r.field] = stored(r.kind, write[r.field]);
+    for (const r of ORDER_COLUMN_RULES) row[r.field] = stored(r.kind, firstWriteValue(r, write));
     return {
       row: {
         ...(row as unknown as Omit<OrderRow, 'accountId' | 'orderId' | 'firstSeenAt' | 'updatedAt'>),
-        refundedAmount: round4(write.refundedAmount ?? 0),
         accountId: write.accountId,
         orderId: write.orderId,
         firstSeenAt: write.receivedAt,

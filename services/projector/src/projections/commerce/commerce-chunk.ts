@@ -5,7 +5,7 @@ import type {
   OrderUpserted,
   ZeroPartySubmitted,
 } from '@holdfast/contracts';
-import { acquisitionChannel, customApiContentKey, hasIdentity } from '@holdfast/domain';
+import { acquisitionChannel, customApiContentKey, hasIdentity, orderWriteOf } from '@holdfast/domain';
 import { PoisonRecordError, type ProjectedEvent } from '../../projection.js';
 import { customerUuid } from './customer-id.js';
 import { mergeCustomer, newCustomer, type CustomerPatch, type CustomerState } from './customer-state.js';
@@ -82,7 +82,8 @@ export class CommerceChunk {
     return { created: [...this.created], changed: [...this.dirty].filter((c) => !this.created.has(c)) };
   }
 
-  private order({ metadata: m, order: o }: OrderUpserted): void {
+  private order(e: OrderUpserted): void {
+    const { metadata: m, order: o } = e;
     const account = accountOf(m);
     // The patch doubles as the identity keys (a patch is keys plus fields): one object per order.
     const keys = { externalId: o.customer_id, email: o.email, phone: o.phone, name: o.customer_name };
@@ -93,29 +94,8 @@ export class CommerceChunk {
       this.merge(customer, keys, m.received_at);
     }
     this.orders.push({
-      accountId: account,
-      orderId: o.order_id,
-      customerId,
-      externalCustomerId: o.customer_id,
-      orderDate: o.order_date,
-      orderAmount: o.order_amount,
-      productName: o.product_name,
-      email: o.email,
-      phone: o.phone,
-      customerName: o.customer_name,
-      source: o.source,
+      ...orderWriteOf(e, { accountId: account, customerId, receivedAt: m.received_at }),
       acquisitionChannel: this.channelOf(o.source),
-      orderChannel: o.order_channel,
-      currency: o.currency,
-      shippingCity: o.shipping_city,
-      shippingState: o.shipping_state,
-      shippingZip: o.shipping_zip,
-      refundedAmount: o.refunded_amount,
-      discountTotal: o.discount_total,
-      discountPct: o.discount_pct,
-      discountCodes: o.discount_codes,
-      cancelledAt: o.cancelled_at,
-      receivedAt: m.received_at,
     });
   }
 

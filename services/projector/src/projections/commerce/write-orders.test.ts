@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { copyLine } from '../copy-rows.js';
-import { orderColumns, type Conversion, type OrderWrite as DomainOrderWrite } from '@holdfast/domain';
-import { LWW, newOrderLine, orderValues, type OrderWrite } from './write-orders.js';
+import {
+  ORDER_COLUMN_RULES,
+  orderColumns,
+  type Conversion,
+  type OrderWrite as DomainOrderWrite,
+} from '@holdfast/domain';
+import { LWW, newOrderLine, orderValues, WRITE_COLUMNS, type OrderWrite } from './write-orders.js';
 
 const gbpToUsd: Conversion = {
   to: 'USD',
@@ -38,22 +42,42 @@ const base: OrderWrite = {
   receivedAt: '2025-01-01T00:00:00.000123Z',
 };
 
-/**
- * The line as the generic writer makes it from the update's values, with what a first write stores
- * instead: a refund not carried as 0, the codes as an array, updated_at = received_at.
- */
-const generic = (o: OrderWrite, c: Conversion = gbpToUsd) => {
-  const v = orderValues(o, c);
-  v[16] = o.refundedAmount ?? 0;
-  v[19] = o.discountCodes;
-  v.splice(22, 0, o.receivedAt);
-  return copyLine(v);
-};
-
 describe('newOrderLine', () => {
-  it('writes every column as the generic COPY writer does', () => {
-    expect(newOrderLine(base, gbpToUsd)).toBe(generic(base));
-    expect(newOrderLine(base, gbpToUsd).split('\t')).toHaveLength(29);
+  it('given a full write, writes the row as a first write stores it, in COPY column order', () => {
+    expect(newOrderLine(base, gbpToUsd)).toBe(
+      [
+        base.accountId,
+        'o-1',
+        base.customerId,
+        'c-1',
+        '2024-06-01T10:00:00.000Z',
+        '12.5',
+        'Tea',
+        'a@x.co',
+        '+15125550100',
+        'Ann',
+        'organic',
+        'web',
+        'EUR',
+        'Austin',
+        'TX',
+        '78701',
+        '1.25',
+        '2',
+        '0.1',
+        '{"SAVE10","VIP"}',
+        '2024-06-02T00:00:00.000Z',
+        // first_seen_at, updated_at: received_at
+        '2025-01-01T00:00:00.000123Z',
+        '2025-01-01T00:00:00.000123Z',
+        'organic',
+        'USD',
+        '1.271503365744',
+        '2',
+        '2023-12-29',
+        'converted',
+      ].join('\t') + '\n',
+    );
   });
 
   it('writes absent values as \\N and a refund not carried as 0', () => {
@@ -76,19 +100,24 @@ describe('newOrderLine', () => {
       discountCodes: null,
       cancelledAt: null,
     };
-    expect(newOrderLine(bare, atPar)).toBe(generic(bare, atPar));
-    expect(newOrderLine(bare, atPar).split('\t')[16]).toBe('0');
+    const fields = newOrderLine(bare, atPar).slice(0, -1).split('\t');
+    const at = (column: string) => fields[WRITE_COLUMNS.findIndex((c) => c.column === column)];
+    expect(fields).toHaveLength(WRITE_COLUMNS.length);
+    expect(at('refunded_amount')).toBe('0');
+    for (const column of ['customer_id', 'email', 'discount_codes', 'cancelled_at', 'fx_rate_date'])
+      expect(at(column)).toBe('\\N');
   });
 
   it('escapes tabs, newlines and backslashes in text and in array elements', () => {
     const odd: OrderWrite = {
       ...base,
       productName: 'Tea\tfor\ntwo \\ more\r',
-      customerName: 'A "quoted" name',
       discountCodes: ['A\tB', 'back\\slash', 'quo"te'],
     };
-    expect(newOrderLine(odd, gbpToUsd)).toBe(generic(odd));
-    expect(newOrderLine(odd, gbpToUsd).split('\t')).toHaveLength(29);
+    const fields = newOrderLine(odd, gbpToUsd).slice(0, -1).split('\t');
+    expect(fields).toHaveLength(WRITE_COLUMNS.length);
+    expect(fields[6]).toBe('Tea\\tfor\\ntwo \\\\ more\\r');
+    expect(fields[19]).toBe('{"A\\tB","back\\\\\\\\slash","quo\\\\"te"}');
   });
 });
 
@@ -101,5 +130,19 @@ describe('the SQL merge and the domain rules', () => {
   it('takes the order write the domain rules take', () => {
     const write: DomainOrderWrite = base;
     expect(write.orderId).toBe('o-1');
+  });
+
+  it("writes every merged column of the domain once, then the projector's own", () => {
+    const columns = WRITE_COLUMNS.map((c) => c.column);
+    expect(new Set(columns).size).toBe(columns.length);
+    expect(columns.slice(2, 2 + ORDER_COLUMN_RULES.length)).toEqual(ORDER_COLUMN_RULES.map((r) => r.column));
+  });
+
+  it('passes the update one value per column, arrays as literals', () => {
+    const values = orderValues(base, gbpToUsd);
+    expect(values).toHaveLength(WRITE_COLUMNS.length);
+    expect(values[WRITE_COLUMNS.findIndex((c) => c.column === 'discount_codes')]).toBe('{"SAVE10","VIP"}');
+    const refunded = WRITE_COLUMNS.findIndex((c) => c.column === 'refunded_amount');
+    expect(orderValues({ ...base, refundedAmount: null }, gbpToUsd)[refunded]).toBe(0);
   });
 });

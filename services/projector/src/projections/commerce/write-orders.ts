@@ -1,4 +1,12 @@
-import type { Conversion, OrderWrite as DomainOrderWrite } from '@holdfast/domain';
+import {
+  firstWriteValue,
+  ORDER_COLUMN_RULES,
+  type Conversion,
+  type OrderColumnRule,
+  type OrderMergeRule,
+  type OrderValueKind,
+  type OrderWrite as DomainOrderWrite,
+} from '@holdfast/domain';
 import { AMOUNT_SQL_TYPE } from '@holdfast/contracts';
 import { qualified, type ProjectionTx } from '../../projection.js';
 import { CopyBuffer, copyField, copyText } from '../copy-rows.js';
@@ -13,112 +21,118 @@ export interface OrderWrite extends DomainOrderWrite {
   readonly acquisitionChannel: string | null;
 }
 
-// Last write wins for these (the domain's ORDER_COLUMN_RULES, pinned by write-orders.test.ts); the merge
-// rules of the others are spelled out in the update.
-export const LWW = [
-  'order_amount',
-  'product_name',
-  'email',
-  'phone',
-  'customer_name',
-  'source',
-  'order_channel',
-  'currency',
-  'shipping_city',
-  'shipping_state',
-  'shipping_zip',
-  'discount_total',
-  'discount_pct',
-  'discount_codes',
-  'acquisition_channel',
+/**
+ * How the update treats a column: the domain's merge rules (ORDER_COLUMN_RULES) for the merged
+ * columns, and the projector's own columns: the key, `written_at` (updated_at: the latest write that
+ * changed the row) and `conversion` (the reporting-currency conversion follows the currency at the
+ * order's first-written date: a re-post that carries another order_date, which the spec says never
+ * changes, keeps the stored conversion).
+ */
+type WriteRule = OrderMergeRule | 'key' | 'written_at' | 'conversion';
+
+/** One column the projector writes: how the update merges it and how the value travels. */
+interface WriteColumn {
+  readonly column: string;
+  readonly rule: WriteRule;
+  /** Element type of the update's parameter array (`unnest($n::<param>[])`). */
+  readonly param: string;
+  /** The type the update's row takes when the parameter's differs (amounts as stored, arrays). */
+  readonly as?: string;
+  /** The value a first write stores, as COPY and the update take it. */
+  readonly value: (o: OrderWrite, c: Conversion) => string | number | readonly string[] | null;
+}
+
+// How a merged column's kind travels: amounts typed like the table (AMOUNT_SQL_TYPE, one definition
+// with the DDL) so comparisons see what would be stored; a text[] per row as its literal, because
+// unnest would flatten an array of arrays.
+const TRAVEL: Record<OrderValueKind, Pick<WriteColumn, 'param' | 'as'>> = {
+  text: { param: 'text' },
+  amount: { param: 'numeric', as: AMOUNT_SQL_TYPE },
+  number: { param: 'numeric' },
+  instant: { param: 'timestamptz' },
+  texts: { param: 'text', as: 'text[]' },
+};
+
+const merged = (r: OrderColumnRule): WriteColumn => ({
+  column: r.column,
+  rule: r.rule,
+  ...(r.column === 'customer_id' ? { param: 'uuid' } : TRAVEL[r.kind]),
+  value: (o) => firstWriteValue(r, o),
+});
+
+/**
+ * Every column of read_models.orders the projector writes, in COPY order: the one list the COPY, the
+ * update and its change test are generated from. The merged columns and their rules come from the
+ * domain; a field added there is written here without a change.
+ */
+export const WRITE_COLUMNS: readonly WriteColumn[] = [
+  { column: 'account_id', rule: 'key', param: 'uuid', value: (o) => o.accountId },
+  { column: 'order_id', rule: 'key', param: 'text', value: (o) => o.orderId },
+  ...ORDER_COLUMN_RULES.map(merged),
+  { column: 'first_seen_at', rule: 'first_write', param: 'timestamptz', value: (o) => o.receivedAt },
+  { column: 'updated_at', rule: 'written_at', param: 'timestamptz', value: (o) => o.receivedAt },
+  // acquisitionChannel(source) (spec rule 10): derived from source, so it follows it.
+  { column: 'acquisition_channel', rule: 'last_write', param: 'text', value: (o) => o.acquisitionChannel },
+  { column: 'reporting_currency', rule: 'conversion', param: 'text', value: (_, c) => c.to },
+  { column: 'fx_rate', rule: 'conversion', param: 'text', as: 'numeric', value: (_, c) => c.rate },
+  {
+    column: 'fx_minor_units',
+    rule: 'conversion',
+    param: 'int',
+    as: 'smallint',
+    value: (_, c) => c.minorUnits,
+  },
+  { column: 'fx_rate_date', rule: 'conversion', param: 'text', as: 'date', value: (_, c) => c.rateDay },
+  { column: 'fx_status', rule: 'conversion', param: 'text', value: (_, c) => c.status },
 ];
 
-const COLUMN_LIST = [
-  'account_id',
-  'order_id',
-  'customer_id',
-  'external_customer_id',
-  'order_date',
-  'order_amount',
-  'product_name',
-  'email',
-  'phone',
-  'customer_name',
-  'source',
-  'order_channel',
-  'currency',
-  'shipping_city',
-  'shipping_state',
-  'shipping_zip',
-  'refunded_amount',
-  'discount_total',
-  'discount_pct',
-  'discount_codes',
-  'cancelled_at',
-  'first_seen_at',
-  'updated_at',
-  // Added columns go after updated_at (tables created before get them by `add column`).
-  'acquisition_channel',
-  'reporting_currency',
-  'fx_rate',
-  'fx_minor_units',
-  'fx_rate_date',
-  'fx_status',
-];
+const COLUMN_LIST = WRITE_COLUMNS.map((c) => c.column);
+const ruled = (rule: WriteRule) => WRITE_COLUMNS.filter((c) => c.rule === rule).map((c) => c.column);
 
-// The conversion follows the currency (last write wins) at the order's first-written date: a re-post
-// that carries another order_date (which the spec says never changes) keeps the stored conversion.
-const FX = ['reporting_currency', 'fx_rate', 'fx_minor_units', 'fx_rate_date', 'fx_status'];
+/** The columns a re-post overwrites (last write wins), in table order. */
+export const LWW = ruled('last_write');
+const FORWARD = ruled('forward_only');
+const WRITTEN_AT = ruled('written_at');
+const FX_COLUMNS = WRITE_COLUMNS.filter((c) => c.rule === 'conversion');
+const FX = FX_COLUMNS.map((c) => c.column);
+const KEY = ruled('key');
+const tuple = (alias: string, columns: readonly string[]) => columns.map((c) => `${alias}.${c}`).join(', ');
 
-// The chunk's rows, typed like the table (so comparisons see what would be stored, e.g. amounts
-// rounded to the money type, AMOUNT_SQL_TYPE: one definition with the DDL); refunded_amount null (not carried) reads as 0, which never wins.
+// The chunk's rows, typed like the table.
 const ROWS = `(
-  select a as account_id, oid as order_id, cid as customer_id, ext as external_customer_id,
-    od as order_date, amt::${AMOUNT_SQL_TYPE} as order_amount, pn as product_name, em as email, ph as phone,
-    cn as customer_name, src as source, ch as order_channel, cur as currency, sc as shipping_city,
-    ss as shipping_state, sz as shipping_zip, coalesce(rf, 0)::${AMOUNT_SQL_TYPE} as refunded_amount,
-    dt::${AMOUNT_SQL_TYPE} as discount_total, dp as discount_pct, dc::text[] as discount_codes,
-    ca as cancelled_at, ra as first_seen_at, ra as updated_at, ac as acquisition_channel,
-    rc as reporting_currency, fr::numeric as fx_rate, mu::smallint as fx_minor_units, frd::date as fx_rate_date,
-    fs as fx_status
-  from unnest($1::uuid[], $2::text[], $3::uuid[], $4::text[], $5::timestamptz[], $6::numeric[],
-    $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[],
-    $15::text[], $16::text[], $17::numeric[], $18::numeric[], $19::numeric[], $20::text[],
-    $21::timestamptz[], $22::timestamptz[], $23::text[], $24::text[], $25::text[], $26::int[], $27::text[],
-    $28::text[])
-    as u(a, oid, cid, ext, od, amt, pn, em, ph, cn, src, ch, cur, sc, ss, sz, rf, dt, dp, dc, ca, ra, ac,
-      rc, fr, mu, frd, fs)
+  select ${WRITE_COLUMNS.map((c, i) => `u.c${i}${c.as ? `::${c.as}` : ''} as ${c.column}`).join(', ')}
+  from unnest(${WRITE_COLUMNS.map((c, i) => `$${i + 1}::${c.param}[]`).join(', ')})
+    as u(${WRITE_COLUMNS.map((_, i) => `c${i}`).join(', ')})
 ) p`;
 
 // Returns the rows it changed whose stored order_date differs from the re-post's (the spec says it
 // never changes; the stored one stays): their conversion is recomputed for the stored date.
+// first_write columns are not set: order_date, the customer and first_seen_at never change.
 const updateSql = (schema: string) => `
   with changed as (
   update ${qualified(schema, 'orders')} o set
-    ${LWW.map((c) => `${c} = p.${c}`).join(', ')},
-    -- Refunds are cumulative and cancellations final: both only move forward, and a re-post that
-    -- does not carry them keeps what is stored.
-    refunded_amount = greatest(o.refunded_amount, p.refunded_amount),
-    cancelled_at = greatest(o.cancelled_at, p.cancelled_at),
-    updated_at = greatest(o.updated_at, p.updated_at),
-    ${FX.map((c) => `${c} = case when o.order_date = p.order_date then p.${c} else o.${c} end`).join(', ')}
-    -- order_date, customer_id, external_customer_id, first_seen_at: never change after the first write.
+    ${[
+      ...LWW.map((c) => `${c} = p.${c}`),
+      // Refunds are cumulative and cancellations final: both only move forward, and a re-post that
+      // does not carry them keeps what is stored.
+      ...[...FORWARD, ...WRITTEN_AT].map((c) => `${c} = greatest(o.${c}, p.${c})`),
+      ...FX.map((c) => `${c} = case when o.order_date = p.order_date then p.${c} else o.${c} end`),
+    ].join(',\n    ')}
   from ${ROWS}
-  where o.account_id = p.account_id and o.order_id = p.order_id
+  where ${KEY.map((c) => `o.${c} = p.${c}`).join(' and ')}
     -- A re-post that changes nothing writes nothing (and leaves updated_at alone).
-    and ((${LWW.map((c) => `o.${c}`).join(', ')}) is distinct from (${LWW.map((c) => `p.${c}`).join(', ')})
-      or (o.order_date = p.order_date and (${FX.map((c) => `o.${c}`).join(', ')}) is distinct from (${FX.map((c) => `p.${c}`).join(', ')}))
-      or p.refunded_amount > o.refunded_amount
-      or p.cancelled_at > o.cancelled_at
-      or (o.cancelled_at is null and p.cancelled_at is not null))
+    and ((${tuple('o', LWW)}) is distinct from (${tuple('p', LWW)})
+      or (o.order_date = p.order_date and (${tuple('o', FX)}) is distinct from (${tuple('p', FX)}))
+      ${FORWARD.map((c) => `or p.${c} > o.${c} or (o.${c} is null and p.${c} is not null)`).join('\n      ')})
   returning o.account_id, o.order_id, o.order_date, o.currency, p.order_date as posted_date)
   select account_id::text, order_id, order_date, currency from changed where order_date <> posted_date`;
 
+/** The update of the conversion columns of orders whose stored date differs from a re-post's. */
 const reconvertSql = (schema: string) => `
-  update ${qualified(schema, 'orders')} o set reporting_currency = g.rc, fx_rate = g.fr::numeric,
-         fx_minor_units = g.mu, fx_rate_date = g.frd::date, fx_status = g.fs
-    from unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::int[], $6::text[], $7::text[])
-      as g(a, oid, rc, fr, mu, frd, fs)
+  update ${qualified(schema, 'orders')} o
+     set ${FX_COLUMNS.map((c, i) => `${c.column} = g.c${i}${c.as ? `::${c.as}` : ''}`).join(', ')}
+    from unnest($1::uuid[], $2::text[], ${FX_COLUMNS.map((c, i) => `$${i + 3}::${c.param}[]`).join(', ')})
+      as g(a, oid, ${FX_COLUMNS.map((_, i) => `c${i}`).join(', ')})
    where o.account_id = g.a and o.order_id = g.oid`;
 
 /**
@@ -175,7 +189,7 @@ export async function writeOrders(
           reconvertSql(tx.schema),
           columnsOf(moved, (m) => {
             const c = conversionOf(m.account_id, m.currency, m.order_date.toISOString());
-            return [m.account_id, m.order_id, c.to, c.rate, c.minorUnits, c.rateDay, c.status];
+            return [m.account_id, m.order_id, ...FX_COLUMNS.map((f) => f.value(NO_WRITE, c))];
           }),
         );
     }
@@ -227,61 +241,27 @@ async function storedOrderKeys(tx: ProjectionTx, orders: readonly OrderWrite[]):
   return new Set(rows.map((r) => `${r.account_id}\u0000${r.order_id}`));
 }
 
-/**
- * An order's values as the update's parameters take them: COLUMN_LIST order up to first_seen_at
- * (which is received_at), then the added columns.
- */
+/** An order's values as the update's parameters take them: WRITE_COLUMNS' values, arrays as literals. */
 export function orderValues(o: OrderWrite, c: Conversion): unknown[] {
-  return [
-    o.accountId,
-    o.orderId,
-    o.customerId,
-    o.externalCustomerId,
-    o.orderDate,
-    o.orderAmount,
-    o.productName,
-    o.email,
-    o.phone,
-    o.customerName,
-    o.source,
-    o.orderChannel,
-    o.currency,
-    o.shippingCity,
-    o.shippingState,
-    o.shippingZip,
-    o.refundedAmount,
-    o.discountTotal,
-    o.discountPct,
-    textArrayLiteral(o.discountCodes),
-    o.cancelledAt,
-    o.receivedAt,
-    o.acquisitionChannel,
-    c.to,
-    c.rate,
-    c.minorUnits,
-    c.rateDay,
-    c.status,
-  ];
+  return WRITE_COLUMNS.map((col) => {
+    const v = col.value(o, c);
+    return Array.isArray(v) ? textArrayLiteral(v) : v;
+  });
 }
 
-const NULL = '\\N';
-const text = copyField as (v: string) => string;
-const opt = (v: string | null) => (v === null ? NULL : text(v));
-const num = (v: number | null) => (v === null ? NULL : String(v));
+// The conversion columns take nothing from the write.
+const NO_WRITE = null as unknown as OrderWrite;
+
+const VALUES = WRITE_COLUMNS.map((c) => c.value);
 
 /**
- * A first write as one COPY line, in COLUMN_LIST order: the row as stored (a refund not carried is 0;
- * first_seen_at = updated_at = received_at). Written out field by field rather than through an array
- * of values: this runs for every order of a backfill.
+ * A first write as one COPY line, in WRITE_COLUMNS order: the row as stored (a refund not carried is
+ * 0; first_seen_at = updated_at = received_at). Generated from the list rather than spelled out per
+ * field: measured 0.81 against 0.67–0.72 µs per order for the hand-written line (5,000 orders × 100,
+ * interleaved, load 2.6), about 0.5 % of the projector's CPU per order.
  */
 export function newOrderLine(o: OrderWrite, c: Conversion): string {
-  return (
-    `${text(o.accountId)}\t${text(o.orderId)}\t${o.customerId ?? NULL}\t${opt(o.externalCustomerId)}\t` +
-    `${text(o.orderDate)}\t${o.orderAmount}\t${text(o.productName)}\t${opt(o.email)}\t${opt(o.phone)}\t` +
-    `${opt(o.customerName)}\t${opt(o.source)}\t${opt(o.orderChannel)}\t${text(o.currency)}\t` +
-    `${opt(o.shippingCity)}\t${opt(o.shippingState)}\t${opt(o.shippingZip)}\t${o.refundedAmount ?? 0}\t` +
-    `${num(o.discountTotal)}\t${num(o.discountPct)}\t${copyField(o.discountCodes)}\t${opt(o.cancelledAt)}\t` +
-    `${text(o.receivedAt)}\t${text(o.receivedAt)}\t${opt(o.acquisitionChannel)}\t` +
-    `${c.to}\t${c.rate}\t${c.minorUnits}\t${c.rateDay ?? NULL}\t${c.status}\n`
-  );
+  let line = copyField(VALUES[0]!(o, c));
+  for (let i = 1; i < VALUES.length; i++) line += '\t' + copyField(VALUES[i]!(o, c));
+  return line + '\n';
 }
