@@ -12,6 +12,7 @@ import {
   convertAmount,
   decideIdentity,
   evolveOrder,
+  orderWriteOf,
   mergeCustomer,
   netAmount,
   newCustomer,
@@ -193,30 +194,7 @@ function pure({ events, account }: Scenario) {
       mergeCustomer(c, { ...keys, name: o.customer_name }, m.received_at);
       customerId = c.customerId;
     }
-    const write = {
-      accountId: account,
-      orderId: o.order_id,
-      customerId,
-      externalCustomerId: o.customer_id,
-      orderDate: o.order_date,
-      orderAmount: o.order_amount,
-      productName: o.product_name,
-      email: o.email,
-      phone: o.phone,
-      customerName: o.customer_name,
-      source: o.source,
-      orderChannel: o.order_channel,
-      currency: o.currency,
-      shippingCity: o.shipping_city,
-      shippingState: o.shipping_state,
-      shippingZip: o.shipping_zip,
-      refundedAmount: o.refunded_amount,
-      discountTotal: o.discount_total,
-      discountPct: o.discount_pct,
-      discountCodes: o.discount_codes,
-      cancelledAt: o.cancelled_at,
-      receivedAt: m.received_at,
-    };
+    const write = orderWriteOf(g[1], { accountId: account, customerId, receivedAt: m.received_at });
     orders.set(o.order_id, evolveOrder(orders.get(o.order_id) ?? null, write).row);
   }
   const iso = (v: string | null) => (v === null ? null : new Date(v).toISOString());
