@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
-import { dbOnClient, type PoolClient } from './pool.js';
+import { kyselyOn } from './kysely-on-client.js';
+import type { PoolClient } from './pool.js';
 import type { CheckpointDatabase } from './schema.js';
 
 /** The identity of a projection's position in one partition of one (logical) topic. */
@@ -23,7 +24,7 @@ export function checkpointTableDdl(schema: string): string {
 }
 
 const checkpoints = (client: PoolClient, key: CheckpointKey) =>
-  dbOnClient<CheckpointDatabase>(client).withSchema(key.schema);
+  kyselyOn<CheckpointDatabase>(client).withSchema(key.schema);
 
 /** The row of `key`, locked (for update), with its version. */
 function lockedRow(client: PoolClient, key: CheckpointKey) {

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient } from 'kysely';
+import { Kysely, PostgresDialect } from 'kysely';
 import { describeFailure, type Logger } from '@holdfast/platform';
 import type { Database } from './schema.js';
 
@@ -68,33 +68,6 @@ export function createPool(
 /** A kysely instance over a pool. */
 export function createDb(pool: pg.Pool): Kysely<Database> {
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-}
-
-const onClient = new WeakMap<pg.ClientBase, Kysely<unknown>>();
-
-/**
- * A kysely instance whose every query runs on `client`, a connection the caller holds (inside its
- * `withTransaction`), so typed queries share the transaction of the statements around them. It never
- * releases nor ends the client; there is one per client, kept as long as the client lives.
- *
- * @example
- * await withTransaction(pool, async (c) => {
- *   const offset = await readCheckpoint(c, key);
- *   await dbOnClient(c).insertInto('dispatcher.deliveries').values(rows).execute();
- * });
- */
-export function dbOnClient<DB = Database>(client: pg.ClientBase): Kysely<DB> {
-  let db = onClient.get(client);
-  if (!db) {
-    const held = {
-      query: (text: string, values: unknown[]) => client.query(text, values),
-      release: () => {},
-    } as unknown as PostgresPoolClient;
-    const pool: PostgresPool = { connect: async () => held, end: async () => {}, options: {} };
-    db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool }) });
-    onClient.set(client, db);
-  }
-  return db as Kysely<DB>;
 }
 
 export type { Pool, PoolClient } from 'pg';
