@@ -1,6 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
 import { ControlPlaneError } from './control-plane.js';
-import type { AccountsTable, ApiKeysTable, Database, PixelKeysTable } from './schema.js';
+import type { AccountsTable, ApiKeysTable, Database, PixelKeysTable, TileName, TilesTable } from './schema.js';
 
 /** How a key stands now: `expiring` is a rotated key still inside its grace window. */
 export type ApiKeyStatus = 'live' | 'revoked' | 'expiring' | 'expired';
@@ -145,4 +145,18 @@ export async function listProviders(db: Kysely<Database>, accountId: string) {
     .where('account_id', '=', accountId)
     .orderBy('provider')
     .execute();
+}
+
+/** The token hash of an account's tile and whether it was disconnected; undefined when never connected. */
+export async function findTileToken(
+  db: Kysely<Database>,
+  accountId: string,
+  tile: TileName,
+): Promise<Pick<Selectable<TilesTable>, 'token_hash' | 'disconnected_at'> | undefined> {
+  return db
+    .selectFrom('control.tiles')
+    .select(['token_hash', 'disconnected_at'])
+    .where('account_id', '=', accountId)
+    .where('tile', '=', tile)
+    .executeTakeFirst();
 }
