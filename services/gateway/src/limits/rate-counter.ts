@@ -1,4 +1,5 @@
-import type { Pool } from '@holdfast/db';
+import { createDb, type Database, type Pool } from '@holdfast/db';
+import { sql, type Kysely } from 'kysely';
 
 /** The outcome of one hit on a fixed-window counter. */
 export interface WindowHit {
@@ -11,6 +12,9 @@ export interface WindowHit {
 const secondsLeft = (start: number, windowMs: number, now: Date) =>
   Math.max(1, Math.ceil((start + windowMs - now.getTime()) / 1000));
 
+/** The upsert's update when the window's row exists: one more hit. */
+const ONE_MORE = sql<number>`control.rate_counters.count + 1`;
+
 /**
  * Fixed-window counters shared by every gateway process through control.rate_counters. One hit is
  * one round trip: an upsert that increments and returns the count atomically, so two processes (or
@@ -21,28 +25,29 @@ const secondsLeft = (start: number, windowMs: number, now: Date) =>
  * if (count > 600) throw new RateLimitedError(retryAfterSeconds);
  */
 export class RateCounter {
+  private readonly db: Kysely<Database>;
+
   /**
    * `lifted` (HOLDFAST_UNSAFE_LIFT_LIMITS, test mode only): nothing is counted and every hit is the
    * window's first, so no limit ever refuses (the fuzz benchmark measures validation, not 429s).
    */
   constructor(
-    private readonly pool: Pool,
+    pool: Pool,
     private readonly lifted = false,
-  ) {}
+  ) {
+    this.db = createDb(pool);
+  }
 
   async hit(bucket: string, windowMs: number, now: Date): Promise<WindowHit> {
     const start = Math.floor(now.getTime() / windowMs) * windowMs;
     if (this.lifted) return { count: 1, retryAfterSeconds: secondsLeft(start, windowMs, now) };
-    const { rows } = await this.pool.query<{ count: number }>(
-      `insert into control.rate_counters as c (bucket, window_start, count) values ($1, $2, 1)
-       on conflict (bucket, window_start) do update set count = c.count + 1
-       returning count`,
-      [bucket, new Date(start)],
-    );
-    return {
-      count: rows[0]!.count,
-      retryAfterSeconds: Math.max(1, Math.ceil((start + windowMs - now.getTime()) / 1000)),
-    };
+    const { count } = await this.db
+      .insertInto('control.rate_counters')
+      .values({ bucket, window_start: new Date(start), count: 1 })
+      .onConflict((oc) => oc.columns(['bucket', 'window_start']).doUpdateSet({ count: ONE_MORE }))
+      .returning('count')
+      .executeTakeFirstOrThrow();
+    return { count, retryAfterSeconds: secondsLeft(start, windowMs, now) };
   }
 
   /**
@@ -68,22 +73,36 @@ export class RateCounter {
       const lifted = { count: 1, retryAfterSeconds: secondsLeft(start, windowMs, now) };
       return { first: lifted, second: lifted };
     }
-    const { rows } = await this.pool.query<{ first: number; second: number | null }>(
-      `with a as (
-         insert into control.rate_counters as c (bucket, window_start, count) values ($1, $3, 1)
-         on conflict (bucket, window_start) do update set count = c.count + 1
-         returning count
-       ), b as (
-         insert into control.rate_counters as c (bucket, window_start, count)
-         select $2, $3, 1 from a where a.count <= $4
-         on conflict (bucket, window_start) do update set count = c.count + 1
-         returning count
-       )
-       select a.count as first, (select b.count from b) as second from a`,
-      [first, second, new Date(start), firstLimit],
-    );
-    const retryAfterSeconds = Math.max(1, Math.ceil((start + windowMs - now.getTime()) / 1000));
-    const r = rows[0]!;
+    const windowStart = new Date(start);
+    const r = await this.db
+      .with('a', (qb) =>
+        qb
+          .insertInto('control.rate_counters')
+          .values({ bucket: first, window_start: windowStart, count: 1 })
+          .onConflict((oc) => oc.columns(['bucket', 'window_start']).doUpdateSet({ count: ONE_MORE }))
+          .returning('count'),
+      )
+      .with('b', (qb) =>
+        qb
+          .insertInto('control.rate_counters')
+          .columns(['bucket', 'window_start', 'count'])
+          .expression((eb) =>
+            eb
+              .selectFrom('a')
+              .select([
+                eb.val(second).as('bucket'),
+                eb.val(windowStart).as('window_start'),
+                eb.lit(1).as('count'),
+              ])
+              .where('a.count', '<=', firstLimit),
+          )
+          .onConflict((oc) => oc.columns(['bucket', 'window_start']).doUpdateSet({ count: ONE_MORE }))
+          .returning('count'),
+      )
+      .selectFrom('a')
+      .select((eb) => ['a.count as first', eb.selectFrom('b').select('b.count').as('second')])
+      .executeTakeFirstOrThrow();
+    const retryAfterSeconds = secondsLeft(start, windowMs, now);
     return {
       first: { count: r.first, retryAfterSeconds },
       second: r.second === null ? null : { count: r.second, retryAfterSeconds },
@@ -92,7 +111,10 @@ export class RateCounter {
 
   /** Deletes windows that ended before `before` (the janitor calls it). */
   async purge(before: Date): Promise<number> {
-    const r = await this.pool.query(`delete from control.rate_counters where window_start < $1`, [before]);
-    return r.rowCount ?? 0;
+    const r = await this.db
+      .deleteFrom('control.rate_counters')
+      .where('window_start', '<', before)
+      .executeTakeFirst();
+    return Number(r.numDeletedRows);
   }
 }
