@@ -1,5 +1,7 @@
 import type { Pool } from '@holdfast/db';
-import type { CustomerRow } from '@holdfast/read-models';
+import type { CustomerRow, ReadModelTables } from '@holdfast/read-models';
+import type { Kysely } from 'kysely';
+import { orNothingYet, readModelsDb } from '../read-side-db.js';
 
 /** A customer's identity and consent as the projector holds them (read_models.customers). */
 export type ConsentSubject = Pick<
@@ -13,41 +15,48 @@ export type ConsentSubject = Pick<
   | 'consent_sms'
 >;
 
-const UNDEFINED_TABLE = '42P01';
-const UNDEFINED_SCHEMA = '3F000';
-
 /** What the unsubscribe and STOP routes read: customers by id or by phone. */
 export class ConsentReadSide {
-  private readonly s: string;
+  private readonly db: Kysely<ReadModelTables>;
 
-  constructor(
-    private readonly pool: Pool,
-    schema: string,
-  ) {
-    this.s = `"${schema.replace(/"/g, '""')}"`;
+  constructor(pool: Pool, schema: string) {
+    this.db = readModelsDb(pool, schema);
   }
 
-  private async rows(where: string, values: unknown[]): Promise<ConsentSubject[]> {
-    try {
-      const { rows } = await this.pool.query<ConsentSubject>(
-        `select customer_id, external_id, email, phone, consent_marketing_email, consent_suppressed, consent_sms
-           from ${this.s}.customers where account_id = $1 and ${where} order by created_at, customer_id`,
-        values,
-      );
-      return rows;
-    } catch (err) {
-      const code = (err as { code?: string }).code;
-      if (code === UNDEFINED_TABLE || code === UNDEFINED_SCHEMA) return [];
-      throw err;
-    }
+  private rows(
+    by: { customer_id: string } | { phone: string },
+    accountId: string,
+  ): Promise<ConsentSubject[]> {
+    const [column, value] =
+      'phone' in by ? (['phone', by.phone] as const) : (['customer_id', by.customer_id] as const);
+    return orNothingYet(
+      () =>
+        this.db
+          .selectFrom('customers')
+          .select([
+            'customer_id',
+            'external_id',
+            'email',
+            'phone',
+            'consent_marketing_email',
+            'consent_suppressed',
+            'consent_sms',
+          ])
+          .where('account_id', '=', accountId)
+          .where(column, '=', value)
+          .orderBy('created_at')
+          .orderBy('customer_id')
+          .execute(),
+      [],
+    );
   }
 
   async byId(accountId: string, customerId: string): Promise<ConsentSubject | null> {
-    return (await this.rows('customer_id = $2', [accountId, customerId]))[0] ?? null;
+    return (await this.rows({ customer_id: customerId }, accountId))[0] ?? null;
   }
 
   /** Every customer of the account with this phone (E.164): a STOP from it applies to all of them. */
   byPhone(accountId: string, phone: string): Promise<ConsentSubject[]> {
-    return this.rows('phone = $2', [accountId, phone]);
+    return this.rows({ phone }, accountId);
   }
 }
