@@ -1,6 +1,13 @@
 import type { Kysely, Selectable } from 'kysely';
 import { ControlPlaneError } from './control-plane.js';
-import type { AccountsTable, ApiKeysTable, Database, PixelKeysTable, TileName, TilesTable } from './schema.js';
+import type {
+  AccountsTable,
+  ApiKeysTable,
+  Database,
+  PixelKeysTable,
+  TileName,
+  TilesTable,
+} from './schema.js';
 
 /** How a key stands now: `expiring` is a rotated key still inside its grace window. */
 export type ApiKeyStatus = 'live' | 'revoked' | 'expiring' | 'expired';

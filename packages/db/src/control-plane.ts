@@ -207,7 +207,10 @@ export async function mintApiKey(
   return db.transaction().execute(async (trx) => {
     const acc = await lockAccount(trx, accountId);
     checkKindForAccount(kind, acc);
-    if (kind !== 'outbound' && (await countWorkingKeys(trx, accountId, INGEST_KINDS, now)) >= MAX_LIVE_INGEST_KEYS) {
+    if (
+      kind !== 'outbound' &&
+      (await countWorkingKeys(trx, accountId, INGEST_KINDS, now)) >= MAX_LIVE_INGEST_KEYS
+    ) {
       throw new ControlPlaneError(
         'limit',
         `account already has ${MAX_LIVE_INGEST_KEYS} live ingest keys; revoke one first`,
@@ -219,7 +222,13 @@ export async function mintApiKey(
 
 /** Revokes a key at once (one statement: it either was live and is now revoked, or `not_found`). */
 export async function revokeApiKey(db: Kysely<Database>, keyId: string, now = new Date()): Promise<void> {
-  await stampOnce(db, { table: 'control.api_keys', column: 'revoked_at' }, keyId, now, `no live key ${keyId}`);
+  await stampOnce(
+    db,
+    { table: 'control.api_keys', column: 'revoked_at' },
+    keyId,
+    now,
+    `no live key ${keyId}`,
+  );
 }
 
 /**

@@ -64,12 +64,7 @@ async function deliverOne(
     body: d.body,
     timeoutMs: o.timeoutMs,
   });
-  const status = await recordAttempt(
-    o.db,
-    d,
-    { attemptedAt, finishedAt: o.now(), ...res },
-    o.retryDelaysMs,
-  );
+  const status = await recordAttempt(o.db, d, { attemptedAt, finishedAt: o.now(), ...res }, o.retryDelaysMs);
   r.attempted++;
   if (status === null) return;
   const outcome = status === 'pending' ? 'retry_scheduled' : status;

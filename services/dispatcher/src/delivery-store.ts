@@ -188,7 +188,12 @@ async function signingSecrets(
 export async function cancelDelivery(db: Kysely<Database>, deliveryId: string): Promise<void> {
   await db
     .updateTable('dispatcher.deliveries')
-    .set({ status: 'cancelled', next_attempt_at: null, lease_until: null, last_error: 'subscription_disabled' })
+    .set({
+      status: 'cancelled',
+      next_attempt_at: null,
+      lease_until: null,
+      last_error: 'subscription_disabled',
+    })
     .where('delivery_id', '=', deliveryId)
     .where('status', '=', 'pending')
     .execute();
