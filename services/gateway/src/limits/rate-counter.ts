@@ -1,5 +1,5 @@
-import { createDb, type Database, type Pool } from '@holdfast/db';
-import { sql, type Kysely } from 'kysely';
+import { createDb, rawQuery, type Database, type Pool } from '@holdfast/db';
+import type { Kysely } from 'kysely';
 
 /** The outcome of one hit on a fixed-window counter. */
 export interface WindowHit {
@@ -12,19 +12,19 @@ export interface WindowHit {
 const secondsLeft = (start: number, windowMs: number, now: Date) =>
   Math.max(1, Math.ceil((start + windowMs - now.getTime()) / 1000));
 
-/** The upsert's update when the window's row exists: one more hit. */
-const ONE_MORE = sql<number>`control.rate_counters.count + 1`;
-
 /**
  * Fixed-window counters shared by every gateway process through control.rate_counters. One hit is
  * one round trip: an upsert that increments and returns the count atomically, so two processes (or
- * two requests of one) can never both see the same count.
+ * two requests of one) can never both see the same count. Raw SQL (named): every request hits a
+ * counter, and building and compiling the statement with kysely each time cost a third of the
+ * counter's throughput (about 13k against 20k hits/s, 8 concurrent, medians of 5 interleaved runs).
  *
  * @example
  * const { count, retryAfterSeconds } = await counter.hit('ingest:key:…', 60_000, clock.now());
  * if (count > 600) throw new RateLimitedError(retryAfterSeconds);
  */
 export class RateCounter {
+  /** For the janitor's purge, which runs once a minute. */
   private readonly db: Kysely<Database>;
 
   /**
@@ -32,7 +32,7 @@ export class RateCounter {
    * window's first, so no limit ever refuses (the fuzz benchmark measures validation, not 429s).
    */
   constructor(
-    pool: Pool,
+    private readonly pool: Pool,
     private readonly lifted = false,
   ) {
     this.db = createDb(pool);
@@ -41,13 +41,15 @@ export class RateCounter {
   async hit(bucket: string, windowMs: number, now: Date): Promise<WindowHit> {
     const start = Math.floor(now.getTime() / windowMs) * windowMs;
     if (this.lifted) return { count: 1, retryAfterSeconds: secondsLeft(start, windowMs, now) };
-    const { count } = await this.db
-      .insertInto('control.rate_counters')
-      .values({ bucket, window_start: new Date(start), count: 1 })
-      .onConflict((oc) => oc.columns(['bucket', 'window_start']).doUpdateSet({ count: ONE_MORE }))
-      .returning('count')
-      .executeTakeFirstOrThrow();
-    return { count, retryAfterSeconds: secondsLeft(start, windowMs, now) };
+    const { rows } = await rawQuery<{ count: number }>(
+      this.pool,
+      'rate-counter.hit',
+      `insert into control.rate_counters as c (bucket, window_start, count) values ($1, $2, 1)
+       on conflict (bucket, window_start) do update set count = c.count + 1
+       returning count`,
+      [bucket, new Date(start)],
+    );
+    return { count: rows[0]!.count, retryAfterSeconds: secondsLeft(start, windowMs, now) };
   }
 
   /**
@@ -73,36 +75,24 @@ export class RateCounter {
       const lifted = { count: 1, retryAfterSeconds: secondsLeft(start, windowMs, now) };
       return { first: lifted, second: lifted };
     }
-    const windowStart = new Date(start);
-    const r = await this.db
-      .with('a', (qb) =>
-        qb
-          .insertInto('control.rate_counters')
-          .values({ bucket: first, window_start: windowStart, count: 1 })
-          .onConflict((oc) => oc.columns(['bucket', 'window_start']).doUpdateSet({ count: ONE_MORE }))
-          .returning('count'),
-      )
-      .with('b', (qb) =>
-        qb
-          .insertInto('control.rate_counters')
-          .columns(['bucket', 'window_start', 'count'])
-          .expression((eb) =>
-            eb
-              .selectFrom('a')
-              .select([
-                eb.val(second).as('bucket'),
-                eb.val(windowStart).as('window_start'),
-                eb.lit(1).as('count'),
-              ])
-              .where('a.count', '<=', firstLimit),
-          )
-          .onConflict((oc) => oc.columns(['bucket', 'window_start']).doUpdateSet({ count: ONE_MORE }))
-          .returning('count'),
-      )
-      .selectFrom('a')
-      .select((eb) => ['a.count as first', eb.selectFrom('b').select('b.count').as('second')])
-      .executeTakeFirstOrThrow();
+    const { rows } = await rawQuery<{ first: number; second: number | null }>(
+      this.pool,
+      'rate-counter.hit-both',
+      `with a as (
+         insert into control.rate_counters as c (bucket, window_start, count) values ($1, $3, 1)
+         on conflict (bucket, window_start) do update set count = c.count + 1
+         returning count
+       ), b as (
+         insert into control.rate_counters as c (bucket, window_start, count)
+         select $2, $3, 1 from a where a.count <= $4
+         on conflict (bucket, window_start) do update set count = c.count + 1
+         returning count
+       )
+       select a.count as first, (select b.count from b) as second from a`,
+      [first, second, new Date(start), firstLimit],
+    );
     const retryAfterSeconds = secondsLeft(start, windowMs, now);
+    const r = rows[0]!;
     return {
       first: { count: r.first, retryAfterSeconds },
       second: r.second === null ? null : { count: r.second, retryAfterSeconds },
