@@ -222,14 +222,11 @@ export async function mintApiKey(
 
 /** Revokes a key at once (one statement: it either was live and is now revoked, or `not_found`). */
 export async function revokeApiKey(db: Kysely<Database>, keyId: string, now = new Date()): Promise<void> {
-  await stampOnce(
-    db,
-    { table: 'control.api_keys', column: 'revoked_at' },
-    keyId,
-    now,
-    `no live key ${keyId}`,
-  );
+  await stampOnce(db, KEY_REVOKED, keyId, now, `no live key ${keyId}`);
 }
+
+const KEY_REVOKED = { table: 'control.api_keys', column: 'revoked_at' } as const;
+const SUBSCRIPTION_DISABLED = { table: 'control.webhook_subscriptions', column: 'disabled_at' } as const;
 
 /**
  * Sets `column` of row `id` to `now` in one statement, only while it is still null (revoking twice
@@ -237,9 +234,7 @@ export async function revokeApiKey(db: Kysely<Database>, keyId: string, now = ne
  */
 async function stampOnce(
   db: Kysely<Database>,
-  target:
-    | { readonly table: 'control.api_keys'; readonly column: 'revoked_at' }
-    | { readonly table: 'control.webhook_subscriptions'; readonly column: 'disabled_at' },
+  target: typeof KEY_REVOKED | typeof SUBSCRIPTION_DISABLED,
   id: string,
   now: Date,
   missing: string,
@@ -436,13 +431,7 @@ export async function disableWebhookSubscription(
   subscriptionId: string,
   now = new Date(),
 ): Promise<void> {
-  await stampOnce(
-    db,
-    { table: 'control.webhook_subscriptions', column: 'disabled_at' },
-    subscriptionId,
-    now,
-    `no active subscription ${subscriptionId}`,
-  );
+  await stampOnce(db, SUBSCRIPTION_DISABLED, subscriptionId, now, `no active subscription ${subscriptionId}`);
 }
 
 /** Connects an email or SMS provider: sends for that channel go to `endpointUrl`. */
