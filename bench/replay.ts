@@ -14,6 +14,7 @@ import { report } from './report.js';
 import { repeat } from './runs.js';
 import { RssSampler } from './rss.js';
 import { benchStack } from './stack.js';
+import { DEFAULT_READ_MODEL_SCHEMA } from '@holdfast/read-models';
 
 const BATCH = 5000;
 
@@ -86,7 +87,7 @@ export async function benchReplay(args: Record<string, string>): Promise<void> {
       async () => {
         const r = await profiled(args.profile, `replay-${Date.now()}`, () =>
           rebuildReadModels(
-            { topicPrefix: stack.prefix, readSchema: 'read_models', projections: ['commerce'] },
+            { topicPrefix: stack.prefix, readSchema: DEFAULT_READ_MODEL_SCHEMA, projections: ['commerce'] },
             deps,
           ),
         );

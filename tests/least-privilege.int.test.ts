@@ -5,7 +5,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb, createPool, migrateToLatest, SERVICE_ROLES, type Pool } from '@holdfast/db';
 import { migrateDispatcher } from '@holdfast/dispatcher';
 import { rebuildReadModels } from '@holdfast/projector';
-import { ensureReadModelSchema, missingReadModelTables } from '@holdfast/read-models';
+import {
+  DEFAULT_READ_MODEL_SCHEMA,
+  ensureReadModelSchema,
+  missingReadModelTables,
+} from '@holdfast/read-models';
 import { silentLogger } from '@holdfast/platform';
 import { migrateAnalytics, migrateCampaigns, migrateRecompute } from '@holdfast/recompute';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
@@ -69,7 +73,7 @@ beforeAll(async () => {
   t = await createTestEnv('privileges');
   const db = t.db as Kysely<unknown>;
   // The migration owner (the superuser locally) migrates everything first, as `holdfast migrate` does.
-  await ensureReadModelSchema(t.pool, 'read_models');
+  await ensureReadModelSchema(t.pool, DEFAULT_READ_MODEL_SCHEMA);
   await migrateAnalytics(db);
   await migrateCampaigns(db);
   await migrateRecompute(db);
@@ -116,9 +120,11 @@ describe('every service starts as its own role', () => {
     ).resolves.toEqual([]);
     // The projector owns its tables and re-runs its DDL; a reader's role (the gateway's) may only
     // check they exist (the gateway's readiness does, it runs no DDL).
-    await ensureReadModelSchema(poolAs(SERVICE_ROLES.projector), 'read_models');
-    expect(await missingReadModelTables(poolAs(SERVICE_ROLES.gateway), 'read_models')).toEqual([]);
-    await ensureReadModelSchema(poolAs(SERVICE_ROLES.gateway), 'read_models');
+    await ensureReadModelSchema(poolAs(SERVICE_ROLES.projector), DEFAULT_READ_MODEL_SCHEMA);
+    expect(await missingReadModelTables(poolAs(SERVICE_ROLES.gateway), DEFAULT_READ_MODEL_SCHEMA)).toEqual(
+      [],
+    );
+    await ensureReadModelSchema(poolAs(SERVICE_ROLES.gateway), DEFAULT_READ_MODEL_SCHEMA);
     await expect(
       ensureReadModelSchema(poolAs(SERVICE_ROLES.gateway), 'read_models_elsewhere'),
     ).rejects.toThrow('read-model schema "read_models_elsewhere" lacks orders, customers');
@@ -128,13 +134,14 @@ describe('every service starts as its own role', () => {
     const { rows } = await t.pool.query<{ schema: string; owner: string }>(
       `select distinct n.nspname as schema, pg_get_userbyid(c.relowner) as owner
          from pg_class c join pg_namespace n on n.oid = c.relnamespace
-        where n.nspname in ('read_models', 'analytics', 'recompute', 'dispatcher') and c.relkind in ('r', 'p', 'v')
+        where n.nspname in ($1, 'analytics', 'recompute', 'dispatcher') and c.relkind in ('r', 'p', 'v')
         order by 1, 2`,
+      [DEFAULT_READ_MODEL_SCHEMA],
     );
     expect(rows).toEqual([
       { schema: 'analytics', owner: SERVICE_ROLES.recompute },
       { schema: 'dispatcher', owner: SERVICE_ROLES.dispatcher },
-      { schema: 'read_models', owner: SERVICE_ROLES.projector },
+      { schema: DEFAULT_READ_MODEL_SCHEMA, owner: SERVICE_ROLES.projector },
       { schema: 'recompute', owner: SERVICE_ROLES.recompute },
     ]);
   });
@@ -293,7 +300,7 @@ describe('a rebuild switched in keeps every grant and policy', () => {
   it('rebuilds as the operator, then the roles see the new tables as they saw the old ones', async () => {
     const before = await t.pool.query<{ oid: number }>(`select 'read_models.orders'::regclass::oid as oid`);
     const result = await rebuildReadModels(
-      { topicPrefix: t.topicPrefix, readSchema: 'read_models' },
+      { topicPrefix: t.topicPrefix, readSchema: DEFAULT_READ_MODEL_SCHEMA },
       { pool: poolAs(SERVICE_ROLES.operator), kafka: t.kafka, codec: t.codec, logger: silentLogger },
     );
     expect(result.oldSchema).toMatch(/^read_models_old_/);

@@ -17,6 +17,7 @@ import {
   type AccountFixture,
   type TestGateway,
 } from '../services/gateway/src/test-support/harness.js';
+import { DEFAULT_READ_MODEL_SCHEMA } from '@holdfast/read-models';
 
 interface Line {
   level: string;
@@ -51,7 +52,7 @@ beforeAll(async () => {
   gw = await startGateway(t);
   acc = await newAccount(t);
   projector = await startProjector(
-    { topicPrefix: t.topicPrefix, readSchema: 'read_models', sessionTimeoutMs: 6000 },
+    { topicPrefix: t.topicPrefix, readSchema: DEFAULT_READ_MODEL_SCHEMA, sessionTimeoutMs: 6000 },
     {
       pool: t.pool,
       kafka: t.kafka,

@@ -25,6 +25,7 @@ import {
   until,
   type TestGateway,
 } from '../services/gateway/src/test-support/harness.js';
+import { DEFAULT_READ_MODEL_SCHEMA } from '@holdfast/read-models';
 
 interface OtlpSpan {
   traceId: string;
@@ -69,7 +70,7 @@ beforeAll(async () => {
   t = await createTestEnv('tracing');
   gw = await startGateway(t);
   projector = await startProjector(
-    { topicPrefix: t.topicPrefix, readSchema: 'read_models', sessionTimeoutMs: 6000 },
+    { topicPrefix: t.topicPrefix, readSchema: DEFAULT_READ_MODEL_SCHEMA, sessionTimeoutMs: 6000 },
     {
       pool: t.pool,
       kafka: t.kafka,

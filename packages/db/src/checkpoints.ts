@@ -1,4 +1,7 @@
-import type { PoolClient } from 'pg';
+import { sql } from 'kysely';
+import { kyselyOn } from './kysely-on-client.js';
+import type { PoolClient } from './pool.js';
+import type { CheckpointDatabase } from './schema.js';
 
 /** The identity of a projection's position in one partition of one (logical) topic. */
 export interface CheckpointKey {
@@ -20,17 +23,27 @@ export function checkpointTableDdl(schema: string): string {
   )`;
 }
 
+const checkpoints = (client: PoolClient, key: CheckpointKey) =>
+  kyselyOn<CheckpointDatabase>(client).withSchema(key.schema);
+
+/** The row of `key`, locked (for update), with its version. */
+function lockedRow(client: PoolClient, key: CheckpointKey) {
+  return checkpoints(client, key)
+    .selectFrom('projection_checkpoints')
+    .select(['last_offset', sql<string>`xmin::text`.as('version')])
+    .where('projection', '=', key.projection)
+    .where('topic', '=', key.topic)
+    .where('partition', '=', key.partition)
+    .forUpdate()
+    .executeTakeFirst();
+}
+
 /**
  * Locks and reads the last applied offset (−1 when nothing was applied). Call inside the transaction
  * that applies the records, then `writeCheckpoint` in the same transaction.
  */
 export async function readCheckpoint(client: PoolClient, key: CheckpointKey): Promise<number> {
-  const res = await client.query<{ last_offset: number }>(
-    `select last_offset from "${key.schema}".projection_checkpoints
-      where projection = $1 and topic = $2 and partition = $3 for update`,
-    [key.projection, key.topic, key.partition],
-  );
-  return res.rows[0]?.last_offset ?? -1;
+  return (await lockedRow(client, key))?.last_offset ?? -1;
 }
 
 /**
@@ -43,14 +56,17 @@ export async function writeCheckpoint(
   key: CheckpointKey,
   offset: number,
 ): Promise<string> {
-  const { rows } = await client.query<{ version: string }>(
-    `insert into "${key.schema}".projection_checkpoints (projection, topic, partition, last_offset)
-     values ($1, $2, $3, $4)
-     on conflict (projection, topic, partition) do update set last_offset = excluded.last_offset, updated_at = now()
-     returning xmin::text as version`,
-    [key.projection, key.topic, key.partition, offset],
-  );
-  return rows[0]!.version;
+  const { version } = await checkpoints(client, key)
+    .insertInto('projection_checkpoints')
+    .values({ projection: key.projection, topic: key.topic, partition: key.partition, last_offset: offset })
+    .onConflict((oc) =>
+      oc
+        .columns(['projection', 'topic', 'partition'])
+        .doUpdateSet((eb) => ({ last_offset: eb.ref('excluded.last_offset'), updated_at: sql`now()` })),
+    )
+    .returning(sql<string>`xmin::text`.as('version'))
+    .executeTakeFirstOrThrow();
+  return version;
 }
 
 /** Like `readCheckpoint`, with the version of the row (see `writeCheckpoint`); '' when there is none. */
@@ -58,11 +74,6 @@ export async function lockCheckpointVersion(
   client: PoolClient,
   key: CheckpointKey,
 ): Promise<{ offset: number; version: string }> {
-  const res = await client.query<{ last_offset: number; version: string }>(
-    `select last_offset, xmin::text as version from "${key.schema}".projection_checkpoints
-      where projection = $1 and topic = $2 and partition = $3 for update`,
-    [key.projection, key.topic, key.partition],
-  );
-  const row = res.rows[0];
+  const row = await lockedRow(client, key);
   return row ? { offset: Number(row.last_offset), version: row.version } : { offset: -1, version: '' };
 }

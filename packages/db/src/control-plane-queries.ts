@@ -1,6 +1,13 @@
 import type { Kysely, Selectable } from 'kysely';
-import { ControlPlaneError, lockAccount } from './control-plane.js';
-import type { AccountsTable, ApiKeyKind, ApiKeysTable, Database, PixelKeysTable } from './schema.js';
+import { ControlPlaneError } from './control-plane.js';
+import type {
+  AccountsTable,
+  ApiKeysTable,
+  Database,
+  PixelKeysTable,
+  TileName,
+  TilesTable,
+} from './schema.js';
 
 /** How a key stands now: `expiring` is a rotated key still inside its grace window. */
 export type ApiKeyStatus = 'live' | 'revoked' | 'expiring' | 'expired';
@@ -30,34 +37,6 @@ export function apiKeyStatus(
   return k.expires_at.getTime() > now.getTime() ? 'expiring' : 'expired';
 }
 
-/**
- * Normalises a storefront domain to a bare host (lower case, optional port): every call-to-action is
- * built as `https://<domain>/...`, so a path, query or credentials would corrupt every link.
- *
- * @example
- * normalizeStorefrontDomain('https://Shop.Example.com/'); // 'shop.example.com'
- */
-export function normalizeStorefrontDomain(input: string): string {
-  const raw = input.trim();
-  const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(raw) ? raw : `https://${raw}`;
-  let u: URL;
-  try {
-    u = new URL(withScheme);
-  } catch {
-    throw new ControlPlaneError('invalid', `"${input}" is not a domain like shop.example.com`);
-  }
-  const bad =
-    !['http:', 'https:'].includes(u.protocol) ||
-    (u.pathname !== '/' && u.pathname !== '') ||
-    u.search ||
-    u.hash ||
-    u.username ||
-    !u.hostname.includes('.') ||
-    /\/./.test(raw.replace(/^[a-z]+:\/\//i, ''));
-  if (bad) throw new ControlPlaneError('invalid', `"${input}" must be a domain like shop.example.com`);
-  return u.host;
-}
-
 /** Accounts, oldest first (the first `limit`). */
 export async function listAccounts(db: Kysely<Database>, limit = 1000): Promise<Selectable<AccountsTable>[]> {
   return db
@@ -67,55 +46,6 @@ export async function listAccounts(db: Kysely<Database>, limit = 1000): Promise<
     .orderBy('id')
     .limit(limit)
     .execute();
-}
-
-/** Sets (or clears, with null) the storefront domain that calls-to-action are built on. */
-export async function setStorefrontDomain(
-  db: Kysely<Database>,
-  accountId: string,
-  domain: string | null,
-): Promise<string | null> {
-  const value = domain === null ? null : normalizeStorefrontDomain(domain);
-  const r = await db
-    .updateTable('control.accounts')
-    .set({ storefront_domain: value })
-    .where('id', '=', accountId)
-    .executeTakeFirst();
-  if (!r.numUpdatedRows) throw new ControlPlaneError('not_found', `no account ${accountId}`);
-  return value;
-}
-
-/**
- * Sets the demo and sandbox flags. Changing the sandbox flag is refused while keys of the other kind
- * still authenticate (tk_test_ belongs to sandboxes only, tk_live_ to the others).
- */
-export async function markAccount(
-  db: Kysely<Database>,
-  accountId: string,
-  flags: { readonly isDemo?: boolean; readonly isSandbox?: boolean },
-  now = new Date(),
-): Promise<Selectable<AccountsTable>> {
-  return db.transaction().execute(async (trx) => {
-    const acc = await lockAccount(trx, accountId);
-    if (flags.isSandbox !== undefined && flags.isSandbox !== acc.is_sandbox) {
-      const blocking: ApiKeyKind = flags.isSandbox ? 'ingest_live' : 'ingest_test';
-      const keys = await listApiKeys(trx, accountId, now);
-      const n = keys.filter((k) => k.kind === blocking && ['live', 'expiring'].includes(k.status)).length;
-      if (n > 0) {
-        const prefix = blocking === 'ingest_live' ? 'tk_live_' : 'tk_test_';
-        throw new ControlPlaneError(
-          'conflict',
-          `account ${accountId} has ${n} working ${prefix} key(s); revoke them before changing the sandbox flag`,
-        );
-      }
-    }
-    const updated = {
-      is_demo: flags.isDemo ?? acc.is_demo,
-      is_sandbox: flags.isSandbox ?? acc.is_sandbox,
-    };
-    await trx.updateTable('control.accounts').set(updated).where('id', '=', accountId).execute();
-    return { ...acc, ...updated };
-  });
 }
 
 // `Generated<Timestamp>` selects as the column type itself; at run time pg hands back a Date.
@@ -214,21 +144,6 @@ export async function listWebhookSubscriptions(db: Kysely<Database>, accountId: 
     .execute();
 }
 
-/** Stops deliveries to a subscription (kept for the delivery history); `not_found` unless active. */
-export async function disableWebhookSubscription(
-  db: Kysely<Database>,
-  subscriptionId: string,
-  now = new Date(),
-): Promise<void> {
-  const r = await db
-    .updateTable('control.webhook_subscriptions')
-    .set({ disabled_at: now })
-    .where('id', '=', subscriptionId)
-    .where('disabled_at', 'is', null)
-    .executeTakeFirst();
-  if (!r.numUpdatedRows) throw new ControlPlaneError('not_found', `no active subscription ${subscriptionId}`);
-}
-
 /** The email and SMS providers connected to an account. */
 export async function listProviders(db: Kysely<Database>, accountId: string) {
   return db
@@ -237,4 +152,18 @@ export async function listProviders(db: Kysely<Database>, accountId: string) {
     .where('account_id', '=', accountId)
     .orderBy('provider')
     .execute();
+}
+
+/** The token hash of an account's tile and whether it was disconnected; undefined when never connected. */
+export async function findTileToken(
+  db: Kysely<Database>,
+  accountId: string,
+  tile: TileName,
+): Promise<Pick<Selectable<TilesTable>, 'token_hash' | 'disconnected_at'> | undefined> {
+  return db
+    .selectFrom('control.tiles')
+    .select(['token_hash', 'disconnected_at'])
+    .where('account_id', '=', accountId)
+    .where('tile', '=', tile)
+    .executeTakeFirst();
 }

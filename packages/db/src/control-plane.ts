@@ -41,6 +41,34 @@ export async function createAccount(db: Kysely<Database>, a: NewAccount): Promis
   return { id };
 }
 
+/**
+ * Normalises a storefront domain to a bare host (lower case, optional port): every call-to-action is
+ * built as `https://<domain>/...`, so a path, query or credentials would corrupt every link.
+ *
+ * @example
+ * normalizeStorefrontDomain('https://Shop.Example.com/'); // 'shop.example.com'
+ */
+export function normalizeStorefrontDomain(input: string): string {
+  const raw = input.trim();
+  const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(raw) ? raw : `https://${raw}`;
+  let u: URL;
+  try {
+    u = new URL(withScheme);
+  } catch {
+    throw new ControlPlaneError('invalid', `"${input}" is not a domain like shop.example.com`);
+  }
+  const bad =
+    !['http:', 'https:'].includes(u.protocol) ||
+    (u.pathname !== '/' && u.pathname !== '') ||
+    u.search ||
+    u.hash ||
+    u.username ||
+    !u.hostname.includes('.') ||
+    /\/./.test(raw.replace(/^[a-z]+:\/\//i, ''));
+  if (bad) throw new ControlPlaneError('invalid', `"${input}" must be a domain like shop.example.com`);
+  return u.host;
+}
+
 /** One account, or a `not_found` ControlPlaneError. */
 export async function describeAccount(
   db: Kysely<Database>,
@@ -57,6 +85,8 @@ export async function describeAccount(
 
 type Trx = Transaction<Database>;
 
+const INGEST_KINDS: readonly ApiKeyKind[] = ['ingest_live', 'ingest_test'];
+
 /** Locks the account row: every change to an account (its key set, its flags) is serialised on it. */
 export async function lockAccount(trx: Trx, accountId: string) {
   const acc = await trx
@@ -69,16 +99,69 @@ export async function lockAccount(trx: Trx, accountId: string) {
   return acc;
 }
 
+/** Sets (or clears, with null) the storefront domain that calls-to-action are built on. */
+export async function setStorefrontDomain(
+  db: Kysely<Database>,
+  accountId: string,
+  domain: string | null,
+): Promise<string | null> {
+  const value = domain === null ? null : normalizeStorefrontDomain(domain);
+  const r = await db
+    .updateTable('control.accounts')
+    .set({ storefront_domain: value })
+    .where('id', '=', accountId)
+    .executeTakeFirst();
+  if (!r.numUpdatedRows) throw new ControlPlaneError('not_found', `no account ${accountId}`);
+  return value;
+}
+
 /**
- * Ingest keys that authenticate at `now`: not revoked and not past a rotation deadline. A rotated key
- * inside its grace window still authenticates, so it counts (spec, Authentication rule 1).
+ * Sets the demo and sandbox flags. Changing the sandbox flag is refused while keys of the other kind
+ * still authenticate (tk_test_ belongs to sandboxes only, tk_live_ to the others).
  */
-async function countLiveIngestKeys(trx: Trx, accountId: string, now: Date): Promise<number> {
+export async function markAccount(
+  db: Kysely<Database>,
+  accountId: string,
+  flags: { readonly isDemo?: boolean; readonly isSandbox?: boolean },
+  now = new Date(),
+): Promise<Selectable<AccountsTable>> {
+  return db.transaction().execute(async (trx) => {
+    const acc = await lockAccount(trx, accountId);
+    if (flags.isSandbox !== undefined && flags.isSandbox !== acc.is_sandbox) {
+      const blocking: ApiKeyKind = flags.isSandbox ? 'ingest_live' : 'ingest_test';
+      const n = await countWorkingKeys(trx, accountId, [blocking], now);
+      if (n > 0) {
+        const prefix = blocking === 'ingest_live' ? 'tk_live_' : 'tk_test_';
+        throw new ControlPlaneError(
+          'conflict',
+          `account ${accountId} has ${n} working ${prefix} key(s); revoke them before changing the sandbox flag`,
+        );
+      }
+    }
+    const updated = {
+      is_demo: flags.isDemo ?? acc.is_demo,
+      is_sandbox: flags.isSandbox ?? acc.is_sandbox,
+    };
+    await trx.updateTable('control.accounts').set(updated).where('id', '=', accountId).execute();
+    return { ...acc, ...updated };
+  });
+}
+
+/**
+ * Keys of `kinds` that authenticate at `now`: not revoked and not past a rotation deadline. A rotated
+ * key inside its grace window still authenticates, so it counts (spec, Authentication rule 1).
+ */
+async function countWorkingKeys(
+  trx: Trx,
+  accountId: string,
+  kinds: readonly ApiKeyKind[],
+  now: Date,
+): Promise<number> {
   const { n } = await trx
     .selectFrom('control.api_keys')
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .where('account_id', '=', accountId)
-    .where('kind', 'in', ['ingest_live', 'ingest_test'])
+    .where('kind', 'in', kinds)
     .where('revoked_at', 'is', null)
     .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
     .executeTakeFirstOrThrow();
@@ -124,7 +207,10 @@ export async function mintApiKey(
   return db.transaction().execute(async (trx) => {
     const acc = await lockAccount(trx, accountId);
     checkKindForAccount(kind, acc);
-    if (kind !== 'outbound' && (await countLiveIngestKeys(trx, accountId, now)) >= MAX_LIVE_INGEST_KEYS) {
+    if (
+      kind !== 'outbound' &&
+      (await countWorkingKeys(trx, accountId, INGEST_KINDS, now)) >= MAX_LIVE_INGEST_KEYS
+    ) {
       throw new ControlPlaneError(
         'limit',
         `account already has ${MAX_LIVE_INGEST_KEYS} live ingest keys; revoke one first`,
@@ -136,13 +222,30 @@ export async function mintApiKey(
 
 /** Revokes a key at once (one statement: it either was live and is now revoked, or `not_found`). */
 export async function revokeApiKey(db: Kysely<Database>, keyId: string, now = new Date()): Promise<void> {
+  await stampOnce(db, KEY_REVOKED, keyId, now, `no live key ${keyId}`);
+}
+
+const KEY_REVOKED = { table: 'control.api_keys', column: 'revoked_at' } as const;
+const SUBSCRIPTION_DISABLED = { table: 'control.webhook_subscriptions', column: 'disabled_at' } as const;
+
+/**
+ * Sets `column` of row `id` to `now` in one statement, only while it is still null (revoking twice
+ * keeps the first time); `not_found` with `missing` when no such row is still unset.
+ */
+async function stampOnce(
+  db: Kysely<Database>,
+  target: typeof KEY_REVOKED | typeof SUBSCRIPTION_DISABLED,
+  id: string,
+  now: Date,
+  missing: string,
+): Promise<void> {
   const r = await db
-    .updateTable('control.api_keys')
-    .set({ revoked_at: now })
-    .where('id', '=', keyId)
-    .where('revoked_at', 'is', null)
+    .updateTable(target.table)
+    .set(target.column, now)
+    .where('id', '=', id)
+    .where(target.column, 'is', null)
     .executeTakeFirst();
-  if (!r.numUpdatedRows) throw new ControlPlaneError('not_found', `no live key ${keyId}`);
+  if (!r.numUpdatedRows) throw new ControlPlaneError('not_found', missing);
 }
 
 /**
@@ -186,7 +289,7 @@ export async function rotateApiKey(
       );
     checkKindForAccount(old.kind, acc);
     if (old.kind !== 'outbound') {
-      const live = await countLiveIngestKeys(trx, old.account_id, now);
+      const live = await countWorkingKeys(trx, old.account_id, INGEST_KINDS, now);
       const after = live + 1 - (graceSeconds > 0 ? 0 : 1);
       if (after > MAX_LIVE_INGEST_KEYS)
         throw new ControlPlaneError(
@@ -320,6 +423,15 @@ export async function revokePixelKey(
   now = new Date(),
 ): Promise<void> {
   await db.updateTable('control.pixel_keys').set({ revoked_at: now }).where('id', '=', pixelKeyId).execute();
+}
+
+/** Stops deliveries to a subscription (kept for the delivery history); `not_found` unless active. */
+export async function disableWebhookSubscription(
+  db: Kysely<Database>,
+  subscriptionId: string,
+  now = new Date(),
+): Promise<void> {
+  await stampOnce(db, SUBSCRIPTION_DISABLED, subscriptionId, now, `no active subscription ${subscriptionId}`);
 }
 
 /** Connects an email or SMS provider: sends for that channel go to `endpointUrl`. */

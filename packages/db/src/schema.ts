@@ -129,6 +129,52 @@ export interface SyncTasksTable {
   reason: string | null;
 }
 
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'cancelled';
+
+/** dispatcher.deliveries: the dispatcher writes them; the CLI lists and redelivers them. */
+export interface DeliveriesTable {
+  delivery_id: string;
+  account_id: string;
+  subscription_id: string;
+  event: string;
+  /** The tracking id of the CampaignSent record this delivery announces. */
+  source_id: string;
+  body: string;
+  status: DeliveryStatus;
+  attempts: Generated<number>;
+  next_attempt_at: Timestamp | null;
+  lease_until: Timestamp | null;
+  created_at: Timestamp;
+  delivered_at: Timestamp | null;
+  last_status_code: number | null;
+  last_error: string | null;
+}
+
+/** dispatcher.delivery_attempts: the audit trail of every attempt. */
+export interface DeliveryAttemptsTable {
+  delivery_id: string;
+  attempt: number;
+  attempted_at: Timestamp;
+  succeeded: boolean;
+  status_code: number | null;
+  error: string | null;
+  duration_ms: number;
+}
+
+/** `<schema>.projection_checkpoints`, one per consuming schema (read models, dispatcher, recompute). */
+export interface ProjectionCheckpointsTable {
+  projection: string;
+  topic: string;
+  partition: number;
+  last_offset: number;
+  updated_at: Generated<Timestamp>;
+}
+
+/** The checkpoint table, unqualified: queries name its schema with `withSchema`. */
+export interface CheckpointDatabase {
+  projection_checkpoints: ProjectionCheckpointsTable;
+}
+
 /**
  * The tables kysely knows about. Read models (schema `read_models`) and analytics outputs are added
  * by the packages that own them, through declaration merging or their own interfaces.
@@ -145,4 +191,6 @@ export interface Database {
   'control.webhook_secrets': WebhookSecretsTable;
   'control.rate_counters': RateCountersTable;
   'control.sync_tasks': SyncTasksTable;
+  'dispatcher.deliveries': DeliveriesTable;
+  'dispatcher.delivery_attempts': DeliveryAttemptsTable;
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely, type Selectable } from 'kysely';
+import { namedRaw } from './named-sql.js';
 import type { Database, SyncTasksTable } from './schema.js';
 
 /** Who queued a sync task (the same values as the SyncRequested record's trigger). */
@@ -111,9 +112,10 @@ export async function queueThrottledSyncTask(
   intervalMs: number,
 ): Promise<ThrottledQueueOutcome> {
   return db.transaction().execute(async (trx): Promise<ThrottledQueueOutcome> => {
-    await sql`select pg_advisory_xact_lock(hashtextextended(${'holdfast:sync:' + accountId}, 0))`.execute(
-      trx,
-    );
+    await namedRaw(
+      'sync-tasks.lock-account',
+      sql`select pg_advisory_xact_lock(hashtextextended(${'holdfast:sync:' + accountId}, 0))`,
+    ).execute(trx);
     const last = await trx
       .selectFrom('control.sync_tasks')
       .select((eb) => eb.fn.max('queued_at').as('queued_at'))

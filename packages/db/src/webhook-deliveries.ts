@@ -1,6 +1,6 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import { ControlPlaneError } from './control-plane.js';
-import type { Database } from './schema.js';
+import type { Database, DeliveryStatus } from './schema.js';
 
 /** One attempt of a delivery, as the operator sees it. */
 export interface DeliveryAttemptListing {
@@ -17,7 +17,7 @@ export interface DeliveryListing {
   readonly delivery_id: string;
   readonly event: string;
   readonly tracking_id: string;
-  readonly status: 'pending' | 'delivered' | 'failed' | 'cancelled';
+  readonly status: DeliveryStatus;
   readonly attempts: number;
   readonly created_at: Date;
   readonly delivered_at: Date | null;
@@ -46,19 +46,38 @@ export async function listDeliveries(
   { status, limit = 50 }: { status?: DeliveryListing['status']; limit?: number } = {},
 ): Promise<DeliveryListing[]> {
   await requireSubscription(db, subscriptionId);
-  const { rows } = await sql<Omit<DeliveryListing, 'attempt_log'>>`
-    select delivery_id, event, source_id as tracking_id, status, attempts, created_at, delivered_at,
-           next_attempt_at, last_status_code, last_error
-      from dispatcher.deliveries
-     where subscription_id = ${subscriptionId} and (${status ?? null}::text is null or status = ${status ?? null})
-     order by created_at desc, delivery_id
-     limit ${limit}`.execute(db);
+  let listed = db
+    .selectFrom('dispatcher.deliveries')
+    .select([
+      'delivery_id',
+      'event',
+      'source_id as tracking_id',
+      'status',
+      'attempts',
+      'created_at',
+      'delivered_at',
+      'next_attempt_at',
+      'last_status_code',
+      'last_error',
+    ])
+    .where('subscription_id', '=', subscriptionId)
+    .orderBy('created_at', 'desc')
+    .orderBy('delivery_id')
+    .limit(limit);
+  if (status) listed = listed.where('status', '=', status);
+  const rows = await listed.execute();
   if (!rows.length) return [];
-  const { rows: attempts } = await sql<DeliveryAttemptListing & { delivery_id: string }>`
-    select delivery_id, attempt, attempted_at, succeeded, status_code, error, duration_ms
-      from dispatcher.delivery_attempts
-     where delivery_id = any(${rows.map((r) => r.delivery_id)}::uuid[])
-     order by delivery_id, attempt`.execute(db);
+  const attempts = await db
+    .selectFrom('dispatcher.delivery_attempts')
+    .select(['delivery_id', 'attempt', 'attempted_at', 'succeeded', 'status_code', 'error', 'duration_ms'])
+    .where(
+      'delivery_id',
+      'in',
+      rows.map((r) => r.delivery_id),
+    )
+    .orderBy('delivery_id')
+    .orderBy('attempt')
+    .execute();
   return rows.map((r) => ({
     ...r,
     attempt_log: attempts.filter((a) => a.delivery_id === r.delivery_id).map(({ delivery_id: _, ...a }) => a),
@@ -79,11 +98,13 @@ export async function redeliver(
   now = new Date(),
 ): Promise<string[]> {
   await requireSubscription(db, target.subscriptionId);
-  const { rows } = await sql<{ delivery_id: string }>`
-    update dispatcher.deliveries set status = 'pending', next_attempt_at = ${now}, lease_until = null
-     where subscription_id = ${target.subscriptionId} and status = 'failed'
-       and (${target.deliveryId ?? null}::uuid is null or delivery_id = ${target.deliveryId ?? null})
-    returning delivery_id`.execute(db);
+  let failed = db
+    .updateTable('dispatcher.deliveries')
+    .set({ status: 'pending', next_attempt_at: now, lease_until: null })
+    .where('subscription_id', '=', target.subscriptionId)
+    .where('status', '=', 'failed');
+  if (target.deliveryId) failed = failed.where('delivery_id', '=', target.deliveryId);
+  const rows = await failed.returning('delivery_id').execute();
   if (target.deliveryId && !rows.length)
     throw new ControlPlaneError(
       'not_found',

@@ -118,6 +118,16 @@ async function sealOne(
     .execute();
 }
 
+/** How many plain-text secrets are left from before secrets were sealed (`sealPlaintextWebhookSecrets` seals them). */
+export async function countPlaintextWebhookSecrets(db: Kysely<Database>): Promise<number> {
+  const { n } = await db
+    .selectFrom('control.webhook_subscriptions')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('secret', 'is not', null)
+    .executeTakeFirstOrThrow();
+  return Number(n);
+}
+
 /**
  * Moves every plain-text secret left in control.webhook_subscriptions.secret (from before secrets were
  * sealed) into a sealed row and clears the column, one subscription per transaction. Idempotent.
@@ -150,38 +160,6 @@ export async function sealPlaintextWebhookSecrets(
   return sealed;
 }
 
-/**
- * Re-wraps every data key not wrapped by the current master key (after a new key was put first in
- * HOLDFAST_SECRETS_KEYS). The secrets themselves are not re-encrypted: only their data keys change.
- * Afterwards the old master key can be removed from the configuration.
- *
- * @returns how many data keys were re-wrapped.
- */
-export async function rewrapWebhookSecrets(db: Kysely<Database>, keyring: SecretsKeyring): Promise<number> {
-  // Every master key in use must be configured before anything is rewritten: all or nothing.
-  const missing = (await secretKeyUsage(db)).map((u) => u.key_id).filter((id) => !keyring.has(id));
-  if (missing.length)
-    throw new SecretUnreadableError(
-      `no master key ${missing.map((id) => `"${id}"`).join(', ')} in HOLDFAST_SECRETS_KEYS`,
-    );
-  const rows = await db
-    .selectFrom('control.webhook_secrets')
-    .select(['id', 'key_id', 'wrapped_key', 'ciphertext'])
-    .where('key_id', '<>', keyring.currentKeyId)
-    .execute();
-  for (const r of rows) {
-    const next = keyring.rewrap({ keyId: r.key_id, wrappedKey: r.wrapped_key, ciphertext: r.ciphertext });
-    // Guarded on the old key id: a concurrent rewrap of the same row does no harm.
-    await db
-      .updateTable('control.webhook_secrets')
-      .set({ key_id: next.keyId, wrapped_key: next.wrappedKey })
-      .where('id', '=', r.id)
-      .where('key_id', '=', r.key_id)
-      .execute();
-  }
-  return rows.length;
-}
-
 /** The master key ids in use and how many data keys each wraps (webhook and provider secrets). */
 export async function secretKeyUsage(db: Kysely<Database>): Promise<{ key_id: string; secrets: number }[]> {
   const rows = await db
@@ -200,28 +178,52 @@ export async function secretKeyUsage(db: Kysely<Database>): Promise<{ key_id: st
 }
 
 /**
- * Re-wraps the data keys of the providers' sealed credentials (SMTP passwords, API tokens) like
- * `rewrapWebhookSecrets` does for the webhook secrets; run after it (which checks every key in use).
+ * Re-wraps every data key not wrapped by the current master key (after a new key was put first in
+ * HOLDFAST_SECRETS_KEYS): the webhook signing secrets, then the providers' credentials (SMTP
+ * passwords, API tokens). The secrets themselves are not re-encrypted: only their data keys change.
+ * Afterwards the old master key can be removed from the configuration.
  *
  * @returns how many data keys were re-wrapped.
  */
-export async function rewrapProviderSecrets(db: Kysely<Database>, keyring: SecretsKeyring): Promise<number> {
-  const rows = await db
-    .selectFrom('control.provider_secrets')
-    .select(['account_id', 'provider', 'key_id', 'wrapped_key', 'ciphertext'])
+export async function rewrapSecrets(db: Kysely<Database>, keyring: SecretsKeyring): Promise<number> {
+  // Every master key in use must be configured before anything is rewritten: all or nothing.
+  const missing = (await secretKeyUsage(db)).map((u) => u.key_id).filter((id) => !keyring.has(id));
+  if (missing.length)
+    throw new SecretUnreadableError(
+      `no master key ${missing.map((id) => `"${id}"`).join(', ')} in HOLDFAST_SECRETS_KEYS`,
+    );
+  const rewrapped = (r: { key_id: string; wrapped_key: Buffer; ciphertext: Buffer }) => {
+    const next = keyring.rewrap({ keyId: r.key_id, wrappedKey: r.wrapped_key, ciphertext: r.ciphertext });
+    return { key_id: next.keyId, wrapped_key: next.wrappedKey };
+  };
+  const sealed = ['key_id', 'wrapped_key', 'ciphertext'] as const;
+  // Each update is guarded on the old key id: a concurrent rewrap of the same row does no harm.
+  const webhook = await db
+    .selectFrom('control.webhook_secrets')
+    .select(['id', ...sealed])
     .where('key_id', '<>', keyring.currentKeyId)
     .execute();
-  for (const r of rows) {
-    const next = keyring.rewrap({ keyId: r.key_id, wrappedKey: r.wrapped_key, ciphertext: r.ciphertext });
+  for (const r of webhook)
+    await db
+      .updateTable('control.webhook_secrets')
+      .set(rewrapped(r))
+      .where('id', '=', r.id)
+      .where('key_id', '=', r.key_id)
+      .execute();
+  const provider = await db
+    .selectFrom('control.provider_secrets')
+    .select(['account_id', 'provider', ...sealed])
+    .where('key_id', '<>', keyring.currentKeyId)
+    .execute();
+  for (const r of provider)
     await db
       .updateTable('control.provider_secrets')
-      .set({ key_id: next.keyId, wrapped_key: next.wrappedKey })
+      .set(rewrapped(r))
       .where('account_id', '=', r.account_id)
       .where('provider', '=', r.provider)
       .where('key_id', '=', r.key_id)
       .execute();
-  }
-  return rows.length;
+  return webhook.length + provider.length;
 }
 
 /** A sealed secret row as read for signing. */

@@ -1,4 +1,5 @@
-import type { Pool, SecretsKeyring } from '@holdfast/db';
+import type { Database, SecretsKeyring } from '@holdfast/db';
+import type { Kysely } from 'kysely';
 import type { Logger, OutboundClient } from '@holdfast/platform';
 import { cancelDelivery, claimDue, recordAttempt, type ClaimedDelivery } from './delivery-store.js';
 import { postSigned } from './http-delivery.js';
@@ -14,7 +15,7 @@ export interface PollResult {
 }
 
 export interface PollerOptions {
-  readonly pool: Pool;
+  readonly db: Kysely<Database>;
   readonly now: () => Date;
   /** The guarded outbound client every delivery goes through. */
   readonly outbound: OutboundClient;
@@ -36,7 +37,7 @@ export interface PollerOptions {
 export async function pollOnce(o: PollerOptions): Promise<PollResult> {
   const r = { attempted: 0, delivered: 0, retryScheduled: 0, failed: 0, cancelled: 0 };
   for (;;) {
-    const claimed = await claimDue(o.pool, o.now(), o.leaseMs, o.batchSize, o.keyring);
+    const claimed = await claimDue(o.db, o.now(), o.leaseMs, o.batchSize, o.keyring);
     if (!claimed.length) return r;
     await Promise.all(claimed.map((d) => deliverOne(o, d, r)));
     if (claimed.length < o.batchSize) return r;
@@ -49,7 +50,7 @@ async function deliverOne(
   r: { -readonly [K in keyof PollResult]: number },
 ): Promise<void> {
   if (!d.url || !d.secrets.length) {
-    await cancelDelivery(o.pool, d.deliveryId);
+    await cancelDelivery(o.db, d.deliveryId);
     o.metrics?.onAttempt('cancelled');
     r.cancelled++;
     return;
@@ -63,12 +64,7 @@ async function deliverOne(
     body: d.body,
     timeoutMs: o.timeoutMs,
   });
-  const status = await recordAttempt(
-    o.pool,
-    d,
-    { attemptedAt, finishedAt: o.now(), ...res },
-    o.retryDelaysMs,
-  );
+  const status = await recordAttempt(o.db, d, { attemptedAt, finishedAt: o.now(), ...res }, o.retryDelaysMs);
   r.attempted++;
   if (status === null) return;
   const outcome = status === 'pending' ? 'retry_scheduled' : status;

@@ -1,10 +1,12 @@
 import {
+  kyselyOn,
   openSigningSecrets,
-  withTransaction,
-  type Pool,
+  rawQuery,
+  type Database,
   type PoolClient,
   type SecretsKeyring,
 } from '@holdfast/db';
+import type { Kysely } from 'kysely';
 import { nextAttemptAt } from './retry-schedule.js';
 
 /** A delivery to create: one event for one subscription. */
@@ -47,24 +49,34 @@ export async function activeSubscriptions(
   c: PoolClient,
   accountIds: readonly string[],
 ): Promise<Map<string, string[]>> {
-  const { rows } = await c.query<{ id: string; account_id: string }>(
-    `select id, account_id from control.webhook_subscriptions
-      where account_id = any($1::uuid[]) and disabled_at is null order by created_at, id`,
-    [accountIds],
-  );
   const byAccount = new Map<string, string[]>();
+  if (!accountIds.length) return byAccount;
+  const rows = await kyselyOn<Database>(c)
+    .selectFrom('control.webhook_subscriptions')
+    .select(['id', 'account_id'])
+    .where('account_id', 'in', accountIds)
+    .where('disabled_at', 'is', null)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
   for (const r of rows) byAccount.set(r.account_id, [...(byAccount.get(r.account_id) ?? []), r.id]);
   return byAccount;
 }
 
-/** Inserts deliveries due at `now`; a delivery that exists already (same id) is left alone. */
+/**
+ * Inserts deliveries due at `now`; a delivery that exists already (same id) is left alone. Raw: one
+ * unnest of column arrays, seven parameters however many deliveries (kysely's multi-row values would
+ * take seven per delivery, up to pg's 65,535).
+ */
 export async function insertDeliveries(
   c: PoolClient,
   list: readonly NewDelivery[],
   now: Date,
 ): Promise<number> {
   if (!list.length) return 0;
-  const res = await c.query(
+  const res = await rawQuery(
+    c,
+    'delivery-store.insert-deliveries',
     `insert into dispatcher.deliveries
        (delivery_id, account_id, subscription_id, event, source_id, body, status, attempts, next_attempt_at, created_at)
      select d, a, s, e, src, b, 'pending', 0, $7, $7
@@ -89,37 +101,47 @@ export async function insertDeliveries(
  * (opened with `keyring`).
  */
 export async function claimDue(
-  pool: Pool,
+  db: Kysely<Database>,
   now: Date,
   leaseMs: number,
   limit: number,
   keyring: SecretsKeyring,
 ): Promise<ClaimedDelivery[]> {
-  const { rows } = await pool.query<{
-    delivery_id: string;
-    account_id: string;
-    subscription_id: string;
-    event: string;
-    body: string;
-    attempts: number;
-    url: string | null;
-  }>(
-    `with due as (
-       select delivery_id from dispatcher.deliveries
-        where status = 'pending' and next_attempt_at <= $1 and (lease_until is null or lease_until <= $1)
-        order by next_attempt_at, delivery_id
-        limit $3
-        for update skip locked),
-     claimed as (
-       update dispatcher.deliveries d set lease_until = $2 from due
-        where d.delivery_id = due.delivery_id
-       returning d.delivery_id, d.account_id, d.subscription_id, d.event, d.body, d.attempts)
-     select c.delivery_id, c.account_id, c.subscription_id, c.event, c.body, c.attempts,
-            case when s.disabled_at is null then s.url end as url
-       from claimed c left join control.webhook_subscriptions s on s.id = c.subscription_id`,
-    [now, new Date(now.getTime() + leaseMs), limit],
-  );
-  const secrets = await signingSecrets(pool, [...new Set(rows.map((r) => r.subscription_id))], now, keyring);
+  const rows = await db
+    .with('due', (qb) =>
+      qb
+        .selectFrom('dispatcher.deliveries')
+        .select('delivery_id')
+        .where('status', '=', 'pending')
+        .where('next_attempt_at', '<=', now)
+        .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<=', now)]))
+        .orderBy('next_attempt_at')
+        .orderBy('delivery_id')
+        .limit(limit)
+        .forUpdate()
+        .skipLocked(),
+    )
+    .with('claimed', (qb) =>
+      qb
+        .updateTable('dispatcher.deliveries as d')
+        .set({ lease_until: new Date(now.getTime() + leaseMs) })
+        .from('due')
+        .whereRef('d.delivery_id', '=', 'due.delivery_id')
+        .returning(['d.delivery_id', 'd.account_id', 'd.subscription_id', 'd.event', 'd.body', 'd.attempts']),
+    )
+    .selectFrom('claimed as c')
+    .leftJoin('control.webhook_subscriptions as s', 's.id', 'c.subscription_id')
+    .select((eb) => [
+      'c.delivery_id',
+      'c.account_id',
+      'c.subscription_id',
+      'c.event',
+      'c.body',
+      'c.attempts',
+      eb.case().when('s.disabled_at', 'is', null).then(eb.ref('s.url')).end().as('url'),
+    ])
+    .execute();
+  const secrets = await signingSecrets(db, [...new Set(rows.map((r) => r.subscription_id))], now, keyring);
   return rows.map((r) => ({
     deliveryId: r.delivery_id,
     accountId: r.account_id,
@@ -134,24 +156,20 @@ export async function claimDue(
 
 /** The opened signing secrets of each subscription at `now`, newest first. */
 async function signingSecrets(
-  pool: Pool,
+  db: Kysely<Database>,
   subscriptionIds: readonly string[],
   now: Date,
   keyring: SecretsKeyring,
 ): Promise<Map<string, string[]>> {
   if (!subscriptionIds.length) return new Map();
-  const { rows } = await pool.query<{
-    id: string;
-    subscription_id: string;
-    key_id: string;
-    wrapped_key: Buffer;
-    ciphertext: Buffer;
-  }>(
-    `select id, subscription_id, key_id, wrapped_key, ciphertext from control.webhook_secrets
-      where subscription_id = any($1::uuid[]) and (expires_at is null or expires_at > $2)
-      order by subscription_id, seq desc`,
-    [subscriptionIds, now],
-  );
+  const rows = await db
+    .selectFrom('control.webhook_secrets')
+    .select(['id', 'subscription_id', 'key_id', 'wrapped_key', 'ciphertext'])
+    .where('subscription_id', 'in', subscriptionIds)
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
+    .orderBy('subscription_id')
+    .orderBy('seq', 'desc')
+    .execute();
   const out = new Map<string, string[]>();
   for (const id of subscriptionIds) {
     const mine = rows.filter((r) => r.subscription_id === id);
@@ -167,13 +185,18 @@ async function signingSecrets(
 }
 
 /** Marks a claimed delivery whose subscription is gone: nothing is sent, nothing retried. */
-export async function cancelDelivery(pool: Pool, deliveryId: string): Promise<void> {
-  await pool.query(
-    `update dispatcher.deliveries set status = 'cancelled', next_attempt_at = null, lease_until = null,
-            last_error = 'subscription_disabled'
-      where delivery_id = $1 and status = 'pending'`,
-    [deliveryId],
-  );
+export async function cancelDelivery(db: Kysely<Database>, deliveryId: string): Promise<void> {
+  await db
+    .updateTable('dispatcher.deliveries')
+    .set({
+      status: 'cancelled',
+      next_attempt_at: null,
+      lease_until: null,
+      last_error: 'subscription_disabled',
+    })
+    .where('delivery_id', '=', deliveryId)
+    .where('status', '=', 'pending')
+    .execute();
 }
 
 /**
@@ -184,7 +207,7 @@ export async function cancelDelivery(pool: Pool, deliveryId: string): Promise<vo
  * @returns the new status, or null when another poller recorded this attempt first.
  */
 export async function recordAttempt(
-  pool: Pool,
+  db: Kysely<Database>,
   d: ClaimedDelivery,
   o: AttemptOutcome,
   delaysMs?: readonly number[],
@@ -192,30 +215,35 @@ export async function recordAttempt(
   const attempt = d.attempts + 1;
   const next = o.succeeded ? null : nextAttemptAt(attempt, o.finishedAt, delaysMs);
   const status = o.succeeded ? 'delivered' : next ? 'pending' : 'failed';
-  return withTransaction(pool, async (client) => {
-    const upd = await client.query(
-      `update dispatcher.deliveries
-        set attempts = $2, status = $3, next_attempt_at = $4, lease_until = null,
-            delivered_at = $5, last_status_code = $6, last_error = $7
-      where delivery_id = $1 and attempts = $8 and status = 'pending'`,
-      [
-        d.deliveryId,
-        attempt,
+  return db.transaction().execute(async (trx) => {
+    const upd = await trx
+      .updateTable('dispatcher.deliveries')
+      .set({
+        attempts: attempt,
         status,
-        next,
-        o.succeeded ? o.finishedAt : null,
-        o.statusCode,
-        o.error,
-        d.attempts,
-      ],
-    );
-    if (!upd.rowCount) return null;
-    await client.query(
-      `insert into dispatcher.delivery_attempts
-       (delivery_id, attempt, attempted_at, succeeded, status_code, error, duration_ms)
-     values ($1, $2, $3, $4, $5, $6, $7)`,
-      [d.deliveryId, attempt, o.attemptedAt, o.succeeded, o.statusCode, o.error, Math.round(o.durationMs)],
-    );
+        next_attempt_at: next,
+        lease_until: null,
+        delivered_at: o.succeeded ? o.finishedAt : null,
+        last_status_code: o.statusCode,
+        last_error: o.error,
+      })
+      .where('delivery_id', '=', d.deliveryId)
+      .where('attempts', '=', d.attempts)
+      .where('status', '=', 'pending')
+      .executeTakeFirst();
+    if (!upd.numUpdatedRows) return null;
+    await trx
+      .insertInto('dispatcher.delivery_attempts')
+      .values({
+        delivery_id: d.deliveryId,
+        attempt,
+        attempted_at: o.attemptedAt,
+        succeeded: o.succeeded,
+        status_code: o.statusCode,
+        error: o.error,
+        duration_ms: Math.round(o.durationMs),
+      })
+      .execute();
     return status;
   });
 }

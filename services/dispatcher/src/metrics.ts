@@ -1,4 +1,4 @@
-import type { Pool } from '@holdfast/db';
+import { createDb, type Pool } from '@holdfast/db';
 import { Counter, Gauge, Histogram, type Registry } from '@holdfast/platform';
 
 /** The dispatcher's Prometheus metrics. */
@@ -34,15 +34,18 @@ export class DispatcherMetrics {
    * 0 when none). A scrape while PostgreSQL is away leaves both out.
    */
   watchBacklog(registry: Registry, pool: Pool, now: () => Date = () => new Date()): void {
+    const db = createDb(pool);
     let pending: Promise<{ count: number; oldest: Date | null }> | undefined;
     // Both gauges are collected in one scrape: one query serves them.
     const backlog = () =>
-      (pending ??= pool
-        .query<{ count: number; oldest: Date | null }>(
-          `select count(*)::int as count, min(created_at) as oldest
-             from dispatcher.deliveries where status = 'pending'`,
-        )
-        .then((r) => r.rows[0]!)
+      (pending ??= db
+        .selectFrom('dispatcher.deliveries')
+        .select((eb) => [
+          eb.fn.countAll<number>().as('count'),
+          eb.fn.min<Date | null>('created_at').as('oldest'),
+        ])
+        .where('status', '=', 'pending')
+        .executeTakeFirstOrThrow()
         .finally(() => setTimeout(() => (pending = undefined), 100).unref()));
     new Gauge({
       name: 'holdfast_webhook_backlog_deliveries',

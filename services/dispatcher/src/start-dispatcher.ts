@@ -101,16 +101,17 @@ export async function startDispatcher(
   const now = deps.now ?? (() => new Date());
   // The control plane (webhook subscriptions) first: on a fresh database the dispatcher may start
   // before any other service has migrated it.
-  await migrateToLatest(createDb(deps.pool) as unknown as Kysely<unknown>);
-  await migrateDispatcher(createDb(deps.pool) as unknown as Kysely<unknown>);
+  const db = createDb(deps.pool);
+  await migrateToLatest(db as unknown as Kysely<unknown>);
+  await migrateDispatcher(db as unknown as Kysely<unknown>);
   const keyring = deps.keyring ?? defaultSecretsKeyring();
   // Secrets stored before they were sealed are sealed now: the dispatcher is the one service that
   // holds the master key and must read them.
-  const sealed = await sealPlaintextWebhookSecrets(createDb(deps.pool), keyring);
+  const sealed = await sealPlaintextWebhookSecrets(db, keyring);
   if (sealed) logger.info('webhook_secrets_sealed', { count: sealed });
   const timeoutMs = config.timeoutMs ?? 10_000;
   const pollOptions = {
-    pool: deps.pool,
+    db,
     now,
     outbound: deps.outbound ?? createOutboundClient(defaultOutboundPolicy()),
     keyring,

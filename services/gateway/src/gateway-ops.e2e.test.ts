@@ -5,7 +5,7 @@ import type { ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { revokeApiKey } from '@holdfast/db';
-import { ensureReadModelSchema } from '@holdfast/read-models';
+import { DEFAULT_READ_MODEL_SCHEMA, ensureReadModelSchema } from '@holdfast/read-models';
 import { createTestEnv, spawnTs, type TestEnv } from '@holdfast/testing';
 import { call, newAccount } from './test-support/harness.js';
 
@@ -72,7 +72,7 @@ describe('gateway process: ops listener and PostgreSQL connection loss', () => {
     // The API answers meanwhile (here: an unauthenticated call is refused, not dropped).
     expect((await call(api, 'GET', '/ingest/health')).status).toBe(401);
     // What the projector's start (or `holdfast migrate`) does.
-    await ensureReadModelSchema(t.pool, 'read_models');
+    await ensureReadModelSchema(t.pool, DEFAULT_READ_MODEL_SCHEMA);
     const after = await call(ops, 'GET', '/readyz');
     expect(after.status).toBe(200);
     expect(after.json).toEqual({

@@ -1,6 +1,8 @@
+import type { Pool } from '@holdfast/db';
 import { NotReadyError } from '@holdfast/platform';
-import { missingReadModelTables, type AccountSettingsRow, type IngestBatchRow } from '@holdfast/read-models';
-import { ReadModelReader } from './read-model-reader.js';
+import { missingReadModelTables, type IngestBatchRow, type ReadModelTables } from '@holdfast/read-models';
+import type { Kysely } from 'kysely';
+import { orNothingYet, readModelsDb } from './read-side-db.js';
 
 /** One row of read_models.ingest_batches as GET /ingest/batches returns it (the time as ISO text). */
 export type BatchListItem = Omit<IngestBatchRow, 'account_id' | 'received_at'> & {
@@ -13,7 +15,16 @@ export type BatchListItem = Omit<IngestBatchRow, 'account_id' | 'received_at'> &
  * schema, the reads answer "nothing yet" instead of failing, and `ready` fails (the gateway's
  * /readyz reports it).
  */
-export class ReadModels extends ReadModelReader {
+export class ReadModels {
+  private readonly db: Kysely<ReadModelTables>;
+
+  constructor(
+    private readonly pool: Pool,
+    private readonly schema: string,
+  ) {
+    this.db = readModelsDb(pool, schema);
+  }
+
   /** Readiness: throws until every read-model table exists (the projector's start creates them). */
   async ready(): Promise<void> {
     const missing = await missingReadModelTables(this.pool, this.schema);
@@ -25,31 +36,62 @@ export class ReadModels extends ReadModelReader {
 
   /** The account's projected orders. */
   async ordersCount(accountId: string): Promise<number> {
-    const rows = await this.rows<{ n: number }>(
-      `select count(*)::int as n from ${this.s}.orders where account_id = $1`,
-      [accountId],
+    const row = await orNothingYet(
+      () =>
+        this.db
+          .selectFrom('orders')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('account_id', '=', accountId)
+          .executeTakeFirst(),
+      undefined,
     );
-    return rows[0]?.n ?? 0;
+    return Number(row?.n ?? 0);
   }
 
   async storeTimezone(accountId: string): Promise<string | null> {
-    const rows = await this.rows<Pick<AccountSettingsRow, 'store_timezone'>>(
-      `select store_timezone from ${this.s}.account_settings where account_id = $1`,
-      [accountId],
+    const row = await orNothingYet(
+      () =>
+        this.db
+          .selectFrom('account_settings')
+          .select('store_timezone')
+          .where('account_id', '=', accountId)
+          .executeTakeFirst(),
+      undefined,
     );
-    return rows[0]?.store_timezone ?? null;
+    return row?.store_timezone ?? null;
   }
 
   /** The account's most recent batch records received after `since`, newest first. */
   async recentBatches(accountId: string, limit: number, since: Date): Promise<BatchListItem[]> {
-    const rows = await this.rows<Omit<IngestBatchRow, 'account_id'>>(
-      `select batch_id, endpoint, dry_run, status, http_status, received, accepted, dropped,
-              error_codes, warning_codes, errors, duration_ms, sync_task_id, key_id, request_id, received_at
-         from ${this.s}.ingest_batches
-        where account_id = $1 and received_at >= $2
-        order by received_at desc, batch_id
-        limit $3`,
-      [accountId, since, limit],
+    const rows = await orNothingYet(
+      () =>
+        this.db
+          .selectFrom('ingest_batches')
+          .select([
+            'batch_id',
+            'endpoint',
+            'dry_run',
+            'status',
+            'http_status',
+            'received',
+            'accepted',
+            'dropped',
+            'error_codes',
+            'warning_codes',
+            'errors',
+            'duration_ms',
+            'sync_task_id',
+            'key_id',
+            'request_id',
+            'received_at',
+          ])
+          .where('account_id', '=', accountId)
+          .where('received_at', '>=', since)
+          .orderBy('received_at', 'desc')
+          .orderBy('batch_id')
+          .limit(limit)
+          .execute(),
+      [],
     );
     return rows.map((r) => ({ ...r, received_at: new Date(r.received_at).toISOString() }));
   }

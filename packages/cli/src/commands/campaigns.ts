@@ -1,5 +1,5 @@
 import { Argument, Option } from 'commander';
-import { describeAccount, type Pool } from '@holdfast/db';
+import { describeAccount, rawQuery, type Pool } from '@holdfast/db';
 import { CliError, type CliContext } from '../context.js';
 import { accountOption, iso, positiveInt, table, when } from '../format.js';
 import type { RegisterCommand } from './index.js';
@@ -13,10 +13,18 @@ function typeArgument(): Argument {
   return new Argument('<type>', 'campaign type').choices(CAMPAIGN_TYPES);
 }
 
-/** Runs a query on the campaign tables, which the recompute service creates when it first starts. */
-async function query<R extends object>(pool: Pool, text: string, values: unknown[]): Promise<R[]> {
+/**
+ * Runs a named raw query on the campaign tables, which the recompute service creates when it first
+ * starts (raw: their kysely types belong to the recompute service, which a package may not import).
+ */
+async function query<R extends object>(
+  pool: Pool,
+  name: string,
+  text: string,
+  values: unknown[],
+): Promise<R[]> {
   try {
-    return (await pool.query<R>(text, values)).rows;
+    return (await rawQuery<R>(pool, name, text, values)).rows;
   } catch (err) {
     if ((err as { code?: string }).code === '42P01')
       throw new CliError(
@@ -39,11 +47,13 @@ async function settingsView(ctx: CliContext, accountId: string): Promise<Campaig
   const pool = ctx.pool();
   const types = await query<{ campaign_type: string; enabled: boolean; changed_at: Date }>(
     pool,
+    'campaigns.type-settings',
     `select campaign_type, enabled, changed_at from analytics.campaign_type_settings where account_id = $1`,
     [accountId],
   );
   const [cap] = await query<{ frequency_cap_messages: number; frequency_cap_days: number }>(
     pool,
+    'campaigns.account-settings',
     `select frequency_cap_messages, frequency_cap_days from analytics.campaign_account_settings where account_id = $1`,
     [accountId],
   );
@@ -97,6 +107,7 @@ export const registerCampaigns: RegisterCommand = (program, context) => {
         await describeAccount(await ctx.db(), o.account);
         await query(
           ctx.pool(),
+          'campaigns.set-type',
           `insert into analytics.campaign_type_settings (account_id, campaign_type, enabled, changed_at)
            values ($1, $2, $3, now())
            on conflict (account_id, campaign_type) do update set enabled = excluded.enabled, changed_at = excluded.changed_at`,
@@ -130,6 +141,7 @@ export const registerCampaigns: RegisterCommand = (program, context) => {
       await describeAccount(await ctx.db(), o.account);
       await query(
         ctx.pool(),
+        'campaigns.set-cap',
         `insert into analytics.campaign_account_settings (account_id, frequency_cap_messages, frequency_cap_days, changed_at)
          values ($1, $2, $3, now())
          on conflict (account_id) do update set frequency_cap_messages = excluded.frequency_cap_messages,
@@ -164,6 +176,7 @@ export const registerCampaigns: RegisterCommand = (program, context) => {
       await describeAccount(await ctx.db(), o.account);
       const rows = await query<Record<string, unknown>>(
         ctx.pool(),
+        'campaigns.lift-reports',
         `select campaign_type, period_start, period_end, treated_customers, holdout_customers, lift, ci_low, ci_high,
                 p_value_greater, billable_revenue::float8 as billable_revenue, mde, settlement_status, settles_at,
                 final_billable_revenue::float8 as final_billable_revenue

@@ -1,12 +1,11 @@
 import {
+  countPlaintextWebhookSecrets,
   loadSecretsKeyring,
   SecretUnreadableError,
   type SecretsKeyring,
-  rewrapProviderSecrets,
-  rewrapWebhookSecrets,
+  rewrapSecrets,
   sealPlaintextWebhookSecrets,
   secretKeyUsage,
-  sql,
 } from '@holdfast/db';
 import { ConfigError } from '@holdfast/platform';
 import { CliError, type CliContext } from '../context.js';
@@ -50,9 +49,7 @@ export const registerSecrets: RegisterCommand = (program, context) => {
       const db = await ctx.db();
       const keyring = keyringFor(ctx);
       const usage = await secretKeyUsage(db);
-      const { rows } = await sql<{ n: number }>`
-        select count(*)::int as n from control.webhook_subscriptions where secret is not null`.execute(db);
-      const plaintext = rows[0]?.n ?? 0;
+      const plaintext = await countPlaintextWebhookSecrets(db);
       ctx.out(
         { current_key_id: keyring.currentKeyId, keys: usage, plaintext },
         () =>
@@ -77,9 +74,7 @@ export const registerSecrets: RegisterCommand = (program, context) => {
       const db = await ctx.db();
       const keyring = keyringFor(ctx);
       const sealed = await sealPlaintextWebhookSecrets(db, keyring);
-      const rewrapped =
-        (await unlessUnreadable(() => rewrapWebhookSecrets(db, keyring))) +
-        (await unlessUnreadable(() => rewrapProviderSecrets(db, keyring)));
+      const rewrapped = await unlessUnreadable(() => rewrapSecrets(db, keyring));
       ctx.out(
         { current_key_id: keyring.currentKeyId, sealed, rewrapped },
         `Sealed ${sealed} plain-text secret(s); re-wrapped ${rewrapped} data key(s) under ${keyring.currentKeyId}.\n` +

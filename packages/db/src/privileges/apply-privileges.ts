@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { namedRaw } from '../named-sql.js';
 import {
   adoptSchema,
   canActAs,
@@ -59,7 +60,8 @@ const CONTROL_GRANTS: ReadonlyArray<readonly [table: string, role: ServiceRole, 
  */
 export async function applyPrivileges(db: Kysely<unknown>): Promise<void> {
   await db.transaction().execute(async (trx) => {
-    const run: RunSql = (text) => sql.raw(text).execute(trx);
+    // Grants, DDL and pg_catalog reads: raw SQL, under one name.
+    const run: RunSql = (text) => namedRaw('apply-privileges.grant', sql.raw(text)).execute(trx);
     if (!(await serviceRolesExist(run))) return;
     for (const role of [projector, recompute, dispatcher, operator] as const)
       if (!(await canActAs(run, role))) return;

@@ -30,6 +30,7 @@ export function registryProbe(
  */
 export function postgresProbe(pool: { query(sql: string): Promise<unknown> }): () => Promise<void> {
   return async () => {
-    await pool.query('select 1');
+    // Named like @holdfast/db's rawQuery names its statements (platform sits below db, so by hand).
+    await pool.query('/* probes.postgres */ select 1');
   };
 }

@@ -1,4 +1,4 @@
-import type { Pool, PoolClient } from '@holdfast/db';
+import { rawQuery, type Pool, type PoolClient } from '@holdfast/db';
 import { backoffDelay, describeFailure, type Logger } from '@holdfast/platform';
 import type { CredentialStore } from './credential-store.js';
 
@@ -39,7 +39,7 @@ export class CredentialListener {
       c.on('error', (err) => this.lost(c, err));
       c.on('end', () => this.lost(c, new Error('connection ended')));
       this.client = c;
-      await c.query(`listen ${CREDENTIALS_CHANNEL}`);
+      await rawQuery(c, 'credential-listener.listen', `listen ${CREDENTIALS_CHANNEL}`);
       if (this.client !== c) return; // lost (and released) while listening: `lost` retries
       // Trusting again drops the cache: a change made while the connection was down was never notified.
       this.store.setTrusted(true);
@@ -82,7 +82,9 @@ export class CredentialListener {
     this.client = null;
     this.store.setTrusted(false);
     if (client) {
-      await client.query(`unlisten ${CREDENTIALS_CHANNEL}`).catch(() => {});
+      await rawQuery(client, 'credential-listener.unlisten', `unlisten ${CREDENTIALS_CHANNEL}`).catch(
+        () => {},
+      );
       client.release();
     }
   }

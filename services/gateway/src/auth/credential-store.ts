@@ -1,4 +1,5 @@
-import type { Pool } from '@holdfast/db';
+import { createDb, findTileToken, type Database, type Pool } from '@holdfast/db';
+import type { Kysely } from 'kysely';
 
 /** An api_keys row as authentication needs it. */
 export interface ApiKeyRecord {
@@ -34,11 +35,14 @@ export class CredentialStore {
   private readonly tiles = new Map<string, Entry<TileRecord | null>>();
   private generation = 0;
   private trusted = false;
+  private readonly db: Kysely<Database>;
 
   constructor(
-    private readonly pool: Pool,
+    pool: Pool,
     private readonly ttlMs: number,
-  ) {}
+  ) {
+    this.db = createDb(pool);
+  }
 
   /** Whether cached entries may be served (the invalidation channel is up). */
   setTrusted(trusted: boolean): void {
@@ -55,16 +59,11 @@ export class CredentialStore {
   /** The key whose SHA-256 is `hash`, or null. */
   apiKey(hash: Buffer): Promise<ApiKeyRecord | null> {
     return this.cached(this.keys, hash.toString('hex'), async () => {
-      const { rows } = await this.pool.query<{
-        id: string;
-        account_id: string;
-        kind: ApiKeyRecord['kind'];
-        revoked_at: Date | null;
-        expires_at: Date | null;
-      }>(`select id, account_id, kind, revoked_at, expires_at from control.api_keys where key_hash = $1`, [
-        hash,
-      ]);
-      const r = rows[0];
+      const r = await this.db
+        .selectFrom('control.api_keys')
+        .select(['id', 'account_id', 'kind', 'revoked_at', 'expires_at'])
+        .where('key_hash', '=', hash)
+        .executeTakeFirst();
       return r
         ? {
             id: r.id,
@@ -80,12 +79,7 @@ export class CredentialStore {
   /** The custom-integration tile of an account, or null when there never was one. */
   customIntegrationTile(accountId: string): Promise<TileRecord | null> {
     return this.cached(this.tiles, accountId, async () => {
-      const { rows } = await this.pool.query<{ token_hash: Buffer; disconnected_at: Date | null }>(
-        `select token_hash, disconnected_at from control.tiles
-          where account_id = $1 and tile = 'custom_integration'`,
-        [accountId],
-      );
-      const r = rows[0];
+      const r = await findTileToken(this.db, accountId, 'custom_integration');
       return r ? { accountId, tokenHash: r.token_hash, connected: r.disconnected_at === null } : null;
     });
   }

@@ -1,4 +1,5 @@
-import type { Pool } from '@holdfast/db';
+import { createDb, type Database, type Pool } from '@holdfast/db';
+import type { Kysely } from 'kysely';
 import type { Logger } from '@holdfast/platform';
 import type { Clock } from '../clock.js';
 
@@ -11,13 +12,16 @@ import type { Clock } from '../clock.js';
 export class LastUsedTracker {
   private pending = new Set<string>();
   private timer: NodeJS.Timeout | null = null;
+  private readonly db: Kysely<Database>;
 
   constructor(
-    private readonly pool: Pool,
+    pool: Pool,
     private readonly clock: Clock,
     private readonly logger: Logger,
     private readonly intervalMs: number,
-  ) {}
+  ) {
+    this.db = createDb(pool);
+  }
 
   touch(keyId: string): void {
     this.pending.add(keyId);
@@ -34,11 +38,13 @@ export class LastUsedTracker {
     const ids = [...this.pending];
     this.pending = new Set();
     try {
-      await this.pool.query(
-        `update control.api_keys set last_used_at = $2
-          where id = any($1::uuid[]) and (last_used_at is null or last_used_at < $2)`,
-        [ids, this.clock.now()],
-      );
+      const now = this.clock.now();
+      await this.db
+        .updateTable('control.api_keys')
+        .set({ last_used_at: now })
+        .where('id', 'in', ids)
+        .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', now)]))
+        .execute();
     } catch (err) {
       this.logger.warn('last_used_flush_failed', { keys: ids.length, error: (err as Error).message });
     }

@@ -1,5 +1,7 @@
-import type { CustomerRow } from '@holdfast/read-models';
-import { ReadModelReader } from '../read-model-reader.js';
+import type { Pool } from '@holdfast/db';
+import type { CustomerRow, ReadModelTables } from '@holdfast/read-models';
+import type { Kysely } from 'kysely';
+import { orNothingYet, readModelsDb } from '../read-side-db.js';
 
 /** A customer's identity and consent as the projector holds them (read_models.customers). */
 export type ConsentSubject = Pick<
@@ -14,21 +16,47 @@ export type ConsentSubject = Pick<
 >;
 
 /** What the unsubscribe and STOP routes read: customers by id or by phone. */
-export class ConsentReadSide extends ReadModelReader {
-  private subjects(where: string, values: unknown[]): Promise<ConsentSubject[]> {
-    return this.rows<ConsentSubject>(
-      `select customer_id, external_id, email, phone, consent_marketing_email, consent_suppressed, consent_sms
-         from ${this.s}.customers where account_id = $1 and ${where} order by created_at, customer_id`,
-      values,
+export class ConsentReadSide {
+  private readonly db: Kysely<ReadModelTables>;
+
+  constructor(pool: Pool, schema: string) {
+    this.db = readModelsDb(pool, schema);
+  }
+
+  private rows(
+    by: { customer_id: string } | { phone: string },
+    accountId: string,
+  ): Promise<ConsentSubject[]> {
+    const [column, value] =
+      'phone' in by ? (['phone', by.phone] as const) : (['customer_id', by.customer_id] as const);
+    return orNothingYet(
+      () =>
+        this.db
+          .selectFrom('customers')
+          .select([
+            'customer_id',
+            'external_id',
+            'email',
+            'phone',
+            'consent_marketing_email',
+            'consent_suppressed',
+            'consent_sms',
+          ])
+          .where('account_id', '=', accountId)
+          .where(column, '=', value)
+          .orderBy('created_at')
+          .orderBy('customer_id')
+          .execute(),
+      [],
     );
   }
 
   async byId(accountId: string, customerId: string): Promise<ConsentSubject | null> {
-    return (await this.subjects('customer_id = $2', [accountId, customerId]))[0] ?? null;
+    return (await this.rows({ customer_id: customerId }, accountId))[0] ?? null;
   }
 
   /** Every customer of the account with this phone (E.164): a STOP from it applies to all of them. */
   byPhone(accountId: string, phone: string): Promise<ConsentSubject[]> {
-    return this.subjects('phone = $2', [accountId, phone]);
+    return this.rows({ phone }, accountId);
   }
 }

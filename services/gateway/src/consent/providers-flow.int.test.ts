@@ -25,7 +25,7 @@ import {
   STRICT_OUTBOUND_POLICY,
 } from '@holdfast/platform';
 import { rebuildReadModels, startProjector, type RunningProjector } from '@holdfast/projector';
-import { ensureReadModelSchema } from '@holdfast/read-models';
+import { DEFAULT_READ_MODEL_SCHEMA, ensureReadModelSchema } from '@holdfast/read-models';
 import {
   createCampaignStep,
   migrateAnalytics,
@@ -63,13 +63,13 @@ describe('providers, unsubscribe and STOP, end to end on the real stack', () => 
 
   beforeAll(async () => {
     t = await createTestEnv('provflow');
-    await ensureReadModelSchema(t.pool, 'read_models');
+    await ensureReadModelSchema(t.pool, DEFAULT_READ_MODEL_SCHEMA);
     await migrateAnalytics(t.db as unknown as Kysely<unknown>);
     await migrateCampaigns(t.db as unknown as Kysely<unknown>);
     projector = await startProjector(
       {
         topicPrefix: t.topicPrefix,
-        readSchema: 'read_models',
+        readSchema: DEFAULT_READ_MODEL_SCHEMA,
         groupId: `${t.topicPrefix}proj`,
         sessionTimeoutMs: 6_000,
       },
@@ -195,7 +195,11 @@ describe('providers, unsubscribe and STOP, end to end on the real stack', () => 
       outboundPolicy: policy,
       keyring,
     };
-    const config = { topicPrefix: t.topicPrefix, readModelSchema: 'read_models', publicUrl: gatewayUrl };
+    const config = {
+      topicPrefix: t.topicPrefix,
+      readModelSchema: DEFAULT_READ_MODEL_SCHEMA,
+      publicUrl: gatewayUrl,
+    };
     const first = await createCampaignStep(config, deps)(
       { accountId: account, taskId: null },
       { send: true },
@@ -259,7 +263,7 @@ describe('providers, unsubscribe and STOP, end to end on the real stack', () => 
 
     // A replay of the log from offset 0 keeps both withdrawals: they are records, not row edits.
     const rebuilt = await rebuildReadModels(
-      { topicPrefix: t.topicPrefix, readSchema: 'read_models', noSwitch: true },
+      { topicPrefix: t.topicPrefix, readSchema: DEFAULT_READ_MODEL_SCHEMA, noSwitch: true },
       { pool: t.pool, kafka: t.kafka, codec: t.codec, logger: silentLogger },
     );
     const { rows: replayed } = await t.pool.query(

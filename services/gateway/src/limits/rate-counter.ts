@@ -1,4 +1,5 @@
-import type { Pool } from '@holdfast/db';
+import { createDb, rawQuery, type Database, type Pool } from '@holdfast/db';
+import type { Kysely } from 'kysely';
 
 /** The outcome of one hit on a fixed-window counter. */
 export interface WindowHit {
@@ -14,13 +15,18 @@ const secondsLeft = (start: number, windowMs: number, now: Date) =>
 /**
  * Fixed-window counters shared by every gateway process through control.rate_counters. One hit is
  * one round trip: an upsert that increments and returns the count atomically, so two processes (or
- * two requests of one) can never both see the same count.
+ * two requests of one) can never both see the same count. Raw SQL (named): every request hits a
+ * counter, and building and compiling the statement with kysely each time cost a third of the
+ * counter's throughput (about 13k against 20k hits/s, 8 concurrent, medians of 5 interleaved runs).
  *
  * @example
  * const { count, retryAfterSeconds } = await counter.hit('ingest:key:…', 60_000, clock.now());
  * if (count > 600) throw new RateLimitedError(retryAfterSeconds);
  */
 export class RateCounter {
+  /** For the janitor's purge, which runs once a minute. */
+  private readonly db: Kysely<Database>;
+
   /**
    * `lifted` (HOLDFAST_UNSAFE_LIFT_LIMITS, test mode only): nothing is counted and every hit is the
    * window's first, so no limit ever refuses (the fuzz benchmark measures validation, not 429s).
@@ -28,21 +34,22 @@ export class RateCounter {
   constructor(
     private readonly pool: Pool,
     private readonly lifted = false,
-  ) {}
+  ) {
+    this.db = createDb(pool);
+  }
 
   async hit(bucket: string, windowMs: number, now: Date): Promise<WindowHit> {
     const start = Math.floor(now.getTime() / windowMs) * windowMs;
     if (this.lifted) return { count: 1, retryAfterSeconds: secondsLeft(start, windowMs, now) };
-    const { rows } = await this.pool.query<{ count: number }>(
+    const { rows } = await rawQuery<{ count: number }>(
+      this.pool,
+      'rate-counter.hit',
       `insert into control.rate_counters as c (bucket, window_start, count) values ($1, $2, 1)
        on conflict (bucket, window_start) do update set count = c.count + 1
        returning count`,
       [bucket, new Date(start)],
     );
-    return {
-      count: rows[0]!.count,
-      retryAfterSeconds: Math.max(1, Math.ceil((start + windowMs - now.getTime()) / 1000)),
-    };
+    return { count: rows[0]!.count, retryAfterSeconds: secondsLeft(start, windowMs, now) };
   }
 
   /**
@@ -68,7 +75,9 @@ export class RateCounter {
       const lifted = { count: 1, retryAfterSeconds: secondsLeft(start, windowMs, now) };
       return { first: lifted, second: lifted };
     }
-    const { rows } = await this.pool.query<{ first: number; second: number | null }>(
+    const { rows } = await rawQuery<{ first: number; second: number | null }>(
+      this.pool,
+      'rate-counter.hit-both',
       `with a as (
          insert into control.rate_counters as c (bucket, window_start, count) values ($1, $3, 1)
          on conflict (bucket, window_start) do update set count = c.count + 1
@@ -82,7 +91,7 @@ export class RateCounter {
        select a.count as first, (select b.count from b) as second from a`,
       [first, second, new Date(start), firstLimit],
     );
-    const retryAfterSeconds = Math.max(1, Math.ceil((start + windowMs - now.getTime()) / 1000));
+    const retryAfterSeconds = secondsLeft(start, windowMs, now);
     const r = rows[0]!;
     return {
       first: { count: r.first, retryAfterSeconds },
@@ -92,7 +101,10 @@ export class RateCounter {
 
   /** Deletes windows that ended before `before` (the janitor calls it). */
   async purge(before: Date): Promise<number> {
-    const r = await this.pool.query(`delete from control.rate_counters where window_start < $1`, [before]);
-    return r.rowCount ?? 0;
+    const r = await this.db
+      .deleteFrom('control.rate_counters')
+      .where('window_start', '<', before)
+      .executeTakeFirst();
+    return Number(r.numDeletedRows);
   }
 }

@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureReadModelSchema } from '@holdfast/read-models';
+import { DEFAULT_READ_MODEL_SCHEMA, ensureReadModelSchema } from '@holdfast/read-models';
 import { createTestEnv, spawnTs, type TestEnv } from '@holdfast/testing';
 import { call, newAccount, type AccountFixture } from '../test-support/harness.js';
 
@@ -44,7 +44,7 @@ async function awaitRoomInMinute(seconds: number): Promise<void> {
 beforeAll(async () => {
   t = await createTestEnv('gw-shared');
   // The gateway runs no DDL; its readiness waits for the read models (the projector's start creates them).
-  await ensureReadModelSchema(t.pool, 'read_models');
+  await ensureReadModelSchema(t.pool, DEFAULT_READ_MODEL_SCHEMA);
   const gateways = await Promise.all([spawnGateway(), spawnGateway()]);
   urls = gateways.map((g) => g.url);
   opsUrls = gateways.map((g) => g.ops);

@@ -1,4 +1,5 @@
-import { hashToken, type Pool } from '@holdfast/db';
+import { createDb, hashToken, type Database, type Pool } from '@holdfast/db';
+import { sql, type Kysely } from 'kysely';
 
 /** A pixel key as the collector needs it. */
 export interface PixelKeyRecord {
@@ -39,33 +40,35 @@ export function normalizeRequestOrigin(header: string | undefined): string | nul
 export class PixelKeyDirectory {
   private readonly keys = new Map<string, Entry<PixelKeyRecord | null>>();
   private readonly origins = new Map<string, Entry<boolean>>();
+  private readonly db: Kysely<Database>;
 
   constructor(
-    private readonly pool: Pool,
+    pool: Pool,
     private readonly ttlMs = 1_000,
-  ) {}
+  ) {
+    this.db = createDb(pool);
+  }
 
   /** The key presented in a collector request, or null when no such key exists. */
   byKey(key: string): Promise<PixelKeyRecord | null> {
     const hash = hashToken(key);
     return this.cached(this.keys, hash.toString('hex'), async () => {
-      const { rows } = await this.pool.query<{
-        id: string;
-        account_id: string;
-        revoked_at: Date | null;
-        is_demo: boolean;
-        origins: string[];
-      }>(
-        `select k.id, k.account_id, k.revoked_at, a.is_demo,
-                coalesce(array_agg(o.origin) filter (where o.origin is not null), '{}') as origins
-           from control.pixel_keys k
-           join control.accounts a on a.id = k.account_id
-           left join control.pixel_origins o on o.pixel_key_id = k.id
-          where k.key_hash = $1
-          group by k.id, a.is_demo`,
-        [hash],
-      );
-      const r = rows[0];
+      const r = await this.db
+        .selectFrom('control.pixel_keys as k')
+        .innerJoin('control.accounts as a', 'a.id', 'k.account_id')
+        .leftJoin('control.pixel_origins as o', 'o.pixel_key_id', 'k.id')
+        .select([
+          'k.id',
+          'k.account_id',
+          'k.revoked_at',
+          'a.is_demo',
+          sql<string[]>`coalesce(array_agg(o.origin) filter (where o.origin is not null), '{}')`.as(
+            'origins',
+          ),
+        ])
+        .where('k.key_hash', '=', hash)
+        .groupBy(['k.id', 'a.is_demo'])
+        .executeTakeFirst();
       return r
         ? {
             id: r.id,
@@ -84,13 +87,15 @@ export class PixelKeyDirectory {
    */
   originAllowedAnywhere(origin: string): Promise<boolean> {
     return this.cached(this.origins, origin, async () => {
-      const { rows } = await this.pool.query<{ allowed: boolean }>(
-        `select exists (
-           select 1 from control.pixel_origins o join control.pixel_keys k on k.id = o.pixel_key_id
-            where o.origin = $1 and k.revoked_at is null) as allowed`,
-        [origin],
-      );
-      return rows[0]?.allowed === true;
+      const allowing = await this.db
+        .selectFrom('control.pixel_origins as o')
+        .innerJoin('control.pixel_keys as k', 'k.id', 'o.pixel_key_id')
+        .select('o.origin')
+        .where('o.origin', '=', origin)
+        .where('k.revoked_at', 'is', null)
+        .limit(1)
+        .executeTakeFirst();
+      return allowing !== undefined;
     });
   }
 

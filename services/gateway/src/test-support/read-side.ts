@@ -4,13 +4,13 @@ import { silentLogger } from '@holdfast/platform';
 import type { TestEnv } from '@holdfast/testing';
 import type { RunningConsumer } from '@holdfast/kafka';
 import { startProjector, type RunningProjector } from '@holdfast/projector';
-import { ensureReadModelSchema } from '@holdfast/read-models';
+import { DEFAULT_READ_MODEL_SCHEMA, ensureReadModelSchema } from '@holdfast/read-models';
 import type { Kysely } from 'kysely';
 import { migrateRecompute, startSyncConsumer } from '@holdfast/recompute';
 
 /** Creates the read-model tables the gateway reads (idempotent). */
 export function ensureReadModels(t: TestEnv): Promise<void> {
-  return ensureReadModelSchema(t.pool, 'read_models');
+  return ensureReadModelSchema(t.pool, DEFAULT_READ_MODEL_SCHEMA);
 }
 
 /** Every projection, under its own consumer group. */
@@ -18,7 +18,7 @@ export function runProjector(t: TestEnv, group = 'projector'): Promise<RunningPr
   return startProjector(
     {
       topicPrefix: t.topicPrefix,
-      readSchema: 'read_models',
+      readSchema: DEFAULT_READ_MODEL_SCHEMA,
       groupId: `${t.topicPrefix}${group}`,
       sessionTimeoutMs: 6_000,
     },
@@ -38,7 +38,7 @@ export async function runSyncConsumer(t: TestEnv, now?: () => Date): Promise<Run
         topicPrefix: t.topicPrefix,
         partitions: t.partitions,
       },
-      readModelSchema: 'read_models',
+      readModelSchema: DEFAULT_READ_MODEL_SCHEMA,
       // `runProjector`'s group: its committed offsets tell a sync's barrier apart from markers.
       projectorGroupId: `${t.topicPrefix}projector`,
     },

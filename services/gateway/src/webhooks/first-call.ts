@@ -1,4 +1,5 @@
-import type { Pool } from '@holdfast/db';
+import type { Database } from '@holdfast/db';
+import type { Kysely } from 'kysely';
 
 /**
  * Sets control.tiles.first_call_at of the custom integration on its first successful call to
@@ -10,21 +11,25 @@ import type { Pool } from '@holdfast/db';
 export class FirstCallMarker {
   private readonly marked = new Set<string>();
 
-  constructor(private readonly pool: Pool) {}
+  constructor(private readonly db: Kysely<Database>) {}
 
   async mark(accountId: string, now: Date): Promise<void> {
     if (this.marked.has(accountId)) return;
-    const { rows } = await this.pool.query<{ first_call_at: Date | null }>(
-      `select first_call_at from control.tiles where account_id = $1 and tile = 'custom_integration'`,
-      [accountId],
-    );
-    if (rows[0] && rows[0].first_call_at === null) {
-      await this.pool.query(
-        `update control.tiles set first_call_at = $2
-          where account_id = $1 and tile = 'custom_integration' and first_call_at is null`,
-        [accountId, now],
-      );
+    const tile = await this.db
+      .selectFrom('control.tiles')
+      .select('first_call_at')
+      .where('account_id', '=', accountId)
+      .where('tile', '=', 'custom_integration')
+      .executeTakeFirst();
+    if (tile && tile.first_call_at === null) {
+      await this.db
+        .updateTable('control.tiles')
+        .set({ first_call_at: now })
+        .where('account_id', '=', accountId)
+        .where('tile', '=', 'custom_integration')
+        .where('first_call_at', 'is', null)
+        .execute();
     }
-    if (rows[0]) this.marked.add(accountId);
+    if (tile) this.marked.add(accountId);
   }
 }

@@ -1,5 +1,7 @@
-import type { CustomerEventRow } from '@holdfast/read-models';
-import { ReadModelReader } from '../read-model-reader.js';
+import type { Pool } from '@holdfast/db';
+import type { CustomerEventRow, ReadModelTables } from '@holdfast/read-models';
+import type { Kysely } from 'kysely';
+import { orNothingYet, readModelsDb } from '../read-side-db.js';
 
 /**
  * The projector's answer for one custom-api event (a row of read_models.customer_events);
@@ -19,27 +21,41 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * an attempt that failed before the projector applied it is processed again on retry. Before the
  * projector has created its schema, every lookup answers "nothing yet".
  */
-export class WebhookReadSide extends ReadModelReader {
-  private async first<T extends object>(text: string, values: unknown[]): Promise<T | null> {
-    return (await this.rows<T>(text, values))[0] ?? null;
+export class WebhookReadSide {
+  private readonly db: Kysely<ReadModelTables>;
+
+  constructor(pool: Pool, schema: string) {
+    this.db = readModelsDb(pool, schema);
   }
 
   /** The applied custom-api event of this dedup key, or null. */
-  customerEvent(accountId: string, dedupKey: string): Promise<ResolvedCustomerEvent | null> {
-    return this.first<ResolvedCustomerEvent>(
-      `select event_id, customer_id, link_method, is_new, content_key from ${this.s}.customer_events
-        where account_id = $1 and dedup_key = $2`,
-      [accountId, dedupKey],
+  async customerEvent(accountId: string, dedupKey: string): Promise<ResolvedCustomerEvent | null> {
+    const row = await orNothingYet(
+      () =>
+        this.db
+          .selectFrom('customer_events')
+          .select(['event_id', 'customer_id', 'link_method', 'is_new', 'content_key'])
+          .where('account_id', '=', accountId)
+          .where('dedup_key', '=', dedupKey)
+          .executeTakeFirst(),
+      undefined,
     );
+    return row ?? null;
   }
 
   /** Whether a zero-party submission with this content key was applied. */
   async zeroPartyApplied(accountId: string, dedupKey: string): Promise<boolean> {
-    const row = await this.first<{ one: number }>(
-      `select 1 as one from ${this.s}.zero_party_submissions where account_id = $1 and dedup_key = $2`,
-      [accountId, dedupKey],
+    const row = await orNothingYet(
+      () =>
+        this.db
+          .selectFrom('zero_party_submissions')
+          .select('dedup_key')
+          .where('account_id', '=', accountId)
+          .where('dedup_key', '=', dedupKey)
+          .executeTakeFirst(),
+      undefined,
     );
-    return row !== null;
+    return row !== undefined;
   }
 
   /**

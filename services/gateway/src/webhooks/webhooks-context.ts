@@ -1,4 +1,5 @@
-import type { Pool } from '@holdfast/db';
+import type { Database, Pool } from '@holdfast/db';
+import type { Kysely } from 'kysely';
 import type { Appender, SinglePartitionAppender } from '@holdfast/kafka';
 import type { Logger } from '@holdfast/platform';
 import type { AuthDeps } from '../auth/authenticate.js';
@@ -15,6 +16,7 @@ export const NOT_CAUGHT_UP_RETRY_AFTER_S = 2;
 /** What the inbound webhook routes use: a subset of the gateway context plus its authentication. */
 export interface WebhooksContext extends AuthDeps {
   readonly pool: Pool;
+  readonly db: Kysely<Database>;
   readonly appender: Appender;
   /** A webhook call appends one record (one partition): one idempotent produce, no transaction. */
   readonly recordAppender?: SinglePartitionAppender;

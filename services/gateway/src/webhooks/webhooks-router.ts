@@ -19,7 +19,7 @@ export function createWebhooksRouter(ctx: WebhooksContext): Router {
   router.post(
     '/webhooks/custom-api',
     authenticate(ctx),
-    customApiRoute(ctx, readSide, new FirstCallMarker(ctx.pool)),
+    customApiRoute(ctx, readSide, new FirstCallMarker(ctx.db)),
   );
   router.post('/webhooks/zero-party', zeroPartyRoute(ctx, readSide));
   return router;

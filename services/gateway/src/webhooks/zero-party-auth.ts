@@ -1,5 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
-import { hashToken, type Pool } from '@holdfast/db';
+import { findTileToken, hashToken, type Database } from '@holdfast/db';
+import type { Kysely } from 'kysely';
 import { BadRequestError, NotFoundError, UnauthorizedError } from '@holdfast/platform';
 import { AUTH_DETAIL, keyInQuery } from '../auth/resolve-principal.js';
 
@@ -34,7 +35,7 @@ function lastString(v: unknown): string | undefined {
  * takes effect at once. Returns the account id.
  */
 export async function resolveZeroPartyAccount(
-  pool: Pool,
+  db: Kysely<Database>,
   c: { readonly authorization: string | undefined; readonly query: Readonly<Record<string, unknown>> },
 ): Promise<string> {
   if (keyInQuery(c.query)) throw new UnauthorizedError(AUTH_DETAIL.keyInQuery);
@@ -50,11 +51,7 @@ export async function resolveZeroPartyAccount(
     throw new BadRequestError(ZERO_PARTY_AUTH_DETAIL.accountIdMissing);
   if (!UUID.test(accountId)) throw new BadRequestError(ZERO_PARTY_AUTH_DETAIL.accountIdNotUuid);
   const id = accountId.toLowerCase();
-  const { rows } = await pool.query<{ token_hash: Buffer; disconnected_at: Date | null }>(
-    `select token_hash, disconnected_at from control.tiles where account_id = $1 and tile = 'zero_party'`,
-    [id],
-  );
-  const tile = rows[0];
+  const tile = await findTileToken(db, id, 'zero_party');
   if (!tile || tile.disconnected_at !== null) throw new NotFoundError(ZERO_PARTY_AUTH_DETAIL.notConnected);
   const presented = hashToken(token ?? '');
   if (presented.length !== tile.token_hash.length || !timingSafeEqual(presented, tile.token_hash))

@@ -29,7 +29,7 @@ export function zeroPartyRoute(ctx: WebhooksContext, readSide: WebhookReadSide):
   return async (req, res) => {
     let accountId: string;
     try {
-      accountId = await resolveZeroPartyAccount(ctx.pool, {
+      accountId = await resolveZeroPartyAccount(ctx.db, {
         authorization: req.get('authorization'),
         query: req.query,
       });

@@ -20,6 +20,7 @@ import { createGateway } from '../../app.js';
 import type { Clock } from '../../clock.js';
 import { loadGatewayConfig, type GatewayConfig } from '../../config.js';
 import { createGatewayServer } from '../../http/server.js';
+import { DEFAULT_READ_MODEL_SCHEMA } from '@holdfast/read-models';
 
 export interface WebStack {
   readonly url: string;
@@ -92,7 +93,7 @@ export function runProjector(t: TestEnv, group = 'projector'): Promise<RunningPr
   return startProjector(
     {
       topicPrefix: t.topicPrefix,
-      readSchema: 'read_models',
+      readSchema: DEFAULT_READ_MODEL_SCHEMA,
       groupId: `${t.topicPrefix}${group}`,
       sessionTimeoutMs: 6_000,
     },
