@@ -1,6 +1,7 @@
 /** PostgreSQL access: pools, the kysely database type, migrations and projection checkpoints. */
 export * from './pool.js';
 export * from './transaction.js';
+export * from './named-sql.js';
 export * from './schema.js';
 export * from './migrate.js';
 export * from './checkpoints.js';
