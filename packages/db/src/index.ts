@@ -2,6 +2,7 @@
 export * from './pool.js';
 export * from './transaction.js';
 export * from './named-sql.js';
+export * from './kysely-on-client.js';
 export * from './schema.js';
 export * from './migrate.js';
 export * from './checkpoints.js';

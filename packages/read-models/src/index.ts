@@ -12,3 +12,4 @@ export * from './analyst-role.js';
 export { viewsDdl } from './views.js';
 export type * from './operations.js';
 export * from './rows.js';
+export type * from './read-model-tables.js';
