@@ -7,6 +7,8 @@ import type { LogPosition } from '@holdfast/contracts';
 import { rowColumns } from '@holdfast/read-models';
 
 type Timestamp = ColumnType<Date, Date | string, Date | string>;
+/** A timestamptz with a default (`DefaultTimestamp` would nest two ColumnTypes). */
+type DefaultTimestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 /** jsonb: written as its JSON text, read parsed. */
 type Json<T> = ColumnType<T, string, string>;
 
@@ -16,9 +18,9 @@ export interface SyncWorkTable {
   account_id: string;
   trigger: string;
   requested_at: Timestamp;
-  barrier: Json<LogPosition[] | null>;
-  recorded_at: Generated<Timestamp>;
-  not_before: Generated<Timestamp>;
+  barrier: ColumnType<LogPosition[] | null, string | null, string | null>;
+  recorded_at: DefaultTimestamp;
+  not_before: DefaultTimestamp;
   lease_owner: string | null;
   lease_until: Timestamp | null;
   claims: Generated<number>;
