@@ -10,9 +10,15 @@ import type { RecomputeTables } from './migrations/tables.js';
  */
 export interface RecomputeDatabase extends Database, RecomputeTables, CampaignTables, ReadModelTables {}
 
-/** A kysely instance over the pool. */
-export const recomputeDb = (pool: Pool): Kysely<RecomputeDatabase> =>
-  createDb(pool) as unknown as Kysely<RecomputeDatabase>;
+const instances = new WeakMap<Pool, Kysely<RecomputeDatabase>>();
+
+/** The kysely instance over the pool (one per pool: never destroyed, the pool's owner ends the pool). */
+export function recomputeDb(pool: Pool): Kysely<RecomputeDatabase> {
+  let db = instances.get(pool);
+  if (!db) instances.set(pool, (db = createDb(pool) as unknown as Kysely<RecomputeDatabase>));
+  return db;
+}
 
 /** A kysely instance over a client the caller holds (inside `withTransaction`). */
-export const recomputeDbOn = (client: PoolClient): Kysely<RecomputeDatabase> => kyselyOn<RecomputeDatabase>(client);
+export const recomputeDbOn = (client: PoolClient): Kysely<RecomputeDatabase> =>
+  kyselyOn<RecomputeDatabase>(client);
