@@ -66,8 +66,31 @@ export interface ModelFitsTable {
 export interface RecomputeTables {
   'recompute.sync_work': SyncWorkTable;
   'analytics.customer_scores': CustomerScoresTable;
+  /** Rows written straight into customer_scores (seeds); the account's next recompute deletes them. */
+  'analytics.customer_scores_default': CustomerScoresTable;
   'analytics.model_fits': ModelFitsTable;
 }
+
+/** Every column of analytics.customer_scores (and of its partitions), in table order. */
+const SCORE_COLUMNS = rowColumns<CustomerScoresTable>()({
+  account_id: true,
+  customer_id: true,
+  external_id: true,
+  churn_risk: true,
+  lifecycle_state: true,
+  p_alive: true,
+  predicted_next_purchase_at: true,
+  expected_purchases: true,
+  expected_spend: true,
+  realised_revenue: true,
+  predicted_value: true,
+  lifetime_value: true,
+  is_holdout: true,
+  model: true,
+  model_params: true,
+  horizon_days: true,
+  as_of: true,
+});
 
 /** Every column of each table, in table order. */
 export const RECOMPUTE_TABLE_COLUMNS = {
@@ -86,25 +109,8 @@ export const RECOMPUTE_TABLE_COLUMNS = {
     finished_at: true,
     transient_failures: true,
   }),
-  'analytics.customer_scores': rowColumns<CustomerScoresTable>()({
-    account_id: true,
-    customer_id: true,
-    external_id: true,
-    churn_risk: true,
-    lifecycle_state: true,
-    p_alive: true,
-    predicted_next_purchase_at: true,
-    expected_purchases: true,
-    expected_spend: true,
-    realised_revenue: true,
-    predicted_value: true,
-    lifetime_value: true,
-    is_holdout: true,
-    model: true,
-    model_params: true,
-    horizon_days: true,
-    as_of: true,
-  }),
+  'analytics.customer_scores': SCORE_COLUMNS,
+  'analytics.customer_scores_default': SCORE_COLUMNS,
   'analytics.model_fits': rowColumns<ModelFitsTable>()({
     account_id: true,
     as_of: true,
