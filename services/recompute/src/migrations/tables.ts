@@ -29,6 +29,18 @@ export interface SyncWorkTable {
   transient_failures: Generated<number>;
 }
 
+/**
+ * projection_checkpoints (`checkpointTableDdl` of @holdfast/db): the sync consumer's in schema
+ * `recompute`, the projector's in every read-model schema.
+ */
+export interface ProjectionCheckpointsTable {
+  projection: string;
+  topic: string;
+  partition: number;
+  last_offset: number;
+  updated_at: DefaultTimestamp;
+}
+
 /** analytics.customer_scores: one row per scored customer (written by COPY, write-scores.ts). */
 export interface CustomerScoresTable {
   account_id: string;
@@ -65,11 +77,23 @@ export interface ModelFitsTable {
 /** The tables of the recompute's own migrations (`migrateRecompute`, `migrateAnalytics`). */
 export interface RecomputeTables {
   'recompute.sync_work': SyncWorkTable;
+  'recompute.projection_checkpoints': ProjectionCheckpointsTable;
+  /** The projector's checkpoints in the read-model schema (`withSchema`). */
+  projection_checkpoints: ProjectionCheckpointsTable;
   'analytics.customer_scores': CustomerScoresTable;
   /** Rows written straight into customer_scores (seeds); the account's next recompute deletes them. */
   'analytics.customer_scores_default': CustomerScoresTable;
   'analytics.model_fits': ModelFitsTable;
 }
+
+/** Every column of projection_checkpoints, in table order. */
+const CHECKPOINT_COLUMNS = rowColumns<ProjectionCheckpointsTable>()({
+  projection: true,
+  topic: true,
+  partition: true,
+  last_offset: true,
+  updated_at: true,
+});
 
 /** Every column of analytics.customer_scores (and of its partitions), in table order. */
 const SCORE_COLUMNS = rowColumns<CustomerScoresTable>()({
@@ -109,6 +133,7 @@ export const RECOMPUTE_TABLE_COLUMNS = {
     finished_at: true,
     transient_failures: true,
   }),
+  'recompute.projection_checkpoints': CHECKPOINT_COLUMNS,
   'analytics.customer_scores': SCORE_COLUMNS,
   'analytics.customer_scores_default': SCORE_COLUMNS,
   'analytics.model_fits': rowColumns<ModelFitsTable>()({
@@ -121,4 +146,4 @@ export const RECOMPUTE_TABLE_COLUMNS = {
     repeat_customers: true,
     converged: true,
   }),
-} satisfies Record<keyof RecomputeTables, readonly string[]>;
+} satisfies Record<Exclude<keyof RecomputeTables, 'projection_checkpoints'>, readonly string[]>;
