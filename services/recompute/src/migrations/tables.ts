@@ -57,7 +57,7 @@ export interface CustomerScoresTable {
   lifetime_value: number;
   is_holdout: boolean;
   model: 'bgnbd-gg' | 'heuristic';
-  model_params: Json<unknown>;
+  model_params: Json<Record<string, unknown>>;
   horizon_days: number;
   as_of: Timestamp;
 }
@@ -67,7 +67,7 @@ export interface ModelFitsTable {
   account_id: string;
   as_of: Timestamp;
   model: 'bgnbd-gg' | 'heuristic';
-  params: Json<unknown>;
+  params: Json<Record<string, unknown>>;
   log_likelihood: number | null;
   customers: number;
   repeat_customers: number;
