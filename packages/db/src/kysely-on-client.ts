@@ -13,6 +13,10 @@ import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient } f
  */
 export function kyselyOn<DB>(client: pg.ClientBase): Kysely<DB> {
   const held = { query: client.query.bind(client), release: () => {} } as unknown as PostgresPoolClient;
-  const pool: PostgresPool = { connect: () => Promise.resolve(held), end: () => Promise.resolve(), options: {} };
+  const pool: PostgresPool = {
+    connect: () => Promise.resolve(held),
+    end: () => Promise.resolve(),
+    options: {},
+  };
   return new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
 }
