@@ -75,6 +75,9 @@ const SNAPSHOT_READ: TransactionOptions = { isolation: 'repeatable read', readOn
  *   second copy of a million ids.)
  *
  * Returns no customers when the read models do not exist yet (the projector has not started).
+ *
+ * The snapshot export and adoption and both COPY streams are raw SQL, named `load-account-orders.*`
+ * (COPY takes no parameters and kysely has no COPY); the snapshot's counts are kysely.
  */
 export async function readAccount(
   pool: Pool,

@@ -35,6 +35,10 @@ function partitionPrefix(accountId: string): string {
  * retries. A session advisory lock serialises two recomputes of one account (a sync and the nightly
  * run); the later one replaces the earlier one's rows. Tables left by a crash are dropped on the next
  * recompute of the account.
+ *
+ * The DDL, the COPY, the advisory locks and the catalog reads are raw SQL (kysely has no COPY, and the
+ * DDL names a table made up here), each named `write-scores.*`; the fit's upsert and the default
+ * partition's delete are kysely.
  */
 export async function replaceAccountScores(
   pool: Pool,
