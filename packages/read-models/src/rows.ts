@@ -179,13 +179,13 @@ export interface DeadLetterTableRow {
 }
 
 /** The keys of `c`, which must be exactly the columns of `Row` (a missing or an extra one fails to compile). */
-const columns =
+export const rowColumns =
   <Row>() =>
   <const C extends Record<keyof Row, true>>(c: C & Record<Exclude<keyof C, keyof Row>, never>) =>
     Object.keys(c) as (keyof Row)[];
 
 /** Every column of `orders`, in table order. */
-export const ORDER_ROW_COLUMNS = columns<OrderRow>()({
+export const ORDER_ROW_COLUMNS = rowColumns<OrderRow>()({
   account_id: true,
   order_id: true,
   customer_id: true,
@@ -222,7 +222,7 @@ export const ORDER_ROW_COLUMNS = columns<OrderRow>()({
 });
 
 /** Every column of `customers`, in table order. */
-export const CUSTOMER_ROW_COLUMNS = columns<CustomerRow>()({
+export const CUSTOMER_ROW_COLUMNS = rowColumns<CustomerRow>()({
   account_id: true,
   customer_id: true,
   external_id: true,
@@ -246,7 +246,7 @@ export const CUSTOMER_ROW_COLUMNS = columns<CustomerRow>()({
 });
 
 /** Every column of `customer_events`, in table order. */
-export const CUSTOMER_EVENT_ROW_COLUMNS = columns<CustomerEventRow>()({
+export const CUSTOMER_EVENT_ROW_COLUMNS = rowColumns<CustomerEventRow>()({
   account_id: true,
   dedup_key: true,
   event_id: true,
@@ -259,7 +259,7 @@ export const CUSTOMER_EVENT_ROW_COLUMNS = columns<CustomerEventRow>()({
 });
 
 /** Every column of `zero_party_submissions`, in table order. */
-export const ZERO_PARTY_SUBMISSION_ROW_COLUMNS = columns<ZeroPartySubmissionRow>()({
+export const ZERO_PARTY_SUBMISSION_ROW_COLUMNS = rowColumns<ZeroPartySubmissionRow>()({
   account_id: true,
   dedup_key: true,
   event_id: true,
@@ -275,14 +275,14 @@ export const ZERO_PARTY_SUBMISSION_ROW_COLUMNS = columns<ZeroPartySubmissionRow>
 });
 
 /** Every column of `account_settings`, in table order. */
-export const ACCOUNT_SETTINGS_ROW_COLUMNS = columns<AccountSettingsRow>()({
+export const ACCOUNT_SETTINGS_ROW_COLUMNS = rowColumns<AccountSettingsRow>()({
   account_id: true,
   store_timezone: true,
   updated_at: true,
 });
 
 /** Every column of `ingest_batches`, in table order. */
-export const INGEST_BATCH_ROW_COLUMNS = columns<IngestBatchRow>()({
+export const INGEST_BATCH_ROW_COLUMNS = rowColumns<IngestBatchRow>()({
   batch_id: true,
   account_id: true,
   endpoint: true,
@@ -303,7 +303,7 @@ export const INGEST_BATCH_ROW_COLUMNS = columns<IngestBatchRow>()({
 });
 
 /** Every column of `pixel_events`, in table order. */
-export const PIXEL_EVENT_ROW_COLUMNS = columns<PixelEventRow>()({
+export const PIXEL_EVENT_ROW_COLUMNS = rowColumns<PixelEventRow>()({
   account_id: true,
   event_id: true,
   pixel_key_id: true,
@@ -326,7 +326,7 @@ export const PIXEL_EVENT_ROW_COLUMNS = columns<PixelEventRow>()({
 });
 
 /** Every column of `campaign_sends`, in table order. */
-export const CAMPAIGN_SEND_ROW_COLUMNS = columns<CampaignSendRow>()({
+export const CAMPAIGN_SEND_ROW_COLUMNS = rowColumns<CampaignSendRow>()({
   tracking_id: true,
   account_id: true,
   customer_id: true,
@@ -341,7 +341,7 @@ export const CAMPAIGN_SEND_ROW_COLUMNS = columns<CampaignSendRow>()({
 });
 
 /** Every column of `dead_letters`, in table order. */
-export const DEAD_LETTER_TABLE_ROW_COLUMNS = columns<DeadLetterTableRow>()({
+export const DEAD_LETTER_TABLE_ROW_COLUMNS = rowColumns<DeadLetterTableRow>()({
   projection: true,
   topic: true,
   partition: true,

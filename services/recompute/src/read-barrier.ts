@@ -1,6 +1,7 @@
 import type { KafkaAdmin, KafkaClient } from '@holdfast/kafka';
 import type { LogPosition } from '@holdfast/contracts';
 import type { Pool } from '@holdfast/db';
+import { recomputeDb } from './recompute-database.js';
 
 /** Where the projector stands on one partition: its checkpoint and its consumer group's committed offset. */
 export interface ProjectorPosition {
@@ -63,12 +64,14 @@ export function projectorPositionReader(deps: {
     }));
   const checkpointOf = async (p: LogPosition): Promise<number> => {
     try {
-      const { rows } = await deps.pool.query<{ last: string | null }>(
-        `select min(last_offset)::text as last from "${deps.readModelSchema}".projection_checkpoints
-          where topic = $1 and partition = $2`,
-        [p.topic, p.partition],
-      );
-      return rows[0]?.last == null ? -1 : Number(rows[0].last);
+      const row = await recomputeDb(deps.pool)
+        .withSchema(deps.readModelSchema)
+        .selectFrom('projection_checkpoints')
+        .select((eb) => eb.cast<string | null>(eb.fn.min('last_offset'), 'text').as('last'))
+        .where('topic', '=', p.topic)
+        .where('partition', '=', p.partition)
+        .executeTakeFirst();
+      return row?.last == null ? -1 : Number(row.last);
     } catch (err) {
       const code = (err as { code?: string }).code;
       if (code === UNDEFINED_TABLE || code === UNDEFINED_SCHEMA) return -1;

@@ -1,6 +1,8 @@
 import { isFinalSyncStatus } from '@holdfast/domain';
 import type { LogPosition } from '@holdfast/contracts';
+import { sql, type Kysely } from 'kysely';
 import {
+  rawQuery,
   readCheckpoint,
   withTransaction,
   writeCheckpoint,
@@ -8,6 +10,7 @@ import {
   type Pool,
   type PoolClient,
 } from '@holdfast/db';
+import { recomputeDb, recomputeDbOn, type RecomputeDatabase } from './recompute-database.js';
 
 /** Where the sync consumer keeps its checkpoints and the task worker its work queue (created by `migrateRecompute`). */
 export const RECOMPUTE_SCHEMA = 'recompute';
@@ -55,9 +58,15 @@ export interface ScoredSnapshot {
 }
 
 const lockAccount = (c: PoolClient, accountId: string) =>
-  c.query(`select pg_advisory_xact_lock(hashtextextended('holdfast:sync-run:' || $1, 0))`, [accountId]);
+  rawQuery(
+    c,
+    'sync-task-store.lock-account',
+    `select pg_advisory_xact_lock(hashtextextended('holdfast:sync-run:' || $1, 0))`,
+    [accountId],
+  );
 
-const WORK = `"${RECOMPUTE_SCHEMA}".sync_work`;
+/** `now()` plus `ms` milliseconds, in database time. */
+const msFromNow = (ms: number) => sql<Date>`now() + ${ms} * interval '1 millisecond'`;
 
 /**
  * control.sync_tasks (the task as clients see it) and recompute.sync_work (the queue the task
@@ -74,12 +83,16 @@ const WORK = `"${RECOMPUTE_SCHEMA}".sync_work`;
  *   running under a live lease).
  */
 export class SyncTaskStore {
+  private readonly db: Kysely<RecomputeDatabase>;
+
   constructor(
     private readonly pool: Pool,
     private readonly readModelSchema: string,
     /** A running task without a work row (from before the worker) blocks its account this long. */
     private readonly staleRunningMs: number,
-  ) {}
+  ) {
+    this.db = recomputeDb(pool);
+  }
 
   /** Skips a record that is not a command this consumer acts on. */
   async pass(key: CheckpointKey, offset: number): Promise<void> {
@@ -95,24 +108,31 @@ export class SyncTaskStore {
   async record(key: CheckpointKey, offset: number, task: SyncTaskRef): Promise<boolean> {
     return withTransaction(this.pool, async (c) => {
       if (offset <= (await readCheckpoint(c, key))) return false;
-      await c.query(
-        `insert into control.sync_tasks (id, account_id, trigger, status, queued_at)
-         values ($1, $2, $3, 'queued', $4) on conflict (id) do nothing`,
-        [task.taskId, task.accountId, task.trigger, task.requestedAt],
-      );
-      const { rowCount } = await c.query(
-        `insert into ${WORK} (task_id, account_id, trigger, requested_at, barrier)
-         values ($1, $2, $3, $4, $5) on conflict (task_id) do nothing`,
-        [
-          task.taskId,
-          task.accountId,
-          task.trigger,
-          task.requestedAt,
-          task.barrier ? JSON.stringify(task.barrier) : null,
-        ],
-      );
+      const db = recomputeDbOn(c);
+      await db
+        .insertInto('control.sync_tasks')
+        .values({
+          id: task.taskId,
+          account_id: task.accountId,
+          trigger: task.trigger,
+          status: 'queued',
+          queued_at: task.requestedAt,
+        })
+        .onConflict((oc) => oc.column('id').doNothing())
+        .execute();
+      const inserted = await db
+        .insertInto('recompute.sync_work')
+        .values({
+          task_id: task.taskId,
+          account_id: task.accountId,
+          trigger: task.trigger,
+          requested_at: task.requestedAt,
+          barrier: task.barrier ? JSON.stringify(task.barrier) : null,
+        })
+        .onConflict((oc) => oc.column('task_id').doNothing())
+        .executeTakeFirst();
       await writeCheckpoint(c, key, offset);
-      return rowCount === 1;
+      return inserted.numInsertedOrUpdatedRows === 1n;
     });
   }
 
@@ -121,27 +141,32 @@ export class SyncTaskStore {
    * lease of `leaseMs`, or null. Database time decides leases, so workers on several hosts agree.
    */
   async claim(owner: string, leaseMs: number): Promise<ClaimedTask | null> {
-    const { rows } = await this.pool.query<{
-      task_id: string;
-      account_id: string;
-      trigger: string;
-      requested_at: Date;
-      recorded_at: Date;
-      barrier: LogPosition[] | null;
-      claims: number;
-      transient_failures: number;
-    }>(
-      `update ${WORK} w
-          set lease_owner = $1, lease_until = now() + $2 * interval '1 millisecond', claims = w.claims + 1
-        where task_id = (
-          select task_id from ${WORK}
-           where finished_at is null and not_before <= now() and (lease_until is null or lease_until < now())
-           order by recorded_at limit 1
-           for update skip locked)
-        returning task_id, account_id, trigger, requested_at, recorded_at, barrier, claims, transient_failures`,
-      [owner, leaseMs],
-    );
-    const r = rows[0];
+    const r = await this.db
+      .updateTable('recompute.sync_work as w')
+      .set((eb) => ({ lease_owner: owner, lease_until: msFromNow(leaseMs), claims: eb('w.claims', '+', 1) }))
+      .where('w.task_id', '=', (eb) =>
+        eb
+          .selectFrom('recompute.sync_work')
+          .select('task_id')
+          .where('finished_at', 'is', null)
+          .where('not_before', '<=', sql<Date>`now()`)
+          .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', sql<Date>`now()`)]))
+          .orderBy('recorded_at')
+          .limit(1)
+          .forUpdate()
+          .skipLocked(),
+      )
+      .returning([
+        'task_id',
+        'account_id',
+        'trigger',
+        'requested_at',
+        'recorded_at',
+        'barrier',
+        'claims',
+        'transient_failures',
+      ])
+      .executeTakeFirst();
     if (!r) return null;
     return {
       taskId: r.task_id,
@@ -158,22 +183,24 @@ export class SyncTaskStore {
 
   /** Extends the lease; false when it is no longer this worker's (it ran out and was taken). */
   async renew(task: ClaimedTask, leaseMs: number): Promise<boolean> {
-    const { rowCount } = await this.pool.query(
-      `update ${WORK} set lease_until = now() + $3 * interval '1 millisecond'
-        where task_id = $1 and lease_owner = $2 and finished_at is null`,
-      [task.taskId, task.owner, leaseMs],
-    );
-    return rowCount === 1;
+    const r = await this.db
+      .updateTable('recompute.sync_work')
+      .set({ lease_until: msFromNow(leaseMs) })
+      .where('task_id', '=', task.taskId)
+      .where('lease_owner', '=', task.owner)
+      .where('finished_at', 'is', null)
+      .executeTakeFirst();
+    return r.numUpdatedRows === 1n;
   }
 
   /** Gives the row back to the queue, due again in `delayMs` (the barrier is not passed yet). */
   async defer(task: ClaimedTask, delayMs: number): Promise<void> {
-    await this.pool.query(
-      `update ${WORK} set lease_owner = null, lease_until = null,
-              not_before = now() + $3 * interval '1 millisecond'
-        where task_id = $1 and lease_owner = $2`,
-      [task.taskId, task.owner, delayMs],
-    );
+    await this.db
+      .updateTable('recompute.sync_work')
+      .set({ lease_owner: null, lease_until: null, not_before: msFromNow(delayMs) })
+      .where('task_id', '=', task.taskId)
+      .where('lease_owner', '=', task.owner)
+      .execute();
   }
 
   /**
@@ -182,13 +209,19 @@ export class SyncTaskStore {
    * (`worker_lost`), and a dependency outage is not the task's fault, however long it lasts.
    */
   async retryLater(task: ClaimedTask, delayMs: number): Promise<void> {
-    await this.pool.query(
-      `update ${WORK} set lease_owner = null, lease_until = null,
-              not_before = now() + $3 * interval '1 millisecond',
-              runs = greatest(runs - 1, 0), transient_failures = transient_failures + 1
-        where task_id = $1 and lease_owner = $2 and finished_at is null`,
-      [task.taskId, task.owner, delayMs],
-    );
+    await this.db
+      .updateTable('recompute.sync_work')
+      .set((eb) => ({
+        lease_owner: null,
+        lease_until: null,
+        not_before: msFromNow(delayMs),
+        runs: eb.fn<number>('greatest', [eb('runs', '-', 1), eb.lit(0)]),
+        transient_failures: eb('transient_failures', '+', 1),
+      }))
+      .where('task_id', '=', task.taskId)
+      .where('lease_owner', '=', task.owner)
+      .where('finished_at', 'is', null)
+      .execute();
   }
 
   /**
@@ -201,43 +234,58 @@ export class SyncTaskStore {
   async start(task: ClaimedTask, now: Date, maxRuns: number): Promise<Start> {
     return withTransaction(this.pool, async (c) => {
       await lockAccount(c, task.accountId);
-      if (!(await this.holds(c, task))) return { kind: 'finished' };
-      const { rows } = await c.query<{ status: string; started_at: Date | null }>(
-        `select status, started_at from control.sync_tasks where id = $1 and account_id = $2 for update`,
-        [task.taskId, task.accountId],
-      );
-      const row = rows[0];
+      const db = recomputeDbOn(c);
+      if (!(await this.holds(db, task))) return { kind: 'finished' };
+      const row = await db
+        .selectFrom('control.sync_tasks')
+        .select(['status', 'started_at'])
+        .where('id', '=', task.taskId)
+        .where('account_id', '=', task.accountId)
+        .forUpdate()
+        .executeTakeFirst();
       if (!row || isFinalSyncStatus(row.status)) {
-        await this.finishWork(c, task);
+        await this.finishWork(db, task);
         return { kind: 'finished' };
       }
-      const other = await c.query(
-        `select 1 from control.sync_tasks t left join ${WORK} w on w.task_id = t.id
-          where t.account_id = $1 and t.id <> $2 and t.status = 'running'
-            and (case when w.task_id is null then t.started_at > $3
-                      else w.finished_at is null and w.lease_until > now() end)
-          limit 1`,
-        [task.accountId, task.taskId, new Date(now.getTime() - this.staleRunningMs)],
-      );
-      if (other.rowCount) {
-        await this.end(c, task, 'skipped', 'already_running', now);
+      const other = await db
+        .selectFrom('control.sync_tasks as t')
+        .leftJoin('recompute.sync_work as w', 'w.task_id', 't.id')
+        .select(sql<number>`1`.as('one'))
+        .where('t.account_id', '=', task.accountId)
+        .where('t.id', '<>', task.taskId)
+        .where('t.status', '=', 'running')
+        .where((eb) =>
+          eb
+            .case()
+            .when('w.task_id', 'is', null)
+            .then(eb('t.started_at', '>', new Date(now.getTime() - this.staleRunningMs)))
+            .else(eb.and([eb('w.finished_at', 'is', null), eb('w.lease_until', '>', sql<Date>`now()`)]))
+            .end(),
+        )
+        .limit(1)
+        .executeTakeFirst();
+      if (other) {
+        await this.end(db, task, 'skipped', 'already_running', now);
         return { kind: 'skipped' };
       }
-      const { rows: runs } = await c.query<{ runs: number }>(
-        `update ${WORK} set runs = runs + 1 where task_id = $1 returning runs`,
-        [task.taskId],
-      );
-      if ((runs[0]?.runs ?? 1) > maxRuns) {
+      const runs = await db
+        .updateTable('recompute.sync_work')
+        .set((eb) => ({ runs: eb('runs', '+', 1) }))
+        .where('task_id', '=', task.taskId)
+        .returning('runs')
+        .executeTakeFirst();
+      if ((runs?.runs ?? 1) > maxRuns) {
         const reason = `worker_lost: the recompute stopped ${maxRuns} times while running this task`;
-        await this.end(c, task, 'failed', reason, now);
+        await this.end(db, task, 'failed', reason, now);
         return { kind: 'failed', reason };
       }
       const startedAt = row.started_at ?? now;
-      await c.query(`update control.sync_tasks set status = 'running', started_at = $2 where id = $1`, [
-        task.taskId,
-        startedAt,
-      ]);
-      return { kind: 'run', startedAt, run: runs[0]?.runs ?? 1 };
+      await db
+        .updateTable('control.sync_tasks')
+        .set({ status: 'running', started_at: startedAt })
+        .where('id', '=', task.taskId)
+        .execute();
+      return { kind: 'run', startedAt, run: runs?.runs ?? 1 };
     });
   }
 
@@ -256,21 +304,22 @@ export class SyncTaskStore {
   ): Promise<TaskCounts | null> {
     return withTransaction(this.pool, async (c) => {
       await lockAccount(c, task.accountId);
-      if (!(await this.holds(c, task))) return null;
-      const counts = await this.counts(c, task.accountId, task.taskId, scored);
-      await c.query(
-        `update control.sync_tasks set status = 'done', orders_added = $2, customers_added = $3,
-                finished_at = $4, duration_ms = $5, reason = null
-          where id = $1`,
-        [
-          task.taskId,
-          counts.ordersAdded,
-          counts.customersAdded,
-          now,
-          Math.max(0, now.getTime() - startedAt.getTime()),
-        ],
-      );
-      await this.finishWork(c, task);
+      const db = recomputeDbOn(c);
+      if (!(await this.holds(db, task))) return null;
+      const counts = await this.counts(db, task.accountId, task.taskId, scored);
+      await db
+        .updateTable('control.sync_tasks')
+        .set({
+          status: 'done',
+          orders_added: counts.ordersAdded,
+          customers_added: counts.customersAdded,
+          finished_at: now,
+          duration_ms: Math.max(0, now.getTime() - startedAt.getTime()),
+          reason: null,
+        })
+        .where('id', '=', task.taskId)
+        .execute();
+      await this.finishWork(db, task);
       return counts;
     });
   }
@@ -278,78 +327,106 @@ export class SyncTaskStore {
   /** → failed, with the reason (a failed recompute, or a barrier never reached). False: lease lost. */
   async failed(task: ClaimedTask, reason: string, now: Date): Promise<boolean> {
     return withTransaction(this.pool, async (c) => {
-      if (!(await this.holds(c, task))) return false;
-      await this.end(c, task, 'failed', reason, now);
+      const db = recomputeDbOn(c);
+      if (!(await this.holds(db, task))) return false;
+      await this.end(db, task, 'failed', reason, now);
       return true;
     });
   }
 
   /** Deletes work rows finished more than `olderThanMs` ago (the task rows stay). */
   async prune(olderThanMs: number): Promise<number> {
-    const { rowCount } = await this.pool.query(
-      `delete from ${WORK} where finished_at < now() - $1 * interval '1 millisecond'`,
-      [olderThanMs],
-    );
-    return rowCount ?? 0;
+    const r = await this.db
+      .deleteFrom('recompute.sync_work')
+      .where('finished_at', '<', sql<Date>`now() - ${olderThanMs} * interval '1 millisecond'`)
+      .executeTakeFirst();
+    return Number(r.numDeletedRows);
   }
 
   /** Whether `task`'s lease is still its worker's (locks the work row). */
-  private async holds(c: PoolClient, task: ClaimedTask): Promise<boolean> {
-    const { rowCount } = await c.query(
-      `select 1 from ${WORK} where task_id = $1 and lease_owner = $2 and finished_at is null for update`,
-      [task.taskId, task.owner],
-    );
-    return rowCount === 1;
+  private async holds(db: Kysely<RecomputeDatabase>, task: ClaimedTask): Promise<boolean> {
+    const row = await db
+      .selectFrom('recompute.sync_work')
+      .select('task_id')
+      .where('task_id', '=', task.taskId)
+      .where('lease_owner', '=', task.owner)
+      .where('finished_at', 'is', null)
+      .forUpdate()
+      .executeTakeFirst();
+    return row !== undefined;
   }
 
   private async end(
-    c: PoolClient,
+    db: Kysely<RecomputeDatabase>,
     task: ClaimedTask,
     status: 'failed' | 'skipped',
     reason: string,
     now: Date,
   ): Promise<void> {
-    await c.query(
-      `update control.sync_tasks set status = $2, reason = $3, finished_at = $4
-        where id = $1 and status in ('queued', 'running')`,
-      [task.taskId, status, reason.slice(0, 500), now],
-    );
-    await this.finishWork(c, task);
+    await db
+      .updateTable('control.sync_tasks')
+      .set({ status, reason: reason.slice(0, 500), finished_at: now })
+      .where('id', '=', task.taskId)
+      .where('status', 'in', ['queued', 'running'])
+      .execute();
+    await this.finishWork(db, task);
   }
 
-  private async finishWork(c: PoolClient, task: ClaimedTask): Promise<void> {
-    await c.query(
-      `update ${WORK} set finished_at = now(), lease_owner = null, lease_until = null where task_id = $1`,
-      [task.taskId],
-    );
+  private async finishWork(db: Kysely<RecomputeDatabase>, task: ClaimedTask): Promise<void> {
+    await db
+      .updateTable('recompute.sync_work')
+      .set({ finished_at: sql<Date>`now()`, lease_owner: null, lease_until: null })
+      .where('task_id', '=', task.taskId)
+      .execute();
   }
 
   private async counts(
-    c: PoolClient,
+    db: Kysely<RecomputeDatabase>,
     accountId: string,
     taskId: string,
     scored: ScoredSnapshot | null,
   ): Promise<TaskCounts> {
     const s = `"${this.readModelSchema}"`;
-    const { rows: exists } = await c.query<{ ok: boolean }>(
-      `select to_regclass($1) is not null and to_regclass($2) is not null as ok`,
-      [`${s}.orders`, `${s}.customers`],
-    );
-    const live = exists[0]?.ok && !scored;
-    const { rows } = await c.query<{
-      orders: number;
-      customers: number;
-      orders_before: number;
-      customers_before: number;
-    }>(
-      `select ${live ? `(select count(*) from ${s}.orders where account_id = $1)` : '0'}::int as orders,
-              ${live ? `(select count(*) from ${s}.customers where account_id = $1)` : '0'}::int as customers,
-              coalesce(sum(orders_added), 0)::int as orders_before,
-              coalesce(sum(customers_added), 0)::int as customers_before
-         from control.sync_tasks where account_id = $1 and status = 'done' and id <> $2`,
-      [accountId, taskId],
-    );
-    const r = rows[0]!;
+    const exists = await db
+      .selectNoFrom(
+        sql<boolean>`to_regclass(${`${s}.orders`}) is not null and to_regclass(${`${s}.customers`}) is not null`.as(
+          'ok',
+        ),
+      )
+      .executeTakeFirst();
+    const live = exists?.ok && !scored;
+    const rm = db.withSchema(this.readModelSchema);
+    const r = await rm
+      .selectFrom('control.sync_tasks')
+      .select((eb) => [
+        eb
+          .cast<number>(
+            live
+              ? eb.selectFrom('orders').select(eb.fn.countAll().as('n')).where('account_id', '=', accountId)
+              : eb.lit(0),
+            'integer',
+          )
+          .as('orders'),
+        eb
+          .cast<number>(
+            live
+              ? eb
+                  .selectFrom('customers')
+                  .select(eb.fn.countAll().as('n'))
+                  .where('account_id', '=', accountId)
+              : eb.lit(0),
+            'integer',
+          )
+          .as('customers'),
+        eb.cast<number>(eb.fn.coalesce(eb.fn.sum('orders_added'), eb.lit(0)), 'integer').as('orders_before'),
+        eb
+          .cast<number>(eb.fn.coalesce(eb.fn.sum('customers_added'), eb.lit(0)), 'integer')
+          .as('customers_before'),
+      ])
+      .where('account_id', '=', accountId)
+      .where('status', '=', 'done')
+      .where('id', '<>', taskId)
+      .executeTakeFirstOrThrow();
     const orders = scored?.orders ?? r.orders;
     const customers = scored?.customers ?? r.customers;
     return {

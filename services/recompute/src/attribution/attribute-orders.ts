@@ -1,4 +1,5 @@
-import { withTransaction, type Pool } from '@holdfast/db';
+import { rawQuery, withTransaction, type Pool } from '@holdfast/db';
+import { recomputeDbOn } from '../recompute-database.js';
 
 /** How orders are attributed (docs/analytics.md, "Attribution"). */
 export interface AttributionInput {
@@ -30,8 +31,14 @@ export interface AttributionInput {
 export async function recomputeAttributions(pool: Pool, a: AttributionInput): Promise<number> {
   const rm = `"${a.readModelSchema}"`;
   return withTransaction(pool, async (client) => {
-    await client.query(`delete from analytics.attributions where account_id = $1`, [a.accountId]);
-    const res = await client.query(
+    await recomputeDbOn(client)
+      .deleteFrom('analytics.attributions')
+      .where('account_id', '=', a.accountId)
+      .execute();
+    // Set-based, one statement (CTEs, lateral, regexp over every order): raw, named.
+    const res = await rawQuery(
+      client,
+      'attribute-orders.insert-attributions',
       `with sends as (
        select tracking_id, customer_id, campaign_type, channel, sent_at
          from analytics.campaign_assignments

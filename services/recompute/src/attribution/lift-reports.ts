@@ -1,4 +1,5 @@
-import type { Pool } from '@holdfast/db';
+import { sql, type Pool } from '@holdfast/db';
+import { recomputeDb } from '../recompute-database.js';
 import { liftFigures, settlement, settlingPeriods, type Period } from './lift-report.js';
 
 export interface LiftReportInput {
@@ -15,7 +16,7 @@ export interface LiftReportInput {
  * Ledger statuses of the treated arm under intent to treat: every eligible non-holdout customer
  * selected, whether the send then succeeded, failed, is still planned, or was simulated (sandbox).
  */
-const TREATED_STATUSES = ['planned', 'sent', 'failed', 'sandbox_simulated'];
+const TREATED_STATUSES = ['planned', 'sent', 'failed', 'sandbox_simulated'] as const;
 
 /**
  * Computes analytics.lift_reports of one account for each campaign type with assignments in each
@@ -35,32 +36,62 @@ const TREATED_STATUSES = ['planned', 'sent', 'failed', 'sandbox_simulated'];
  * known then, stores it as `final` with `final_billable_revenue`, and never changes it again.
  */
 export async function computeLiftReports(pool: Pool, r: LiftReportInput): Promise<number> {
-  const rm = `"${r.readModelSchema}"`;
+  const db = recomputeDb(pool);
   let written = 0;
   for (const p of r.periods ?? settlingPeriods(r.now, r.settlementDays)) {
     const settle = settlement(p, r.now, r.settlementDays);
-    const { rows: frozen } = await pool.query(
-      `select 1 from analytics.lift_reports
-        where account_id = $1 and period_start = $2 and period_end = $3 and settlement_status = 'final' limit 1`,
-      [r.accountId, p.start, p.end],
-    );
-    if (frozen.length) continue; // settled: billed figures never move again
+    const frozen = await db
+      .selectFrom('analytics.lift_reports')
+      .select(sql<number>`1`.as('one'))
+      .where('account_id', '=', r.accountId)
+      .where('period_start', '=', p.start)
+      .where('period_end', '=', p.end)
+      .where('settlement_status', '=', 'final')
+      .limit(1)
+      .executeTakeFirst();
+    if (frozen) continue; // settled: billed figures never move again
     const until = new Date(Math.min(p.end.getTime(), r.now.getTime()));
-    const { rows } = await pool.query<{ campaign_type: string; arm: 'treated' | 'holdout'; revenue: number }>(
-      `with firsts as (
-         select campaign_type, customer_id, arm, min(assigned_at) as assigned_at
-           from analytics.campaign_assignments
-          where account_id = $1 and assigned_at >= $2 and assigned_at < $3
-            and ((arm = 'treated' and status = any($5::text[])) or (arm = 'holdout' and status = 'held_out'))
-          group by campaign_type, customer_id, arm)
-       select f.campaign_type, f.arm,
-              coalesce((select sum(o.net_amount_reporting) from ${rm}.orders o
-                         where o.account_id = $1 and o.customer_id = f.customer_id
-                           and o.order_date >= f.assigned_at and o.order_date < $4), 0)::float8 as revenue
-         from firsts f
-        order by f.campaign_type, f.arm, f.customer_id`,
-      [r.accountId, p.start, p.end, until, TREATED_STATUSES],
-    );
+    const rows = await db
+      .withSchema(r.readModelSchema)
+      .with('firsts', (w) =>
+        w
+          .selectFrom('analytics.campaign_assignments')
+          .select(['campaign_type', 'customer_id', 'arm'])
+          .select((eb) => eb.fn.min('assigned_at').as('assigned_at'))
+          .where('account_id', '=', r.accountId)
+          .where('assigned_at', '>=', p.start)
+          .where('assigned_at', '<', p.end)
+          .where((eb) =>
+            eb.or([
+              eb.and([eb('arm', '=', 'treated'), eb('status', 'in', TREATED_STATUSES)]),
+              eb.and([eb('arm', '=', 'holdout'), eb('status', '=', 'held_out')]),
+            ]),
+          )
+          .groupBy(['campaign_type', 'customer_id', 'arm']),
+      )
+      .selectFrom('firsts as f')
+      .select(['f.campaign_type', 'f.arm'])
+      .select((eb) =>
+        eb
+          .cast<number>(
+            eb.fn.coalesce(
+              eb
+                .selectFrom('orders as o')
+                .select((o) => o.fn.sum<number>('o.net_amount_reporting').as('s'))
+                .where('o.account_id', '=', r.accountId)
+                .whereRef('o.customer_id', '=', 'f.customer_id')
+                .whereRef('o.order_date', '>=', 'f.assigned_at')
+                .where('o.order_date', '<', until),
+              eb.lit(0),
+            ),
+            'float8',
+          )
+          .as('revenue'),
+      )
+      .orderBy('f.campaign_type')
+      .orderBy('f.arm')
+      .orderBy('f.customer_id')
+      .execute();
     const byType = new Map<string, { treated: number[]; holdout: number[] }>();
     for (const row of rows) {
       let g = byType.get(row.campaign_type);
@@ -70,51 +101,60 @@ export async function computeLiftReports(pool: Pool, r: LiftReportInput): Promis
     const final = settle.status === 'final';
     for (const [campaignType, g] of byType) {
       const f = liftFigures(g.treated, g.holdout);
-      await pool.query(
-        `insert into analytics.lift_reports
-           (account_id, campaign_type, period_start, period_end, treated_customers, holdout_customers,
-            treated_revenue_per_customer, holdout_revenue_per_customer, lift, ci_low, ci_high, p_value,
-            significant, incremental_revenue, billable_revenue, mde, computed_at, test, p_value_greater,
-            settlement_status, settles_at, settled_at, final_billable_revenue)
-         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19,
-                 $20, $21, case when $20 = 'final' then $17::timestamptz end,
-                 case when $20 = 'final' then $15::numeric end)
-         on conflict (account_id, campaign_type, period_start, period_end) do update set
-           treated_customers = excluded.treated_customers, holdout_customers = excluded.holdout_customers,
-           treated_revenue_per_customer = excluded.treated_revenue_per_customer,
-           holdout_revenue_per_customer = excluded.holdout_revenue_per_customer,
-           lift = excluded.lift, ci_low = excluded.ci_low, ci_high = excluded.ci_high,
-           p_value = excluded.p_value, significant = excluded.significant,
-           incremental_revenue = excluded.incremental_revenue, billable_revenue = excluded.billable_revenue,
-           mde = excluded.mde, computed_at = excluded.computed_at, test = excluded.test,
-           p_value_greater = excluded.p_value_greater, settlement_status = excluded.settlement_status,
-           settles_at = excluded.settles_at, settled_at = excluded.settled_at,
-           final_billable_revenue = excluded.final_billable_revenue
-         where analytics.lift_reports.settlement_status = 'provisional'`,
-        [
-          r.accountId,
-          campaignType,
-          p.start,
-          p.end,
-          f.treatedCustomers,
-          f.holdoutCustomers,
-          f.treatedRevenuePerCustomer,
-          f.holdoutRevenuePerCustomer,
-          f.lift,
-          f.ciLow,
-          f.ciHigh,
-          f.pValue,
-          f.significant,
-          f.incrementalRevenue,
-          f.billableRevenue,
-          f.mde,
-          r.now,
-          f.test,
-          f.pValueGreater,
-          final ? 'final' : 'provisional',
-          settle.settlesAt,
-        ],
-      );
+      await db
+        .insertInto('analytics.lift_reports')
+        .values({
+          account_id: r.accountId,
+          campaign_type: campaignType,
+          period_start: p.start,
+          period_end: p.end,
+          treated_customers: f.treatedCustomers,
+          holdout_customers: f.holdoutCustomers,
+          treated_revenue_per_customer: f.treatedRevenuePerCustomer,
+          holdout_revenue_per_customer: f.holdoutRevenuePerCustomer,
+          lift: f.lift,
+          ci_low: f.ciLow,
+          ci_high: f.ciHigh,
+          p_value: f.pValue,
+          significant: f.significant,
+          incremental_revenue: f.incrementalRevenue,
+          billable_revenue: f.billableRevenue,
+          mde: f.mde,
+          computed_at: r.now,
+          test: f.test,
+          p_value_greater: f.pValueGreater,
+          settlement_status: final ? 'final' : 'provisional',
+          settles_at: settle.settlesAt,
+          settled_at: final ? r.now : null,
+          final_billable_revenue: final ? f.billableRevenue : null,
+        })
+        .onConflict((oc) =>
+          oc
+            .columns(['account_id', 'campaign_type', 'period_start', 'period_end'])
+            .doUpdateSet((eb) => ({
+              treated_customers: eb.ref('excluded.treated_customers'),
+              holdout_customers: eb.ref('excluded.holdout_customers'),
+              treated_revenue_per_customer: eb.ref('excluded.treated_revenue_per_customer'),
+              holdout_revenue_per_customer: eb.ref('excluded.holdout_revenue_per_customer'),
+              lift: eb.ref('excluded.lift'),
+              ci_low: eb.ref('excluded.ci_low'),
+              ci_high: eb.ref('excluded.ci_high'),
+              p_value: eb.ref('excluded.p_value'),
+              significant: eb.ref('excluded.significant'),
+              incremental_revenue: eb.ref('excluded.incremental_revenue'),
+              billable_revenue: eb.ref('excluded.billable_revenue'),
+              mde: eb.ref('excluded.mde'),
+              computed_at: eb.ref('excluded.computed_at'),
+              test: eb.ref('excluded.test'),
+              p_value_greater: eb.ref('excluded.p_value_greater'),
+              settlement_status: eb.ref('excluded.settlement_status'),
+              settles_at: eb.ref('excluded.settles_at'),
+              settled_at: eb.ref('excluded.settled_at'),
+              final_billable_revenue: eb.ref('excluded.final_billable_revenue'),
+            }))
+            .where('analytics.lift_reports.settlement_status', '=', 'provisional'),
+        )
+        .execute();
       written++;
     }
   }

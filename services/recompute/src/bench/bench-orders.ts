@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { from as copyFrom } from 'pg-copy-streams';
-import type { Pool } from '@holdfast/db';
+import { namedSql, rawQuery, type Pool } from '@holdfast/db';
 
 const DAY_MS = 86_400_000;
 
@@ -141,26 +141,38 @@ export async function loadSyntheticOrders(
   try {
     // The interleaved shape inserts into the by-customer index at random, which on a loaded machine
     // can outlast the pool's statement timeout.
-    await client.query('set statement_timeout = 0');
+    await rawQuery(client, 'bench-orders.no-timeout', 'set statement_timeout = 0');
     await pipeline(
       Readable.from(orderLines()),
       client.query(
-        copyFrom(`copy "${schema}".orders (account_id, order_id, customer_id, external_customer_id, order_date,
-          order_amount, product_name, refunded_amount, cancelled_at, first_seen_at, updated_at) from stdin`),
+        copyFrom(
+          namedSql(
+            'bench-orders.copy-orders',
+            `copy "${schema}".orders (account_id, order_id, customer_id, external_customer_id, order_date,
+          order_amount, product_name, refunded_amount, cancelled_at, first_seen_at, updated_at) from stdin`,
+          ),
+        ),
       ),
     );
     await pipeline(
       Readable.from(customerLines()),
       client.query(
         copyFrom(
-          `copy "${schema}".customers (account_id, customer_id, external_id, created_at, updated_at) from stdin`,
+          namedSql(
+            'bench-orders.copy-customers',
+            `copy "${schema}".customers (account_id, customer_id, external_id, created_at, updated_at) from stdin`,
+          ),
         ),
       ),
     );
     // A freshly loaded table's first scan sets every row's hint bits (a write per page); a live
     // read model was vacuumed long before its nightly recompute, so measure that steady state.
-    await client.query(`vacuum (analyze) "${schema}".orders, "${schema}".customers`);
-    await client.query('reset statement_timeout');
+    await rawQuery(
+      client,
+      'bench-orders.vacuum',
+      `vacuum (analyze) "${schema}".orders, "${schema}".customers`,
+    );
+    await rawQuery(client, 'bench-orders.reset-timeout', 'reset statement_timeout');
   } finally {
     client.release();
   }

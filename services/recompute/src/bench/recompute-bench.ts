@@ -15,9 +15,10 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { Kysely } from 'kysely';
 import pg from 'pg';
-import { createDb, createPool } from '@holdfast/db';
+import { createDb, createPool, rawQuery } from '@holdfast/db';
 import { ensureReadModelSchema } from '@holdfast/read-models';
 import { migrateAnalytics } from '../migrations/migrate-analytics.js';
+import { recomputeDb } from '../recompute-database.js';
 import { recomputeAccount } from '../scoring/recompute-account.js';
 import { loadSyntheticOrders } from './bench-orders.js';
 
@@ -37,7 +38,7 @@ async function admin(url: string, statement: string): Promise<void> {
   const c = new pg.Client({ connectionString: u.toString() });
   await c.connect();
   try {
-    await c.query(statement);
+    await rawQuery(c, 'recompute-bench.admin', statement);
   } finally {
     await c.end();
   }
@@ -67,11 +68,14 @@ try {
   await migrateAnalytics(createDb(pool) as Kysely<unknown>);
   let accountId: string;
   if (reuse) {
-    const { rows } = await pool.query<{ id: string }>(
-      'select account_id as id from read_models.customers limit 1',
-    );
-    if (!rows[0]) throw new Error(`database ${name} holds no benchmark account`);
-    accountId = rows[0].id;
+    const row = await recomputeDb(pool)
+      .withSchema('read_models')
+      .selectFrom('customers')
+      .select('account_id as id')
+      .limit(1)
+      .executeTakeFirst();
+    if (!row) throw new Error(`database ${name} holds no benchmark account`);
+    accountId = row.id;
   } else {
     accountId = randomUUID();
     const t = performance.now();
@@ -93,10 +97,11 @@ try {
     const outcome = await recomputeAccount({ pool, readModelSchema: 'read_models' }, accountId, asOf);
     const wall = performance.now() - t;
     const used = process.cpuUsage(cpu);
-    const { rows } = await pool.query<{ n: number }>(
-      'select count(*)::int as n from analytics.customer_scores where account_id = $1',
-      [accountId],
-    );
+    const scored = await recomputeDb(pool)
+      .selectFrom('analytics.customer_scores')
+      .select((eb) => eb.cast<number>(eb.fn.countAll(), 'integer').as('n'))
+      .where('account_id', '=', accountId)
+      .executeTakeFirst();
     console.log(
       JSON.stringify({
         run,
@@ -104,7 +109,7 @@ try {
         orders: outcome.orders,
         repeat_customers: outcome.repeatCustomers,
         model: outcome.model,
-        rows_written: rows[0]?.n,
+        rows_written: scored?.n,
         seconds: seconds(wall),
         us_per_order: Number(((wall * 1000) / Math.max(1, outcome.orders)).toFixed(2)),
         phases_seconds: {

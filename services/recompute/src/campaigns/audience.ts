@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { decideSend, type SendChannel, type SendDecisionKind, type SendSettings } from '@holdfast/domain';
-import type { PoolClient } from '@holdfast/db';
+import { rawQuery, type PoolClient } from '@holdfast/db';
 import type { AudienceRules, CampaignType } from './campaign-types.js';
 import type { AccountCampaignSettings } from './campaign-settings.js';
 import { buildCtaUrl } from './cta-url.js';
@@ -65,7 +65,10 @@ const COUNTED = new Set(['planned', 'sent', 'held_out', 'sandbox_simulated']);
 export async function planAudiences(c: PoolClient, p: PlanInput): Promise<PlanResult> {
   const rm = `"${p.readModelSchema}"`;
   const windowDays = Math.max(p.rules.cooldownDays, p.settings.frequencyCap.days);
-  const { rows } = await c.query<Candidate>(
+  // Window function over the account's scores, lateral history: analytic SQL, raw and named.
+  const { rows } = await rawQuery<Candidate>(
+    c,
+    'audience.candidates',
     `with scored as (
        select s.customer_id, s.is_holdout, s.lifecycle_state, s.predicted_next_purchase_at, s.as_of,
               s.lifetime_value, cume_dist() over (order by s.lifetime_value) as ltv_cume
@@ -187,7 +190,10 @@ export async function planAudiences(c: PoolClient, p: PlanInput): Promise<PlanRe
   const CHUNK = 20_000;
   for (let i = 0; i < cols.customer.length; i += CHUNK) {
     const part = <T>(a: T[]): T[] => a.slice(i, i + CHUNK);
-    await c.query(
+    // unnest bulk insert: one statement per chunk of 20,000 rows.
+    await rawQuery(
+      c,
+      'audience.insert-assignments',
       `insert into analytics.campaign_assignments
          (assignment_id, account_id, run_id, task_id, campaign_type, customer_id, arm, channel, provider,
           status, tracking_id, url, assigned_at, sent_at)

@@ -1,4 +1,5 @@
-import type { Pool, PoolClient } from '@holdfast/db';
+import { rawQuery, type Pool, type PoolClient } from '@holdfast/db';
+import { recomputeDb } from '../recompute-database.js';
 
 /** Counters of one campaign step (analytics.campaign_runs). */
 export interface RunCounts {
@@ -42,7 +43,9 @@ export async function tryLockAccount(
 ): Promise<{ release(): Promise<void> } | null> {
   const client: PoolClient = await pool.connect();
   try {
-    const { rows } = await client.query<{ ok: boolean }>(
+    const { rows } = await rawQuery<{ ok: boolean }>(
+      client,
+      'campaign-runs.try-lock-account',
       `select pg_try_advisory_lock(hashtextextended('holdfast:campaigns:' || $1, 0)) as ok`,
       [accountId],
     );
@@ -57,9 +60,12 @@ export async function tryLockAccount(
   return {
     release: async () => {
       try {
-        await client.query(`select pg_advisory_unlock(hashtextextended('holdfast:campaigns:' || $1, 0))`, [
-          accountId,
-        ]);
+        await rawQuery(
+          client,
+          'campaign-runs.unlock-account',
+          `select pg_advisory_unlock(hashtextextended('holdfast:campaigns:' || $1, 0))`,
+          [accountId],
+        );
         client.release();
       } catch (err) {
         client.release(err as Error);
@@ -72,11 +78,17 @@ export async function startRun(
   pool: Pool,
   r: { runId: string; accountId: string; taskId: string | null; sendsEnabled: boolean; at: Date },
 ): Promise<void> {
-  await pool.query(
-    `insert into analytics.campaign_runs (run_id, account_id, task_id, status, started_at, sends_enabled)
-     values ($1, $2, $3, 'running', $4, $5)`,
-    [r.runId, r.accountId, r.taskId, r.at, r.sendsEnabled],
-  );
+  await recomputeDb(pool)
+    .insertInto('analytics.campaign_runs')
+    .values({
+      run_id: r.runId,
+      account_id: r.accountId,
+      task_id: r.taskId,
+      status: 'running',
+      started_at: r.at,
+      sends_enabled: r.sendsEnabled,
+    })
+    .execute();
 }
 
 export async function finishRun(
@@ -85,29 +97,25 @@ export async function finishRun(
   f: { status: 'done' | 'failed' | 'skipped'; reason: string | null; counts: RunCounts; at: Date },
 ): Promise<void> {
   const c = f.counts;
-  await pool.query(
-    `update analytics.campaign_runs
-        set status = $2, reason = $3, finished_at = $4, planned = $5, held_out = $6, sent = $7,
-            send_failed = $8, events_appended = $9, attributions = $10, lift_reports = $11,
-            sandbox_simulated = $12, capped = $13, no_consent = $14, suppressed = $15, disabled = $16
-      where run_id = $1`,
-    [
-      runId,
-      f.status,
-      f.reason,
-      f.at,
-      c.planned,
-      c.heldOut,
-      c.sent,
-      c.sendFailed,
-      c.eventsAppended,
-      c.attributions,
-      c.liftReports,
-      c.sandboxSimulated,
-      c.capped,
-      c.noConsent,
-      c.suppressed,
-      c.disabled,
-    ],
-  );
+  await recomputeDb(pool)
+    .updateTable('analytics.campaign_runs')
+    .set({
+      status: f.status,
+      reason: f.reason,
+      finished_at: f.at,
+      planned: c.planned,
+      held_out: c.heldOut,
+      sent: c.sent,
+      send_failed: c.sendFailed,
+      events_appended: c.eventsAppended,
+      attributions: c.attributions,
+      lift_reports: c.liftReports,
+      sandbox_simulated: c.sandboxSimulated,
+      capped: c.capped,
+      no_consent: c.noConsent,
+      suppressed: c.suppressed,
+      disabled: c.disabled,
+    })
+    .where('run_id', '=', runId)
+    .execute();
 }

@@ -1,5 +1,6 @@
 import { DEFAULT_FREQUENCY_CAP } from '@holdfast/domain';
-import type { Pool, PoolClient } from '@holdfast/db';
+import type { Pool } from '@holdfast/db';
+import { recomputeDb } from '../recompute-database.js';
 
 /** An account's campaign settings (analytics.campaign_type_settings, campaign_account_settings, control.accounts). */
 export interface AccountCampaignSettings {
@@ -11,25 +12,30 @@ export interface AccountCampaignSettings {
 }
 
 /** Reads an account's campaign settings; defaults for what was never set (nothing enabled, 1 per 7 days). */
-export async function loadCampaignSettings(
-  db: Pool | PoolClient,
-  accountId: string,
-): Promise<AccountCampaignSettings> {
-  const { rows } = await db.query<{
-    is_sandbox: boolean | null;
-    enabled: string[] | null;
-    cap_messages: number | null;
-    cap_days: number | null;
-  }>(
-    `select (select is_sandbox from control.accounts where id = $1) as is_sandbox,
-            (select array_agg(campaign_type order by campaign_type) from analytics.campaign_type_settings
-              where account_id = $1 and enabled) as enabled,
-            s.frequency_cap_messages as cap_messages, s.frequency_cap_days as cap_days
-       from (select 1) one
-       left join analytics.campaign_account_settings s on s.account_id = $1`,
-    [accountId],
-  );
-  const r = rows[0];
+export async function loadCampaignSettings(pool: Pool, accountId: string): Promise<AccountCampaignSettings> {
+  const r = await recomputeDb(pool)
+    .selectNoFrom((eb) => [
+      eb.selectFrom('control.accounts').select('is_sandbox').where('id', '=', accountId).as('is_sandbox'),
+      eb
+        .selectFrom('analytics.campaign_type_settings')
+        .select((t) =>
+          t.fn.agg<string[]>('array_agg', ['campaign_type']).orderBy('campaign_type').as('types'),
+        )
+        .where('account_id', '=', accountId)
+        .where('enabled', '=', true)
+        .as('enabled'),
+      eb
+        .selectFrom('analytics.campaign_account_settings')
+        .select('frequency_cap_messages')
+        .where('account_id', '=', accountId)
+        .as('cap_messages'),
+      eb
+        .selectFrom('analytics.campaign_account_settings')
+        .select('frequency_cap_days')
+        .where('account_id', '=', accountId)
+        .as('cap_days'),
+    ])
+    .executeTakeFirst();
   return {
     enabledTypes: new Set(r?.enabled ?? []),
     frequencyCap: {

@@ -1,4 +1,5 @@
-import type { Pool } from '@holdfast/db';
+import { sql, type Pool } from '@holdfast/db';
+import { recomputeDb } from '../recompute-database.js';
 import type { CampaignType, Channel } from './campaign-types.js';
 
 /** A planned send with the contact it goes to, read at send time (never stored in analytics). */
@@ -28,44 +29,53 @@ export interface SentSend {
   readonly taskId: string | null;
 }
 
+/** The columns a planned and a sent send share, named as the send's fields. */
+const SEND_COLUMNS = [
+  'a.assignment_id as assignmentId',
+  'a.customer_id as customerId',
+  'a.campaign_type as campaignType',
+  'a.channel',
+  'a.provider',
+  'a.tracking_id as trackingId',
+] as const;
+
 /** The account's planned sends (this run's and any a crashed run left), oldest first. */
 export async function plannedSends(
   pool: Pool,
   readModelSchema: string,
   accountId: string,
 ): Promise<PlannedSend[]> {
-  const { rows } = await pool.query<{
-    assignment_id: string;
-    customer_id: string;
-    campaign_type: CampaignType;
-    channel: Channel;
-    provider: string;
-    tracking_id: string;
-    to: string | null;
-    consent_ok: boolean | null;
-  }>(
-    `select a.assignment_id, a.customer_id, a.campaign_type, a.channel, a.provider, a.tracking_id,
-            case a.channel when 'email' then c.email else c.phone end as "to",
-            case a.channel
-              when 'email' then c.consent_marketing_email and not c.consent_suppressed and not c.consent_bounced
-              else c.consent_sms
-            end as consent_ok
-       from analytics.campaign_assignments a
-       left join "${readModelSchema}".customers c on c.account_id = a.account_id and c.customer_id = a.customer_id
-      where a.account_id = $1 and a.status = 'planned'
-      order by a.assigned_at, a.assignment_id`,
-    [accountId],
-  );
-  return rows.map((r) => ({
-    assignmentId: r.assignment_id,
-    customerId: r.customer_id,
-    campaignType: r.campaign_type,
-    channel: r.channel,
-    provider: r.provider,
-    trackingId: r.tracking_id,
-    to: r.to,
-    consentOk: r.consent_ok === true,
-  }));
+  const rows = await recomputeDb(pool)
+    .withSchema(readModelSchema)
+    .selectFrom('analytics.campaign_assignments as a')
+    .leftJoin('customers as c', (j) =>
+      j.onRef('c.account_id', '=', 'a.account_id').onRef('c.customer_id', '=', 'a.customer_id'),
+    )
+    .select((eb) => [
+      ...SEND_COLUMNS,
+      eb.case('a.channel').when('email').then(eb.ref('c.email')).else(eb.ref('c.phone')).end().as('to'),
+      eb
+        .case('a.channel')
+        .when('email')
+        .then(
+          eb.and([
+            eb.ref('c.consent_marketing_email').$notNull(),
+            eb.not(eb.ref('c.consent_suppressed').$notNull()),
+            eb.not(eb.ref('c.consent_bounced').$notNull()),
+          ]),
+        )
+        .else(eb.ref('c.consent_sms'))
+        .end()
+        .as('consentOk'),
+    ])
+    .where('a.account_id', '=', accountId)
+    .where('a.status', '=', 'planned')
+    .orderBy('a.assigned_at')
+    .orderBy('a.assignment_id')
+    // A planned row has its channel, provider and tracking id (the ledger's checks).
+    .$narrowType<{ campaignType: CampaignType; channel: Channel; provider: string; trackingId: string }>()
+    .execute();
+  return rows.map((r) => ({ ...r, consentOk: r.consentOk === true }));
 }
 
 /**
@@ -83,21 +93,20 @@ export async function markSent(
     lastFailure: { errorClass: string; kind: 'retriable' | 'permanent' } | null;
   },
 ): Promise<void> {
-  await pool.query(
-    `update analytics.campaign_assignments
-        set status = 'sent', url = $2, provider_status = $3, sent_at = $4, last_error = $6,
-            last_failure_kind = $7, send_attempts = send_attempts + $5
-      where assignment_id = $1 and status = 'planned'`,
-    [
-      assignmentId,
-      s.url,
-      s.statusCode,
-      s.sentAt,
-      s.attempts,
-      s.lastFailure?.errorClass ?? null,
-      s.lastFailure?.kind ?? null,
-    ],
-  );
+  await recomputeDb(pool)
+    .updateTable('analytics.campaign_assignments')
+    .set((eb) => ({
+      status: 'sent',
+      url: s.url,
+      provider_status: s.statusCode,
+      sent_at: s.sentAt,
+      last_error: s.lastFailure?.errorClass ?? null,
+      last_failure_kind: s.lastFailure?.kind ?? null,
+      send_attempts: eb('send_attempts', '+', s.attempts),
+    }))
+    .where('assignment_id', '=', assignmentId)
+    .where('status', '=', 'planned')
+    .execute();
 }
 
 /**
@@ -109,51 +118,41 @@ export async function markFailed(
   assignmentId: string,
   f: { error: string; failureKind: 'retriable' | 'permanent'; statusCode?: number | null; attempts: number },
 ): Promise<void> {
-  await pool.query(
-    `update analytics.campaign_assignments
-        set status = 'failed', last_error = $2, provider_status = $3, last_failure_kind = $5,
-            send_attempts = send_attempts + $4
-      where assignment_id = $1 and status = 'planned'`,
-    [assignmentId, f.error.slice(0, 500), f.statusCode ?? null, f.attempts, f.failureKind],
-  );
+  await recomputeDb(pool)
+    .updateTable('analytics.campaign_assignments')
+    .set((eb) => ({
+      status: 'failed',
+      last_error: f.error.slice(0, 500),
+      provider_status: f.statusCode ?? null,
+      last_failure_kind: f.failureKind,
+      send_attempts: eb('send_attempts', '+', f.attempts),
+    }))
+    .where('assignment_id', '=', assignmentId)
+    .where('status', '=', 'planned')
+    .execute();
 }
 
 /** Sent messages whose CampaignSent record has not been noted as appended, oldest first. */
 export async function unappendedSends(pool: Pool, accountId: string, limit: number): Promise<SentSend[]> {
-  const { rows } = await pool.query<{
-    assignment_id: string;
-    customer_id: string;
-    campaign_type: string;
-    channel: string;
-    provider: string;
-    tracking_id: string;
-    url: string;
-    sent_at: Date;
-    task_id: string | null;
-  }>(
-    `select assignment_id, customer_id, campaign_type, channel, provider, tracking_id, url, sent_at, task_id
-       from analytics.campaign_assignments
-      where account_id = $1 and status = 'sent' and event_appended_at is null
-      order by sent_at, assignment_id
-      limit $2`,
-    [accountId, limit],
-  );
-  return rows.map((r) => ({
-    assignmentId: r.assignment_id,
-    customerId: r.customer_id,
-    campaignType: r.campaign_type,
-    channel: r.channel,
-    provider: r.provider,
-    trackingId: r.tracking_id,
-    url: r.url,
-    sentAt: r.sent_at,
-    taskId: r.task_id,
-  }));
+  const rows = await recomputeDb(pool)
+    .selectFrom('analytics.campaign_assignments as a')
+    .select([...SEND_COLUMNS, 'a.url', 'a.sent_at as sentAt', 'a.task_id as taskId'])
+    .where('a.account_id', '=', accountId)
+    .where('a.status', '=', 'sent')
+    .where('a.event_appended_at', 'is', null)
+    .orderBy('a.sent_at')
+    .orderBy('a.assignment_id')
+    .limit(limit)
+    // A sent row has its channel, provider, tracking id, link and time (the ledger's checks).
+    .$narrowType<{ channel: Channel; provider: string; trackingId: string; url: string; sentAt: Date }>()
+    .execute();
+  return rows;
 }
 
 export async function markAppended(pool: Pool, assignmentIds: readonly string[], at: Date): Promise<void> {
-  await pool.query(
-    `update analytics.campaign_assignments set event_appended_at = $2 where assignment_id = any($1::uuid[])`,
-    [assignmentIds, at],
-  );
+  await recomputeDb(pool)
+    .updateTable('analytics.campaign_assignments')
+    .set({ event_appended_at: at })
+    .where('assignment_id', '=', sql<string>`any(${assignmentIds}::uuid[])`)
+    .execute();
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount } from '@holdfast/db';
+import { createAccount, type SyncTasksTable } from '@holdfast/db';
+import type { Selectable } from 'kysely';
 import {
   LogPositions,
   topicName,
@@ -64,13 +65,7 @@ function manualScheduler() {
   return { scheduler, fire: (at: Date) => job!(at) };
 }
 
-interface TaskRow {
-  id: string;
-  account_id: string;
-  status: string;
-  trigger: string;
-  reason: string | null;
-}
+type TaskRow = Pick<Selectable<SyncTasksTable>, 'id' | 'account_id' | 'status' | 'trigger' | 'reason'>;
 
 describe('the nightly run', () => {
   it('given three accounts, when 02:00 UTC fires, then each gets one nightly task that the sync consumer runs to done, and the accounts with orders are scored', async () => {

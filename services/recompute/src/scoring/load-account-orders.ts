@@ -1,6 +1,14 @@
 import { to as copyTo } from 'pg-copy-streams';
 import { CustomerDays, isHoldout, netOrderAmount, toUtcDay, type SummaryColumns } from '@holdfast/analytics';
-import { inTransaction, type Pool, type PoolClient, type TransactionOptions } from '@holdfast/db';
+import {
+  inTransaction,
+  namedSql,
+  rawQuery,
+  type Pool,
+  type PoolClient,
+  type TransactionOptions,
+} from '@holdfast/db';
+import { recomputeDbOn } from '../recompute-database.js';
 import { LineSplitter, nextTab, readDecimal, readInt } from './copy-text.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -67,6 +75,9 @@ const SNAPSHOT_READ: TransactionOptions = { isolation: 'repeatable read', readOn
  *   second copy of a million ids.)
  *
  * Returns no customers when the read models do not exist yet (the projector has not started).
+ *
+ * The snapshot export and adoption and both COPY streams are raw SQL, named `load-account-orders.*`
+ * (COPY takes no parameters and kysely has no COPY); the snapshot's counts are kysely.
  */
 export async function readAccount(
   pool: Pool,
@@ -82,7 +93,9 @@ export async function readAccount(
     const read = await inTransaction(
       orders,
       async () => {
-        const { rows } = await orders.query<{ snapshot: string; ok: boolean }>(
+        const { rows } = await rawQuery<{ snapshot: string; ok: boolean }>(
+          orders,
+          'load-account-orders.export-snapshot',
           `select pg_export_snapshot() as snapshot,
                   to_regclass($1) is not null and to_regclass($2) is not null as ok`,
           [`"${readModelSchema}".orders`, `"${readModelSchema}".customers`],
@@ -90,17 +103,36 @@ export async function readAccount(
         if (!rows[0]?.ok) return null;
         const snapshot = rows[0].snapshot;
         // Counted in the snapshot that is scored, so a task's counters describe exactly what it scored.
-        const { rows: counted } = await orders.query<{ orders: number; customers: number }>(
-          `select (select count(*) from "${readModelSchema}".orders where account_id = $1)::int as orders,
-                  (select count(*) from "${readModelSchema}".customers where account_id = $1)::int as customers`,
-          [account],
-        );
+        const counted = await recomputeDbOn(orders)
+          .withSchema(readModelSchema)
+          .selectNoFrom((eb) => [
+            eb
+              .cast<number>(
+                eb.selectFrom('orders').select(eb.fn.countAll().as('n')).where('account_id', '=', account),
+                'integer',
+              )
+              .as('orders'),
+            eb
+              .cast<number>(
+                eb.selectFrom('customers').select(eb.fn.countAll().as('n')).where('account_id', '=', account),
+                'integer',
+              )
+              .as('customers'),
+          ])
+          .executeTakeFirstOrThrow();
         const [days, customerRows] = await inTransaction(
           customers,
           async () => {
-            await customers.query(`set transaction snapshot '${snapshot}'`);
+            await rawQuery(
+              customers,
+              'load-account-orders.set-snapshot',
+              `set transaction snapshot '${snapshot}'`,
+            );
             // Plain scans: JIT compilation costs about a second here and saves less.
-            await Promise.all([orders.query('set local jit = off'), customers.query('set local jit = off')]);
+            await Promise.all([
+              rawQuery(orders, 'load-account-orders.jit-off', 'set local jit = off'),
+              rawQuery(customers, 'load-account-orders.jit-off', 'set local jit = off'),
+            ]);
             return Promise.all([
               streamOrders(orders, readModelSchema, account, asOf),
               collectCopy(customers, readModelSchema, account),
@@ -108,7 +140,7 @@ export async function readAccount(
           },
           SNAPSHOT_READ,
         );
-        return { days, customerRows, counted: counted[0]! };
+        return { days, customerRows, counted };
       },
       SNAPSHOT_READ,
     );
@@ -143,13 +175,18 @@ async function streamOrders(
   const holdout = new Set<string>();
   const split = new LineSplitter();
   const stream = client.query(
-    copyTo(`copy (
+    copyTo(
+      namedSql(
+        'load-account-orders.copy-orders',
+        `copy (
       select customer_id, (order_date at time zone 'UTC')::date - date '1970-01-01',
              order_amount_reporting, refunded_amount_reporting
         from "${schema}".orders
        where account_id = '${account}' and cancelled_at is null and customer_id is not null
          and order_date < '${before}'
-    ) to stdout`),
+    ) to stdout`,
+      ),
+    ),
   );
   for await (const chunk of stream as AsyncIterable<Buffer>) {
     split.push(chunk, (buf, start, end) => {
@@ -171,10 +208,15 @@ async function streamOrders(
 async function collectCopy(client: PoolClient, schema: string, account: string): Promise<Buffer[]> {
   const chunks: Buffer[] = [];
   const stream = client.query(
-    copyTo(`copy (
+    copyTo(
+      namedSql(
+        'load-account-orders.copy-external-ids',
+        `copy (
       select customer_id, external_id from "${schema}".customers
        where account_id = '${account}' and external_id is not null
-    ) to stdout`),
+    ) to stdout`,
+      ),
+    ),
   );
   for await (const chunk of stream as AsyncIterable<Buffer>) chunks.push(chunk);
   return chunks;

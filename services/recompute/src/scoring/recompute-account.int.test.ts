@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isHoldout, scoreCustomers, summarizeOrders } from '@holdfast/analytics';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
+import type { Selectable } from 'kysely';
+import type { CustomerScoresTable } from '../migrations/tables.js';
 import { DEFAULT_SCORING, recomputeAccount, type RecomputeDeps } from './recompute-account.js';
 import {
   insertCustomers,
@@ -24,24 +26,7 @@ beforeAll(async () => {
 });
 afterAll(() => t?.close());
 
-interface ScoreRow {
-  customer_id: string;
-  external_id: string | null;
-  churn_risk: number;
-  lifecycle_state: string;
-  p_alive: number;
-  predicted_next_purchase_at: Date | null;
-  expected_purchases: number;
-  expected_spend: number;
-  realised_revenue: number;
-  predicted_value: number;
-  lifetime_value: number;
-  is_holdout: boolean;
-  model: string;
-  model_params: Record<string, unknown>;
-  horizon_days: number;
-  as_of: Date;
-}
+type ScoreRow = Selectable<CustomerScoresTable>;
 
 async function scoresOf(accountId: string): Promise<Map<string, ScoreRow>> {
   const { rows } = await t.pool.query<ScoreRow>(

@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { from as copyFrom } from 'pg-copy-streams';
-import { inTransaction, type Pool, type PoolClient } from '@holdfast/db';
+import { inTransaction, namedSql, rawQuery, type Pool, type PoolClient } from '@holdfast/db';
+import { recomputeDbOn } from '../recompute-database.js';
 import { checkedAccountId } from './load-account-orders.js';
 import { modelParams, PER_CUSTOMER_COLUMNS, scoreLines, type ScoreBatch } from './score-rows.js';
 import type { ModelFitRow } from './model-fit.js';
@@ -34,6 +35,10 @@ function partitionPrefix(accountId: string): string {
  * retries. A session advisory lock serialises two recomputes of one account (a sync and the nightly
  * run); the later one replaces the earlier one's rows. Tables left by a crash are dropped on the next
  * recompute of the account.
+ *
+ * The DDL, the COPY, the advisory locks and the catalog reads are raw SQL (kysely has no COPY, and the
+ * DDL names a table made up here), each named `write-scores.*`; the fit's upsert and the default
+ * partition's delete are kysely.
  */
 export async function replaceAccountScores(
   pool: Pool,
@@ -45,13 +50,20 @@ export async function replaceAccountScores(
   const client = await pool.connect();
   const lockKey = `holdfast:customer_scores:${batch.accountId}`;
   try {
-    await client.query(`select pg_advisory_lock(hashtextextended($1, 0))`, [lockKey]);
+    await rawQuery(client, 'write-scores.lock-account', `select pg_advisory_lock(hashtextextended($1, 0))`, [
+      lockKey,
+    ]);
     try {
       await dropDetached(client, prefix);
       if (batch.customerIds.length > 0) await buildPartition(client, table, batch);
       await swap(client, prefix, batch.customerIds.length > 0 ? table : null, batch, fit);
     } finally {
-      await client.query(`select pg_advisory_unlock(hashtextextended($1, 0))`, [lockKey]);
+      await rawQuery(
+        client,
+        'write-scores.unlock-account',
+        `select pg_advisory_unlock(hashtextextended($1, 0))`,
+        [lockKey],
+      );
     }
   } finally {
     client.release();
@@ -62,27 +74,50 @@ async function buildPartition(client: PoolClient, table: string, batch: ScoreBat
   const t = `analytics."${table}"`;
   const literal = (v: string) => client.escapeLiteral(v);
   await inTransaction(client, async () => {
-    await client.query(`create table ${t} (like analytics.customer_scores including constraints)`);
+    await rawQuery(
+      client,
+      'write-scores.create-partition',
+      `create table ${t} (like analytics.customer_scores including constraints)`,
+    );
     // The partition constraint, stated up front: ATTACH then trusts it instead of scanning the table.
-    await client.query(
+    await rawQuery(
+      client,
+      'write-scores.partition-constraint',
       `alter table ${t} add constraint account_only check (account_id = ${literal(batch.accountId)})`,
     );
-    await client.query(`alter table ${t}
+    await rawQuery(
+      client,
+      'write-scores.set-defaults',
+      `alter table ${t}
       alter column account_id set default ${literal(batch.accountId)},
       alter column model set default ${literal(batch.result.model)},
       alter column model_params set default ${literal(JSON.stringify(modelParams(batch.result)))}::jsonb,
       alter column horizon_days set default ${Number(batch.horizonDays)},
-      alter column as_of set default ${literal(batch.asOf.toISOString())}::timestamptz`);
+      alter column as_of set default ${literal(batch.asOf.toISOString())}::timestamptz`,
+    );
     // FREEZE: the table is new in this transaction, so its rows need no later freezing pass.
     await pipeline(
       Readable.from(scoreLines(batch)),
-      client.query(copyFrom(`copy ${t} (${PER_CUSTOMER_COLUMNS.join(', ')}) from stdin with (freeze)`)),
+      client.query(
+        copyFrom(
+          namedSql(
+            'write-scores.copy-scores',
+            `copy ${t} (${PER_CUSTOMER_COLUMNS.join(', ')}) from stdin with (freeze)`,
+          ),
+        ),
+      ),
     );
-    await client.query(`alter table ${t}
+    await rawQuery(
+      client,
+      'write-scores.drop-defaults',
+      `alter table ${t}
       alter column account_id drop default, alter column model drop default,
       alter column model_params drop default, alter column horizon_days drop default,
-      alter column as_of drop default`);
-    await client.query(
+      alter column as_of drop default`,
+    );
+    await rawQuery(
+      client,
+      'write-scores.primary-key',
       `alter table ${t} add constraint "${table}_pkey" primary key (account_id, customer_id)`,
     );
   });
@@ -98,18 +133,29 @@ async function swap(
   for (let attempt = 1; ; attempt++) {
     try {
       await inTransaction(client, async () => {
-        await client.query(`set local lock_timeout = '${SWAP_LOCK_TIMEOUT}'`);
+        await rawQuery(
+          client,
+          'write-scores.lock-timeout',
+          `set local lock_timeout = '${SWAP_LOCK_TIMEOUT}'`,
+        );
         for (const old of await attachedPartitions(client, prefix)) {
-          await client.query(`alter table analytics.customer_scores detach partition analytics."${old}"`);
-          await client.query(`drop table analytics."${old}"`);
+          await rawQuery(
+            client,
+            'write-scores.detach-partition',
+            `alter table analytics.customer_scores detach partition analytics."${old}"`,
+          );
+          await rawQuery(client, 'write-scores.drop-partition', `drop table analytics."${old}"`);
         }
         // Rows of this account inserted straight into customer_scores (seeds) are replaced too; ATTACH
         // would refuse to run while the default partition holds any.
-        await client.query(`delete from analytics.customer_scores_default where account_id = $1`, [
-          batch.accountId,
-        ]);
+        await recomputeDbOn(client)
+          .deleteFrom('analytics.customer_scores_default')
+          .where('account_id', '=', batch.accountId)
+          .execute();
         if (table) {
-          await client.query(
+          await rawQuery(
+            client,
+            'write-scores.attach-partition',
             `alter table analytics.customer_scores attach partition analytics."${table}"
                for values in (${client.escapeLiteral(batch.accountId)})`,
           );
@@ -126,7 +172,9 @@ async function swap(
 }
 
 async function attachedPartitions(client: PoolClient, prefix: string): Promise<string[]> {
-  const { rows } = await client.query<{ name: string }>(
+  const { rows } = await rawQuery<{ name: string }>(
+    client,
+    'write-scores.attached-partitions',
     `select c.relname as name from pg_inherits i
        join pg_class c on c.oid = i.inhrelid
       where i.inhparent = 'analytics.customer_scores'::regclass and c.relname like $1`,
@@ -137,33 +185,42 @@ async function attachedPartitions(client: PoolClient, prefix: string): Promise<s
 
 /** Tables of the account that are not attached: left by a recompute that died before its swap. */
 async function dropDetached(client: PoolClient, prefix: string): Promise<void> {
-  const { rows } = await client.query<{ name: string }>(
+  const { rows } = await rawQuery<{ name: string }>(
+    client,
+    'write-scores.detached-partitions',
     `select c.relname as name from pg_class c
        join pg_namespace n on n.oid = c.relnamespace
       where n.nspname = 'analytics' and c.relkind = 'r' and c.relname like $1
         and not exists (select 1 from pg_inherits i where i.inhrelid = c.oid)`,
     [`${prefix}%`],
   );
-  for (const r of rows) await client.query(`drop table if exists analytics."${r.name}"`);
+  for (const r of rows) {
+    await rawQuery(client, 'write-scores.drop-detached', `drop table if exists analytics."${r.name}"`);
+  }
 }
 
 async function insertFit(client: PoolClient, batch: ScoreBatch, fit: ModelFitRow): Promise<void> {
-  await client.query(
-    `insert into analytics.model_fits
-       (account_id, as_of, model, params, log_likelihood, customers, repeat_customers, converged)
-     values ($1, $2, $3, $4, $5, $6, $7, $8)
-     on conflict (account_id, as_of) do update set model = excluded.model, params = excluded.params,
-       log_likelihood = excluded.log_likelihood, customers = excluded.customers,
-       repeat_customers = excluded.repeat_customers, converged = excluded.converged`,
-    [
-      batch.accountId,
-      batch.asOf,
-      fit.model,
-      JSON.stringify(fit.params),
-      fit.logLikelihood,
-      fit.customers,
-      fit.repeatCustomers,
-      fit.converged,
-    ],
-  );
+  await recomputeDbOn(client)
+    .insertInto('analytics.model_fits')
+    .values({
+      account_id: batch.accountId,
+      as_of: batch.asOf,
+      model: fit.model,
+      params: JSON.stringify(fit.params),
+      log_likelihood: fit.logLikelihood,
+      customers: fit.customers,
+      repeat_customers: fit.repeatCustomers,
+      converged: fit.converged,
+    })
+    .onConflict((oc) =>
+      oc.columns(['account_id', 'as_of']).doUpdateSet((eb) => ({
+        model: eb.ref('excluded.model'),
+        params: eb.ref('excluded.params'),
+        log_likelihood: eb.ref('excluded.log_likelihood'),
+        customers: eb.ref('excluded.customers'),
+        repeat_customers: eb.ref('excluded.repeat_customers'),
+        converged: eb.ref('excluded.converged'),
+      })),
+    )
+    .execute();
 }
