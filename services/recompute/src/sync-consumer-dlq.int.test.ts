@@ -14,6 +14,7 @@ import {
 import { createTestEnv, readDeadLetters, type TestEnv } from '@holdfast/testing';
 import { migrateRecompute } from './migrations/migrate-recompute.js';
 import { startSyncConsumer } from './sync-consumer.js';
+import { DEFAULT_READ_MODEL_SCHEMA } from '@holdfast/read-models';
 
 let t: TestEnv;
 let appender: TransactionalAppender;
@@ -33,7 +34,7 @@ beforeAll(async () => {
         topicPrefix: t.topicPrefix,
         partitions: 2,
       },
-      readModelSchema: 'read_models',
+      readModelSchema: DEFAULT_READ_MODEL_SCHEMA,
     },
     {
       pool: t.pool,

@@ -8,6 +8,7 @@ import { createTestEnv, TcpProxy, type TestEnv } from '@holdfast/testing';
 import { migrateRecompute } from './migrations/migrate-recompute.js';
 import { startSyncConsumer } from './sync-consumer.js';
 import type { ScoredSnapshot, SyncTaskRef } from './sync-task-store.js';
+import { DEFAULT_READ_MODEL_SCHEMA } from '@holdfast/read-models';
 
 let t: TestEnv;
 let appender: TransactionalAppender;
@@ -37,7 +38,7 @@ function consume(group: string): Promise<RunningConsumer> {
         topicPrefix: t.topicPrefix,
         partitions: 2,
       },
-      readModelSchema: 'read_models',
+      readModelSchema: DEFAULT_READ_MODEL_SCHEMA,
       groupId: `${t.topicPrefix}${group}`,
       projectorGroupId: PROJECTOR_GROUP(),
       worker: {
@@ -152,7 +153,7 @@ beforeAll(async () => {
   await t.pool.query(`create schema read_models;
     create table read_models.orders (account_id uuid not null, order_id text not null);
     create table read_models.customers (account_id uuid not null, customer_id uuid not null)`);
-  await t.pool.query(checkpointTableDdl('read_models'));
+  await t.pool.query(checkpointTableDdl(DEFAULT_READ_MODEL_SCHEMA));
   await migrateRecompute(t.db as unknown as Kysely<unknown>);
   appender = await TransactionalAppender.create(t.kafka, { name: `${t.topicPrefix}sync-test`, size: 1 });
   consumer = await consume('recompute-sync');

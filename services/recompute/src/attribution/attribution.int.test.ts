@@ -4,6 +4,7 @@ import { createAccount } from '@holdfast/db';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
 import { insertCustomer, insertOrder, prepareCampaignSchemas } from '../campaigns/test-support/seed.js';
 import { recomputeAttributions } from './attribute-orders.js';
+import { DEFAULT_READ_MODEL_SCHEMA } from '@holdfast/read-models';
 
 const DAY = 86_400_000;
 const T = Date.parse('2025-03-10T12:00:00.000Z');
@@ -130,7 +131,11 @@ describe('attribution: exact by utm_content, else 7-day last touch; only sends o
     await insertOrder(t, account, { orderId: 'o8-before-send', customerId: carol, orderDate: at(-7) });
 
     expect(
-      await recomputeAttributions(t.pool, { accountId: account, readModelSchema: 'read_models', now: at(2) }),
+      await recomputeAttributions(t.pool, {
+        accountId: account,
+        readModelSchema: DEFAULT_READ_MODEL_SCHEMA,
+        now: at(2),
+      }),
     ).toBe(4);
     expect(await attributions(account)).toEqual([
       {
@@ -172,7 +177,11 @@ describe('attribution: exact by utm_content, else 7-day last touch; only sends o
     const before = await attributions(account);
     const other = (await createAccount(t.db, { name: 'Other' })).id;
     expect(
-      await recomputeAttributions(t.pool, { accountId: other, readModelSchema: 'read_models', now: at(3) }),
+      await recomputeAttributions(t.pool, {
+        accountId: other,
+        readModelSchema: DEFAULT_READ_MODEL_SCHEMA,
+        now: at(3),
+      }),
     ).toBe(0);
     expect(await attributions(account)).toEqual(before);
     await t.pool.query(
@@ -180,7 +189,11 @@ describe('attribution: exact by utm_content, else 7-day last touch; only sends o
       [account],
     );
     expect(
-      await recomputeAttributions(t.pool, { accountId: account, readModelSchema: 'read_models', now: at(3) }),
+      await recomputeAttributions(t.pool, {
+        accountId: account,
+        readModelSchema: DEFAULT_READ_MODEL_SCHEMA,
+        now: at(3),
+      }),
     ).toBe(4);
     const after = await attributions(account);
     expect(after).toEqual(

@@ -4,6 +4,7 @@ import { createTestEnv, type TestEnv } from '@holdfast/testing';
 import { insertCustomer, insertOrder, prepareCampaignSchemas } from '../campaigns/test-support/seed.js';
 import { liftFigures } from './lift-report.js';
 import { computeLiftReports } from './lift-reports.js';
+import { DEFAULT_READ_MODEL_SCHEMA } from '@holdfast/read-models';
 
 const DAY = 86_400_000;
 
@@ -93,7 +94,7 @@ describe('lift reports: treated vs holdout revenue per customer, net of refunds,
     expect(
       await computeLiftReports(t.pool, {
         accountId: account,
-        readModelSchema: 'read_models',
+        readModelSchema: DEFAULT_READ_MODEL_SCHEMA,
         now,
         periods: [MARCH],
       }),
@@ -149,7 +150,7 @@ describe('lift reports: treated vs holdout revenue per customer, net of refunds,
     );
     await computeLiftReports(t.pool, {
       accountId: account,
-      readModelSchema: 'read_models',
+      readModelSchema: DEFAULT_READ_MODEL_SCHEMA,
       now: on(46),
       periods: [MARCH],
     });
@@ -173,7 +174,7 @@ describe('lift reports: treated vs holdout revenue per customer, net of refunds,
     const run = (now: Date) =>
       computeLiftReports(t.pool, {
         accountId: shop,
-        readModelSchema: 'read_models',
+        readModelSchema: DEFAULT_READ_MODEL_SCHEMA,
         now,
         settlementDays: 60,
       });
@@ -228,7 +229,7 @@ describe('lift reports: treated vs holdout revenue per customer, net of refunds,
     }
     await computeLiftReports(t.pool, {
       accountId: other,
-      readModelSchema: 'read_models',
+      readModelSchema: DEFAULT_READ_MODEL_SCHEMA,
       now: on(20),
       periods: [MARCH],
     });

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import type { Kysely } from 'kysely';
 import pg from 'pg';
 import { createDb, createPool, rawQuery } from '@holdfast/db';
-import { ensureReadModelSchema } from '@holdfast/read-models';
+import { DEFAULT_READ_MODEL_SCHEMA, ensureReadModelSchema } from '@holdfast/read-models';
 import { migrateAnalytics } from '../migrations/migrate-analytics.js';
 import { recomputeDb } from '../recompute-database.js';
 import { recomputeAccount } from '../scoring/recompute-account.js';
@@ -64,12 +64,12 @@ const pool = createPool(url.toString(), 'recompute-bench', 4);
 const seconds = (ms: number) => Number((ms / 1000).toFixed(1));
 const asOf = new Date('2026-11-22T02:00:00Z');
 try {
-  await ensureReadModelSchema(pool, 'read_models');
+  await ensureReadModelSchema(pool, DEFAULT_READ_MODEL_SCHEMA);
   await migrateAnalytics(createDb(pool) as Kysely<unknown>);
   let accountId: string;
   if (reuse) {
     const row = await recomputeDb(pool)
-      .withSchema('read_models')
+      .withSchema(DEFAULT_READ_MODEL_SCHEMA)
       .selectFrom('customers')
       .select('account_id as id')
       .limit(1)
@@ -81,7 +81,7 @@ try {
     const t = performance.now();
     const loaded = await loadSyntheticOrders(
       pool,
-      'read_models',
+      DEFAULT_READ_MODEL_SCHEMA,
       accountId,
       customers,
       asOf,
@@ -94,7 +94,11 @@ try {
   for (let run = 1; run <= runs; run++) {
     const cpu = process.cpuUsage();
     const t = performance.now();
-    const outcome = await recomputeAccount({ pool, readModelSchema: 'read_models' }, accountId, asOf);
+    const outcome = await recomputeAccount(
+      { pool, readModelSchema: DEFAULT_READ_MODEL_SCHEMA },
+      accountId,
+      asOf,
+    );
     const wall = performance.now() - t;
     const used = process.cpuUsage(cpu);
     const scored = await recomputeDb(pool)

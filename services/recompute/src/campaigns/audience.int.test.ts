@@ -12,6 +12,7 @@ import {
   type SeedCustomer,
   type SeedScore,
 } from './test-support/seed.js';
+import { DEFAULT_READ_MODEL_SCHEMA } from '@holdfast/read-models';
 
 const DAY = 86_400_000;
 const AS_OF = new Date('2025-03-01T02:00:00.000Z');
@@ -51,7 +52,7 @@ describe('audiences: rules, precedence, holdout, consent, cool-down', () => {
         runId: randomUUID(),
         taskId: null,
         now,
-        readModelSchema: 'read_models',
+        readModelSchema: DEFAULT_READ_MODEL_SCHEMA,
         emailProvider: providers.email,
         smsProvider: providers.sms,
         rules: DEFAULT_AUDIENCE_RULES,

@@ -8,12 +8,13 @@ import { CAMPAIGN_TYPES } from './campaign-types.js';
 import { CaptureAppender } from './test-support/capture-appender.js';
 import { startLocalProvider, type LocalProvider } from './test-support/local-provider.js';
 import { insertCustomer, insertScore, prepareCampaignSchemas } from './test-support/seed.js';
+import { DEFAULT_READ_MODEL_SCHEMA } from '@holdfast/read-models';
 
 const AS_OF = new Date('2025-03-01T02:00:00.000Z');
 const NOW = new Date('2025-03-01T03:00:00.000Z');
 const config = {
   topicPrefix: 'tstep-',
-  readModelSchema: 'read_models',
+  readModelSchema: DEFAULT_READ_MODEL_SCHEMA,
   publicUrl: 'https://hf.example.com',
   providerRetryBaseMs: 5,
   providerRetryMaxMs: 20,

@@ -21,6 +21,7 @@ import { startFlakyReceiver } from './test-support/flaky-receiver.js';
 import { startLocalProvider, type LocalProvider } from './test-support/local-provider.js';
 import { prepareCampaignSchemas } from './test-support/seed.js';
 import { mulberry32 } from './test-support/random.js';
+import { DEFAULT_READ_MODEL_SCHEMA } from '@holdfast/read-models';
 
 const DAY = 86_400_000;
 const MIN = 60_000;
@@ -65,7 +66,7 @@ describe('campaigns end to end', () => {
     projector = await startProjector(
       {
         topicPrefix: t.topicPrefix,
-        readSchema: 'read_models',
+        readSchema: DEFAULT_READ_MODEL_SCHEMA,
         groupId: `${t.topicPrefix}projector`,
         sessionTimeoutMs: 6_000,
       },
@@ -123,7 +124,11 @@ describe('campaigns end to end', () => {
     );
 
     // The recompute of the account: scores, then the campaign step.
-    const scored = await recomputeAccount({ pool: t.pool, readModelSchema: 'read_models' }, account, now());
+    const scored = await recomputeAccount(
+      { pool: t.pool, readModelSchema: DEFAULT_READ_MODEL_SCHEMA },
+      account,
+      now(),
+    );
     expect(scored.customers).toBe(CUSTOMERS);
     const states = (
       await t.pool.query<{ lifecycle_state: string; n: number }>(
@@ -133,7 +138,11 @@ describe('campaigns end to end', () => {
     ).rows;
     const deps: CampaignStepDeps = { pool: t.pool, appender, codec: t.codec, now };
     const step = await runCampaignStep(
-      { topicPrefix: t.topicPrefix, readModelSchema: 'read_models', publicUrl: 'https://hf.example.com' },
+      {
+        topicPrefix: t.topicPrefix,
+        readModelSchema: DEFAULT_READ_MODEL_SCHEMA,
+        publicUrl: 'https://hf.example.com',
+      },
       deps,
       {
         accountId: account,
@@ -247,9 +256,13 @@ describe('campaigns end to end', () => {
     // The next recompute (three days on): customers who became eligible since are messaged, nobody gets
     // the same campaign twice (cool-down), and the order is attributed exactly.
     clock = NOW + 3 * DAY;
-    await recomputeAccount({ pool: t.pool, readModelSchema: 'read_models' }, account, now());
+    await recomputeAccount({ pool: t.pool, readModelSchema: DEFAULT_READ_MODEL_SCHEMA }, account, now());
     const next = await runCampaignStep(
-      { topicPrefix: t.topicPrefix, readModelSchema: 'read_models', publicUrl: 'https://hf.example.com' },
+      {
+        topicPrefix: t.topicPrefix,
+        readModelSchema: DEFAULT_READ_MODEL_SCHEMA,
+        publicUrl: 'https://hf.example.com',
+      },
       deps,
       {
         accountId: account,

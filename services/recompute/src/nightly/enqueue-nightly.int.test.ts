@@ -16,6 +16,7 @@ import { eventually } from '../scoring/testing/processes.js';
 import { startSyncConsumer } from '../sync-consumer.js';
 import { enqueueNightly, nightlyTaskId } from './enqueue-nightly.js';
 import { scheduleNightly, type Scheduler } from './nightly-schedule.js';
+import { DEFAULT_READ_MODEL_SCHEMA } from '@holdfast/read-models';
 
 let t: TestEnv;
 let appender: TransactionalAppender;
@@ -36,13 +37,13 @@ beforeAll(async () => {
         topicPrefix: t.topicPrefix,
         partitions: 2,
       },
-      readModelSchema: 'read_models',
+      readModelSchema: DEFAULT_READ_MODEL_SCHEMA,
     },
     {
       pool: t.pool,
       kafka: t.kafka,
       codec: t.codec,
-      recompute: scoreTaskAccount({ pool: t.pool, readModelSchema: 'read_models' }),
+      recompute: scoreTaskAccount({ pool: t.pool, readModelSchema: DEFAULT_READ_MODEL_SCHEMA }),
     },
   );
 });

@@ -23,6 +23,7 @@ import {
 } from '../campaigns/test-support/commerce-events.js';
 import { recomputeAccount } from './recompute-account.js';
 import { prepareSchemas } from './testing/read-model-fixture.js';
+import { DEFAULT_READ_MODEL_SCHEMA } from '@holdfast/read-models';
 
 // Real ECB rows (eurofxref-hist.csv): Christmas 2023 to 5 January 2024 and Easter 2024, among others.
 const SAMPLE = readFileSync(
@@ -36,7 +37,7 @@ beforeAll(async () => {
   t = await createTestEnv('currency');
   await prepareSchemas(t);
   projector = await startProjector(
-    { topicPrefix: t.topicPrefix, readSchema: 'read_models', sessionTimeoutMs: 6_000 },
+    { topicPrefix: t.topicPrefix, readSchema: DEFAULT_READ_MODEL_SCHEMA, sessionTimeoutMs: 6_000 },
     { pool: t.pool, kafka: t.kafka, codec: t.codec, logger: silentLogger },
   );
 });
@@ -108,7 +109,7 @@ describe('currency conversion through the projector and the recompute', () => {
       })),
     ]);
     await waitFor('the projector to fold the orders', async () =>
-      (await convertedOrders('read_models', account)).length === 5 ? true : undefined,
+      (await convertedOrders(DEFAULT_READ_MODEL_SCHEMA, account)).length === 5 ? true : undefined,
     );
 
     // The domain rule, on the same published rates, is what the read model stores.
@@ -118,7 +119,7 @@ describe('currency conversion through the projector and the recompute', () => {
     const expected = (amount: number, from: string, to: string, at: string) =>
       convertAmount(amount, conversionOn(rates, from, to, at));
 
-    expect(await convertedOrders('read_models', account)).toEqual([
+    expect(await convertedOrders(DEFAULT_READ_MODEL_SCHEMA, account)).toEqual([
       {
         order_id: 'o1',
         currency: 'EUR',
@@ -175,7 +176,7 @@ describe('currency conversion through the projector and the recompute', () => {
     expect(expected(20, 'GBP', 'USD', '2024-01-04T09:00:00.000Z')).toBe('25.39');
 
     // The unknown code is counted for the operator.
-    expect(await unconvertedOrders(t.pool, 'read_models', account)).toMatchObject([
+    expect(await unconvertedOrders(t.pool, DEFAULT_READ_MODEL_SCHEMA, account)).toMatchObject([
       {
         account_id: account,
         currency: 'XYZ',
@@ -186,13 +187,13 @@ describe('currency conversion through the projector and the recompute', () => {
     ]);
 
     const asOf = new Date('2024-04-05T02:00:00.000Z');
-    await recomputeAccount({ pool: t.pool, readModelSchema: 'read_models' }, account, asOf);
+    await recomputeAccount({ pool: t.pool, readModelSchema: DEFAULT_READ_MODEL_SCHEMA }, account, asOf);
     // 109.56 + 63.58 + 66.14 + 5.00 + 19.04: not 10,000 yen added to euros.
     expect(Number(await realisedRevenue(account, 'C1'))).toBeCloseTo(263.32, 6);
 
     // Reporting in EUR: the stored orders are re-converted at once, and the LTV follows.
     expect(await setReportingCurrency(t.pool, account, 'EUR')).toBe(5);
-    const inEur = await convertedOrders('read_models', account);
+    const inEur = await convertedOrders(DEFAULT_READ_MODEL_SCHEMA, account);
     expect(inEur.map((o) => [o.order_id, o.reporting_currency, o.net_amount_reporting])).toEqual([
       ['o1', 'EUR', '100.00'],
       ['o2', 'EUR', expected(50, 'GBP', 'EUR', '2023-12-31T10:00:00.000Z')], // 57.53
@@ -200,12 +201,17 @@ describe('currency conversion through the projector and the recompute', () => {
       ['o4', 'EUR', '5.00'],
       ['o5', 'EUR', '17.38'], // 23.18 − 5.80
     ]);
-    await recomputeAccount({ pool: t.pool, readModelSchema: 'read_models' }, account, asOf);
+    await recomputeAccount({ pool: t.pool, readModelSchema: DEFAULT_READ_MODEL_SCHEMA }, account, asOf);
     expect(Number(await realisedRevenue(account, 'C1'))).toBeCloseTo(100 + 57.53 + 61.18 + 5 + 17.38, 6);
 
     // A rebuild from offset 0 converts exactly as the live read model now holds.
     await rebuildReadModels(
-      { topicPrefix: t.topicPrefix, readSchema: 'read_models', projections: ['commerce'], noSwitch: true },
+      {
+        topicPrefix: t.topicPrefix,
+        readSchema: DEFAULT_READ_MODEL_SCHEMA,
+        projections: ['commerce'],
+        noSwitch: true,
+      },
       { pool: t.pool, kafka: t.kafka, codec: t.codec, logger: silentLogger },
     );
     expect(await convertedOrders('read_models_next', account)).toEqual(inEur);

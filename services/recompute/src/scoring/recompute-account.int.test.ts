@@ -13,6 +13,7 @@ import {
   steadyOrders,
   type FixtureOrder,
 } from './testing/read-model-fixture.js';
+import { DEFAULT_READ_MODEL_SCHEMA } from '@holdfast/read-models';
 
 let t: TestEnv;
 let deps: RecomputeDeps;
@@ -22,7 +23,7 @@ const day = (iso: string) => new Date(`${iso}T12:00:00Z`);
 beforeAll(async () => {
   t = await createTestEnv('recompute-scores');
   await prepareSchemas(t);
-  deps = { pool: t.pool, readModelSchema: 'read_models' };
+  deps = { pool: t.pool, readModelSchema: DEFAULT_READ_MODEL_SCHEMA };
 });
 afterAll(() => t?.close());
 

@@ -3,13 +3,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { TestEnv } from '@holdfast/testing';
-import { ensureReadModelSchema } from '@holdfast/read-models';
+import { DEFAULT_READ_MODEL_SCHEMA, ensureReadModelSchema } from '@holdfast/read-models';
 import { migrateAnalytics } from '../../migrations/migrate-analytics.js';
 import { migrateCampaigns } from '../migrations/migrate-campaigns.js';
 
 /** Read models, analytics.customer_scores and the campaign tables in the test database. */
 export async function prepareCampaignSchemas(t: TestEnv): Promise<void> {
-  await ensureReadModelSchema(t.pool, 'read_models');
+  await ensureReadModelSchema(t.pool, DEFAULT_READ_MODEL_SCHEMA);
   await migrateAnalytics(t.db as unknown as Kysely<unknown>);
   await migrateCampaigns(t.db as unknown as Kysely<unknown>);
 }

@@ -2,14 +2,14 @@
 // of the recompute itself; the pipeline test goes through the gateway, Kafka and the projector).
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { ensureReadModelSchema } from '@holdfast/read-models';
+import { DEFAULT_READ_MODEL_SCHEMA, ensureReadModelSchema } from '@holdfast/read-models';
 import type { TestEnv } from '@holdfast/testing';
 import { migrateAnalytics } from '../../migrations/migrate-analytics.js';
 import { migrateRecompute } from '../../migrations/migrate-recompute.js';
 
 /** Read models, the analytics schema and the recompute's own (its sync queue) in the test database. */
 export async function prepareSchemas(t: TestEnv): Promise<void> {
-  await ensureReadModelSchema(t.pool, 'read_models');
+  await ensureReadModelSchema(t.pool, DEFAULT_READ_MODEL_SCHEMA);
   await migrateAnalytics(t.db as unknown as Kysely<unknown>);
   await migrateRecompute(t.db as unknown as Kysely<unknown>);
 }
