@@ -23,7 +23,6 @@ import {
   waitFor,
 } from '@holdfast/platform';
 import { loadProjectorConfig } from './config.js';
-import { configureCommerceMemory } from './projections/commerce/commerce.projection.js';
 import { selectProjections } from './projections/index.js';
 import { startRetention, type Retention } from './retention.js';
 import { ProjectorMetrics } from './runtime/metrics.js';
@@ -83,7 +82,6 @@ process.on('SIGINT', () => void shutdown(0));
 
 const wait = { logger, signal: aborted.signal };
 const codec = await waitForLog(kafka, config, wait, (p) => readiness.phase(p));
-configureCommerceMemory(config.memoryBudget);
 readiness.phase('starting the consumer');
 const projector = (started.projector = await waitFor(
   'projector',
@@ -93,6 +91,7 @@ const projector = (started.projector = await waitFor(
         topicPrefix: config.topicPrefix,
         readSchema: config.readSchema,
         projections: config.projections,
+        memoryBudget: config.memoryBudget,
         chunkSize: config.chunkSize,
         sessionTimeoutMs: config.sessionTimeoutMs,
         stallMs: opsConfig.consumerStallMs,

@@ -22,7 +22,7 @@ import {
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
 import { customerUpserted, metadata, orderUpserted } from '../../test-support/events.js';
 import { ProjectionHarness, type Given } from '../../test-support/projection-harness.js';
-import { commerceProjection } from './commerce.projection.js';
+import { wireCommerce } from './commerce.projection.js';
 import { customerUuid } from './customer-id.js';
 
 let t: TestEnv;
@@ -30,7 +30,7 @@ let sql: ProjectionHarness;
 
 beforeAll(async () => {
   t = await createTestEnv('ordersprop');
-  sql = await ProjectionHarness.create(t, 'op', commerceProjection);
+  sql = await ProjectionHarness.create(t, 'op', wireCommerce());
 });
 afterAll(() => t.close());
 

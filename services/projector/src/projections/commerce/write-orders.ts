@@ -13,9 +13,8 @@ export interface OrderWrite extends DomainOrderWrite {
   readonly acquisitionChannel: string | null;
 }
 
-// Last write wins for these (the domain's ORDER_COLUMN_RULES, pinned by write-orders.test.ts); the merge
-// rules of the others are spelled out in the update.
-export const LWW = [
+// What an order says about itself: last write wins (with the rest of LWW).
+const DESCRIPTION = [
   'order_amount',
   'product_name',
   'email',
@@ -27,48 +26,35 @@ export const LWW = [
   'shipping_city',
   'shipping_state',
   'shipping_zip',
-  'discount_total',
-  'discount_pct',
-  'discount_codes',
-  'acquisition_channel',
 ];
 
+const DISCOUNT = ['discount_total', 'discount_pct', 'discount_codes'];
+
+// Last write wins for these (the domain's ORDER_COLUMN_RULES, pinned by write-orders.test.ts); the merge
+// rules of the others are spelled out in the update.
+export const LWW = [...DESCRIPTION, ...DISCOUNT, 'acquisition_channel'];
+
+// The conversion follows the currency (last write wins) at the order's first-written date: a re-post
+// that carries another order_date (which the spec says never changes) keeps the stored conversion.
+const FX = ['reporting_currency', 'fx_rate', 'fx_minor_units', 'fx_rate_date', 'fx_status'];
+
+// The COPY's and the update parameters' column order (orderValues, newOrderLine follow it).
 const COLUMN_LIST = [
   'account_id',
   'order_id',
   'customer_id',
   'external_customer_id',
   'order_date',
-  'order_amount',
-  'product_name',
-  'email',
-  'phone',
-  'customer_name',
-  'source',
-  'order_channel',
-  'currency',
-  'shipping_city',
-  'shipping_state',
-  'shipping_zip',
+  ...DESCRIPTION,
   'refunded_amount',
-  'discount_total',
-  'discount_pct',
-  'discount_codes',
+  ...DISCOUNT,
   'cancelled_at',
   'first_seen_at',
   'updated_at',
   // Added columns go after updated_at (tables created before get them by `add column`).
   'acquisition_channel',
-  'reporting_currency',
-  'fx_rate',
-  'fx_minor_units',
-  'fx_rate_date',
-  'fx_status',
+  ...FX,
 ];
-
-// The conversion follows the currency (last write wins) at the order's first-written date: a re-post
-// that carries another order_date (which the spec says never changes) keeps the stored conversion.
-const FX = ['reporting_currency', 'fx_rate', 'fx_minor_units', 'fx_rate_date', 'fx_status'];
 
 // The chunk's rows, typed like the table (so comparisons see what would be stored, e.g. amounts
 // rounded to the money type, AMOUNT_SQL_TYPE: one definition with the DDL); refunded_amount null (not carried) reads as 0, which never wins.

@@ -33,19 +33,30 @@ export interface ZeroPartyRow {
 
 // Duplicates were filtered in memory (against stored keys and earlier records of the chunk);
 // `do nothing` only guards that rule, it never decides.
-export async function insertCustomerEvents(
+async function insertNewRows<R>(
   tx: ProjectionTx,
-  rows: readonly CustomerEventRow[],
+  table: string,
+  columnsAndSelect: string,
+  rows: readonly R[],
+  valuesOf: (r: R) => unknown[],
 ): Promise<void> {
   if (!rows.length) return;
   await tx.client.query(
-    `insert into ${qualified(tx.schema, 'customer_events')}
-       (account_id, dedup_key, event_id, customer_id, link_method, is_new, event_type, received_at,
+    `insert into ${qualified(tx.schema, table)} ${columnsAndSelect} on conflict (account_id, dedup_key) do nothing`,
+    columnsOf(rows, valuesOf),
+  );
+}
+
+export function insertCustomerEvents(tx: ProjectionTx, rows: readonly CustomerEventRow[]): Promise<void> {
+  return insertNewRows(
+    tx,
+    'customer_events',
+    `(account_id, dedup_key, event_id, customer_id, link_method, is_new, event_type, received_at,
         content_key)
      select * from unnest($1::uuid[], $2::text[], $3::text[], $4::uuid[], $5::text[], $6::boolean[],
-       $7::text[], $8::timestamptz[], $9::text[])
-     on conflict (account_id, dedup_key) do nothing`,
-    columnsOf(rows, (r) => [
+       $7::text[], $8::timestamptz[], $9::text[])`,
+    rows,
+    (r) => [
       r.accountId,
       r.dedupKey,
       r.eventId,
@@ -55,25 +66,22 @@ export async function insertCustomerEvents(
       r.eventType,
       r.receivedAt,
       r.contentKey,
-    ]),
+    ],
   );
 }
 
-export async function insertZeroPartySubmissions(
-  tx: ProjectionTx,
-  rows: readonly ZeroPartyRow[],
-): Promise<void> {
-  if (!rows.length) return;
-  await tx.client.query(
-    `insert into ${qualified(tx.schema, 'zero_party_submissions')}
-       (account_id, dedup_key, event_id, customer_id, email, external_customer_id, interests,
+export function insertZeroPartySubmissions(tx: ProjectionTx, rows: readonly ZeroPartyRow[]): Promise<void> {
+  return insertNewRows(
+    tx,
+    'zero_party_submissions',
+    `(account_id, dedup_key, event_id, customer_id, email, external_customer_id, interests,
         attributes, source_label, quiz_version, completed_at, received_at)
      select a, dk, eid, cid, em, ext, coalesce(i::text[], '{}'), attrs::jsonb, sl, qv, ca, ra
      from unnest($1::uuid[], $2::text[], $3::text[], $4::uuid[], $5::text[], $6::text[], $7::text[],
        $8::text[], $9::text[], $10::text[], $11::timestamptz[], $12::timestamptz[])
-       as p(a, dk, eid, cid, em, ext, i, attrs, sl, qv, ca, ra)
-     on conflict (account_id, dedup_key) do nothing`,
-    columnsOf(rows, (r) => [
+       as p(a, dk, eid, cid, em, ext, i, attrs, sl, qv, ca, ra)`,
+    rows,
+    (r) => [
       r.accountId,
       r.dedupKey,
       r.eventId,
@@ -86,6 +94,6 @@ export async function insertZeroPartySubmissions(
       r.quizVersion,
       r.completedAt,
       r.receivedAt,
-    ]),
+    ],
   );
 }
