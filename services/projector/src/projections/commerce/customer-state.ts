@@ -11,24 +11,10 @@ import { instantKey } from './instant-key.js';
 // memoised one (InstantKeys: it compares the same few received_at texts over and over).
 export type { CustomerPatch, CustomerState, StateAddress } from '@holdfast/domain';
 
-type KeyOf = (iso: string) => number;
-
 /** A customer created by a record received at `receivedAt` (see the domain's newCustomer). */
-export function newCustomer(
-  accountId: string,
-  customerId: string,
-  receivedAt: string,
-  keyOf: KeyOf = instantKey,
-): CustomerState {
-  return newWith(accountId, customerId, receivedAt, keyOf);
-}
+export const newCustomer = (accountId: string, customerId: string, receivedAt: string, keyOf = instantKey) =>
+  newWith(accountId, customerId, receivedAt, keyOf);
 
 /** Applies one record's patch with the customer merge rules (see the domain's mergeCustomer). */
-export function mergeCustomer(
-  c: CustomerState,
-  p: CustomerPatch,
-  receivedAt: string,
-  keyOf: KeyOf = instantKey,
-): boolean {
-  return mergeWith(c, p, receivedAt, keyOf);
-}
+export const mergeCustomer = (c: CustomerState, p: CustomerPatch, receivedAt: string, keyOf = instantKey) =>
+  mergeWith(c, p, receivedAt, keyOf);

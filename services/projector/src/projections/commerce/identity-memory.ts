@@ -4,7 +4,7 @@ import { IdentityIndex } from './identity-index.js';
 import { CUSTOMER_COLUMNS, toState, type CustomerRow } from './load-customers.js';
 import { AccountIds, type CommerceChunk, type CommerceEventName } from './commerce-chunk.js';
 
-/** How much one process may hold in memory, over all partitions and schemas. */
+/** How much one identity memory (one projector) may hold, over all partitions and schemas. */
 export interface MemoryBudget {
   readonly customers: number;
   readonly orders: number;
