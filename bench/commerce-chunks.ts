@@ -5,7 +5,7 @@ import { EventCodec, type OrderUpserted } from '@holdfast/contracts';
 import { classifyOrders, validateOrdersRequest } from '@holdfast/domain';
 import type { ConsumedRecord } from '@holdfast/kafka';
 import { silentLogger } from '@holdfast/platform';
-import { PROJECTIONS, ProjectionRunner } from '@holdfast/projector';
+import { ProjectionRunner, selectWiredProjections } from '@holdfast/projector';
 import { ensureReadModelSchema } from '@holdfast/read-models';
 import { generateOrders } from './generate-orders.js';
 import type { benchStack } from './stack.js';
@@ -16,14 +16,18 @@ type Stack = Awaited<ReturnType<typeof benchStack>>;
 export async function commerceRunner(stack: Stack): Promise<{ codec: EventCodec; runner: ProjectionRunner }> {
   const codec = await EventCodec.connect(stack.env.SCHEMA_REGISTRY_URL!);
   await ensureReadModelSchema(stack.pool, 'phases');
-  const projection = PROJECTIONS.find((p) => p.name === 'commerce')!;
-  const runner = new ProjectionRunner(projection, {
-    pool: stack.pool,
-    codec,
-    schema: 'phases',
-    logger: silentLogger,
-    publisher: { publish: () => Promise.resolve() },
-  });
+  const { projection, lookahead } = selectWiredProjections(['commerce'])[0]!;
+  const runner = new ProjectionRunner(
+    projection,
+    {
+      pool: stack.pool,
+      codec,
+      schema: 'phases',
+      logger: silentLogger,
+      publisher: { publish: () => Promise.resolve() },
+    },
+    { lookahead },
+  );
   return { codec, runner };
 }
 

@@ -6,7 +6,8 @@
  * - The read models' DDL and table names are `@holdfast/read-models`'.
  * - `startProjector(config, deps)`: run in-process; `main.ts` is the process entry.
  * - `rebuildReadModels(...)`: `holdfast replay`; `listDeadLetters`/`redriveDeadLetters`: `holdfast dlq`.
- * - `PROJECTIONS`: one definition object per stream (`{ name, topic, handles, tables, apply }`).
+ * - `wireProjections(options)`: one definition object per stream (`{ name, topic, handles, tables,
+ *   apply }`), each with its own state and the runner options its wiring supplies (`lookahead`).
  */
 export {
   startProjector,
@@ -21,9 +22,14 @@ export {
   type DeadLetter,
   type DeadLetterPublisher,
 } from './runtime/dead-letters.js';
-export { ProjectionRunner } from './runtime/projection-runner.js';
+export { ProjectionRunner, type RunnerOptions } from './runtime/projection-runner.js';
 export { loadProjectorConfig, type ProjectorProcessConfig } from './config.js';
-export { PROJECTIONS, selectProjections } from './projections/index.js';
+export {
+  selectProjections,
+  selectWiredProjections,
+  wireProjections,
+  type ProjectionsOptions,
+} from './projections/index.js';
 export { customerUuid } from './projections/commerce/customer-id.js';
 export { rebuildReadModels, type RebuildOptions, type RebuildResult } from './replay/rebuild-read-models.js';
 export type { RebuildProgress } from './replay/rebuild-tracker.js';
@@ -37,9 +43,11 @@ export {
 export {
   PoisonRecordError,
   type AnyProjection,
+  type ChunkLookahead,
   type Projection,
   type ProjectedEvent,
   type ProjectionTx,
+  type WiredProjection,
 } from './projection.js';
 export { runProjectorBench, type ProjectorBenchResult } from './bench/projector-bench.js';
 export {

@@ -11,7 +11,6 @@ import { createPool } from '@holdfast/db';
 import { connectKafka, registerConsumerLag, waitForLog } from '@holdfast/kafka';
 import { loadOpsConfig, poolOptions, runService, waitFor } from '@holdfast/platform';
 import { loadProjectorConfig } from './config.js';
-import { configureCommerceMemory } from './projections/commerce/commerce.projection.js';
 import { selectProjections } from './projections/index.js';
 import { startRetention } from './retention.js';
 import { ProjectorMetrics } from './runtime/metrics.js';
@@ -34,7 +33,6 @@ await runService({
     const kafka = connectKafka(config, 'holdfast-projector', ctx);
 
     const codec = await waitForLog(kafka, config, wait, (p) => readiness.phase(p));
-    configureCommerceMemory(config.memoryBudget);
     readiness.phase('starting the consumer');
     const projector = await waitFor(
       'projector',
@@ -44,6 +42,7 @@ await runService({
             topicPrefix: config.topicPrefix,
             readSchema: config.readSchema,
             projections: config.projections,
+            memoryBudget: config.memoryBudget,
             chunkSize: config.chunkSize,
             sessionTimeoutMs: config.sessionTimeoutMs,
             stallMs: opsConfig.consumerStallMs,

@@ -21,8 +21,8 @@ export interface ProjectionTx {
   readonly partition: number;
   /**
    * The version of the partition's checkpoint as this transaction found it (see `writeCheckpoint`),
-   * or null while the runner isolates poison records. State a projection kept in memory after its
-   * last commit (reported through `committed`) is still exact iff this equals that commit's version:
+   * or null while the runner isolates poison records. State kept in memory after the last commit
+   * (reported to the runner's `ChunkLookahead`) is still exact iff this equals that commit's version:
    * nothing else has written the partition's rows since.
    */
   readonly position: string | null;
@@ -58,18 +58,6 @@ export interface Projection<N extends EventName = EventName> {
   readonly tables: readonly string[];
   apply(events: readonly ProjectedEvent<N>[], tx: ProjectionTx): Promise<void>;
   /**
-   * Called after the chunk's transaction committed, with the checkpoint version it wrote: the
-   * position at which memory kept by `apply` is valid. Not called when the transaction failed.
-   */
-  committed?(schema: string, partition: number, position: string): void;
-  /**
-   * The chunk that will most likely be applied next, offered while the current one is still being
-   * written: a projection may fold it in memory ahead of time, as long as `apply` checks that it is
-   * given exactly these events at the position the current chunk commits. Synchronous by design: it
-   * runs while the database works, not instead of it.
-   */
-  prepare?(events: readonly ProjectedEvent<N>[], schema: string, partition: number): void;
-  /**
    * Deletes the rows of its tables that a retention rule of the spec has expired at `now`, and
    * answers how many. Run by the projector's retention pass (`startRetention`), never from `apply`
    * (which has no clock): a replay brings expired rows back and the next pass deletes them again.
@@ -80,6 +68,32 @@ export interface Projection<N extends EventName = EventName> {
 
 /** A projection over any record type, as the runner holds them. */
 export type AnyProjection = Projection<EventName>;
+
+/**
+ * A port of the runner (its option `lookahead`), supplied by whoever wires a projection that keeps
+ * state in memory between chunks (the commerce projection's identity memory). Not part of
+ * `Projection`: a projection is what it folds; this is how one process makes it fast.
+ */
+export interface ChunkLookahead<N extends EventName = EventName> {
+  /**
+   * The chunk that will most likely be applied next, offered while the current one is still being
+   * written: it may be folded in memory ahead of time, as long as `apply` checks that it is given
+   * exactly these events at the position the current chunk commits. Synchronous by design: it runs
+   * while the database works, not instead of it.
+   */
+  prepare(events: readonly ProjectedEvent<N>[], schema: string, partition: number): void;
+  /**
+   * Called after a chunk's transaction committed, with the checkpoint version it wrote: the position
+   * at which memory kept by `apply` is valid. Not called when the transaction failed.
+   */
+  committed(schema: string, partition: number, position: string): void;
+}
+
+/** A projection and the runner options its wiring supplies (see `ChunkLookahead`). */
+export interface WiredProjection {
+  readonly projection: AnyProjection;
+  readonly lookahead?: ChunkLookahead;
+}
 
 /**
  * A record that can never be applied, found by a projection itself (e.g. an unparseable timestamp

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '@holdfast/platform';
 import { ensureReadModelSchema } from '@holdfast/read-models';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
-import { PROJECTIONS } from './projections/index.js';
+import { selectProjections } from './projections/index.js';
 import { startRetention } from './retention.js';
 
 let t: TestEnv;
@@ -34,7 +34,7 @@ describe('retention pass', () => {
     const expired = await batch(new Date(NOW.getTime() - 90 * DAY - 1));
     const edge = await batch(new Date(NOW.getTime() - 90 * DAY));
     const recent = await batch(new Date(NOW.getTime() - DAY));
-    const retention = startRetention(PROJECTIONS, {
+    const retention = startRetention(selectProjections(), {
       pool: t.pool,
       schema: 'ret',
       logger: silentLogger,
@@ -55,7 +55,7 @@ describe('retention pass', () => {
   });
 
   it('a pass that fails (no schema yet) is reported as nothing deleted, never thrown', async () => {
-    const retention = startRetention(PROJECTIONS, {
+    const retention = startRetention(selectProjections(), {
       pool: t.pool,
       schema: 'ret_missing',
       logger: silentLogger,

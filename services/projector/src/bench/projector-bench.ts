@@ -21,7 +21,7 @@ import {
   type ConsumedRecord,
 } from '@holdfast/kafka';
 import { silentLogger, EnvReader, readKafkaClientKind } from '@holdfast/platform';
-import { commerceProjection } from '../projections/commerce/commerce.projection.js';
+import { wireCommerce } from '../projections/commerce/commerce.projection.js';
 import { ProjectionRunner } from '../runtime/projection-runner.js';
 import { startProjector } from '../runtime/start-projector.js';
 import { ensureReadModelSchema } from '@holdfast/read-models';
@@ -86,13 +86,18 @@ export async function runProjectorBench(
 
     // Apply only: the runner without Kafka, into its own schema.
     await ensureReadModelSchema(pool, 'bench_apply');
-    const runner = new ProjectionRunner(commerceProjection, {
-      pool,
-      codec,
-      schema: 'bench_apply',
-      logger: silentLogger,
-      publisher: { publish: () => Promise.resolve() },
-    });
+    const commerce = wireCommerce();
+    const runner = new ProjectionRunner(
+      commerce.projection,
+      {
+        pool,
+        codec,
+        schema: 'bench_apply',
+        logger: silentLogger,
+        publisher: { publish: () => Promise.resolve() },
+      },
+      { lookahead: commerce.lookahead },
+    );
     let t0 = performance.now();
     const chunkAt = (i: number) =>
       values.slice(i, i + 5000).map((value, k): ConsumedRecord => ({

@@ -28,9 +28,6 @@ export class FxSnapshot {
     private readonly currencies: ReadonlyMap<string, string>,
   ) {}
 
-  /** With no fx data at all: every account reports in USD and only same-currency orders convert. */
-  static readonly EMPTY = new FxSnapshot(-1, ReferenceRates.EMPTY, new Map());
-
   reportingCurrency(accountId: string): string {
     return this.currencies.get(accountId) ?? DEFAULT_REPORTING_CURRENCY;
   }
@@ -61,12 +58,14 @@ export class FxSnapshot {
 }
 
 /**
- * The process's view of `fx.*`, per database (tests run several in one process), reloaded when
+ * One projection's view of `fx.*`, per database (tests run several in one process), reloaded when
  * `fx.version` moves. `current` takes the shared fx lock for the caller's transaction first
  * (FX_LOCK_SQL), so the version it reads holds until that transaction ends.
  */
 export class FxSnapshots {
   private readonly byDatabase = new Map<string, FxSnapshot>();
+  /** With no fx data at all: every account reports in USD and only same-currency orders convert. */
+  private readonly empty = new FxSnapshot(-1, ReferenceRates.EMPTY, new Map());
 
   // The connections known to reach a database with the fx tables (a connection never changes database).
   private readonly databaseOf = new WeakMap<PoolClient, string>();
@@ -78,7 +77,7 @@ export class FxSnapshots {
         `select current_database() as db, to_regclass('fx.version') is not null as present`,
       );
       // Before the control-plane migrations ran (a bare test database): no fx data.
-      if (!rows[0]?.present) return FxSnapshot.EMPTY;
+      if (!rows[0]?.present) return this.empty;
       db = rows[0].db;
       this.databaseOf.set(client, db);
     }

@@ -1,26 +1,54 @@
-import type { AnyProjection } from '../projection.js';
+import type { AnyProjection, WiredProjection } from '../projection.js';
 import { accountSettingsProjection } from './account-settings.projection.js';
 import { campaignSendsProjection } from './campaign-sends.projection.js';
-import { commerceProjection } from './commerce/commerce.projection.js';
+import { wireCommerce } from './commerce/commerce.projection.js';
+import type { MemoryBudget } from './commerce/identity-memory.js';
 import { ingestBatchesProjection } from './ingest-batches.projection.js';
 import { pixelEventsProjection } from './pixel-events.projection.js';
 
-/** Every projection the projector runs. Adding a stream = one definition file + one line here + its DDL. */
-export const PROJECTIONS: readonly AnyProjection[] = [
-  commerceProjection,
-  accountSettingsProjection,
-  ingestBatchesProjection,
-  pixelEventsProjection,
-  campaignSendsProjection,
-] as readonly AnyProjection[];
+/** How one projector process equips its projections (its configuration, never module state). */
+export interface ProjectionsOptions {
+  /** The commerce projection's identity memory (HOLDFAST_PROJECTOR_MEMORY_*); default budget if absent. */
+  readonly memoryBudget?: MemoryBudget;
+}
 
-/** The projections named (all when `names` is empty); unknown names are an error listing the known ones. */
-export function selectProjections(names: readonly string[] = []): readonly AnyProjection[] {
-  if (!names.length) return PROJECTIONS;
+/**
+ * Every projection the projector runs, each with the state and runner options it needs, fresh for
+ * every call: two projectors in one process share nothing. Adding a stream = one definition file +
+ * one line here + its DDL.
+ */
+export function wireProjections(options: ProjectionsOptions = {}): readonly WiredProjection[] {
+  return [
+    wireCommerce(options.memoryBudget),
+    { projection: accountSettingsProjection },
+    { projection: ingestBatchesProjection },
+    { projection: pixelEventsProjection },
+    { projection: campaignSendsProjection },
+  ] as readonly WiredProjection[];
+}
+
+/**
+ * The projections named (all when `names` is empty), wired; unknown names are an error listing the
+ * known ones.
+ */
+export function selectWiredProjections(
+  names: readonly string[] = [],
+  options: ProjectionsOptions = {},
+): readonly WiredProjection[] {
+  const all = wireProjections(options);
+  if (!names.length) return all;
   return names.map((n) => {
-    const p = PROJECTIONS.find((x) => x.name === n);
-    if (!p)
-      throw new Error(`unknown projection "${n}" (known: ${PROJECTIONS.map((x) => x.name).join(', ')})`);
-    return p;
+    const w = all.find((x) => x.projection.name === n);
+    if (!w)
+      throw new Error(`unknown projection "${n}" (known: ${all.map((x) => x.projection.name).join(', ')})`);
+    return w;
   });
+}
+
+/**
+ * The projections named, as definitions only (names, topics, tables, retention rules): what a schema
+ * switch or the retention pass needs. Their state is fresh and unused by anything that applies chunks.
+ */
+export function selectProjections(names: readonly string[] = []): readonly AnyProjection[] {
+  return selectWiredProjections(names).map((w) => w.projection);
 }

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TransactionalAppender } from '@holdfast/kafka';
 import { silentLogger } from '@holdfast/platform';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
-import { PROJECTIONS } from '../projections/index.js';
+import { selectProjections } from '../projections/index.js';
 import { consumerLag } from '../runtime/consumer-lag.js';
 import { startProjector, type ProjectorDeps, type RunningProjector } from '../runtime/start-projector.js';
 import { appendInBatches, mixedStream } from '../test-support/mixed-stream.js';
@@ -68,7 +68,7 @@ async function liveCaughtUp(): Promise<void> {
   const lag = consumerLag(
     t.kafka,
     live.groupId,
-    PROJECTIONS.map((p) => `${t.topicPrefix}${p.topic}`),
+    selectProjections().map((p) => `${t.topicPrefix}${p.topic}`),
   );
   try {
     await until('live projector caught up', lag, (l) => l.length > 0 && l.every((x) => x.lag === 0));
@@ -153,7 +153,7 @@ describe('replay', () => {
     await append();
     await liveCaughtUp();
     const rewindsBefore = rewinds.length;
-    await switchTables(t.pool, 'read_models', 'read_models_next', PROJECTIONS, 'manual');
+    await switchTables(t.pool, 'read_models', 'read_models_next', selectProjections(), 'manual');
     // No new record arrives: the checkpoint watch alone must notice and re-apply the difference.
     const fresh = JSON.stringify(await freshRebuildDigest());
     await until(
@@ -170,9 +170,9 @@ describe('replay', () => {
     await liveCaughtUp();
     const rewindsBefore = rewinds.length;
     // Every partition's first rewind is lost: only asking again can re-apply the difference.
-    seeksToLose = PROJECTIONS.length * 64;
+    seeksToLose = selectProjections().length * 64;
     seeksLost = 0;
-    await switchTables(t.pool, 'read_models', 'read_models_next', PROJECTIONS, 'manual');
+    await switchTables(t.pool, 'read_models', 'read_models_next', selectProjections(), 'manual');
     await until(
       'the first rewinds to be lost',
       () => Promise.resolve(seeksLost),

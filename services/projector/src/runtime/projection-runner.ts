@@ -15,7 +15,7 @@ import {
   type PartitionBatch,
 } from '@holdfast/kafka';
 import { recordChildSpan, tracingOn, type Logger } from '@holdfast/platform';
-import type { AnyProjection, ProjectedEvent, ProjectionTx } from '../projection.js';
+import type { AnyProjection, ChunkLookahead, ProjectedEvent, ProjectionTx } from '../projection.js';
 import { isDataError, reasonOf } from './data-errors.js';
 import { insertDeadLetters, type DeadLetter, type DeadLetterPublisher } from './dead-letters.js';
 import { deadLetterOf, decodeChunk, decodeKnownChunk, type DecodedChunk } from './decode-chunk.js';
@@ -34,6 +34,12 @@ export interface RunnerDeps {
   readonly logger: Logger;
   readonly publisher: DeadLetterPublisher;
   readonly metrics?: ProjectorMetrics;
+}
+
+/** What the wiring of a projection adds to its runner (see `WiredProjection`). */
+export interface RunnerOptions {
+  /** Offered the next chunk while the current one is written, and told of every commit. */
+  readonly lookahead?: ChunkLookahead;
 }
 
 /**
@@ -57,6 +63,7 @@ export class ProjectionRunner {
   constructor(
     readonly projection: AnyProjection,
     private readonly deps: RunnerDeps,
+    private readonly options: RunnerOptions = {},
   ) {}
 
   async handle(batch: PartitionBatch): Promise<BatchOutcome> {
@@ -106,7 +113,7 @@ export class ProjectionRunner {
       const written = await writeCheckpoint(client, key, last);
       await client.query('commit');
       this.seeks.committed(batch.partition, last);
-      this.projection.committed?.(schema, batch.partition, written);
+      this.options.lookahead?.committed(schema, batch.partition, written);
       metrics?.observeChunk(this.projection.name, fresh.length - dead.length, dead.length, started);
       for (const d of dead)
         this.deps.logger.warn('record_dead_lettered', { ...addressOf(d), reason: forLogs(d.reason) });
@@ -152,7 +159,7 @@ export class ProjectionRunner {
   }
 
   /**
-   * Decodes the next chunk and offers it to the projection while the database is still writing the
+   * Decodes the next chunk and offers it to the lookahead while the database is still writing the
    * current one: on one partition the chunks are applied strictly one after another, so this is the
    * only place where Node's work (decoding, folding) and PostgreSQL's (COPY, index updates) overlap.
    */
@@ -161,7 +168,7 @@ export class ProjectionRunner {
       const decoded = decodeKnownChunk(this.deps.codec, this.projection, records);
       if (!decoded) return;
       this.prepared = { records, decoded };
-      if (!decoded.dead.length) this.projection.prepare?.(decoded.events, this.deps.schema, partition);
+      if (!decoded.dead.length) this.options.lookahead?.prepare(decoded.events, this.deps.schema, partition);
     } catch (err) {
       // Preparing is an optimisation: whatever failed here fails again, properly, when applied.
       this.prepared = undefined;

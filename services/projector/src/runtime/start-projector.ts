@@ -12,7 +12,9 @@ import {
 } from '@holdfast/kafka';
 import type { Logger } from '@holdfast/platform';
 import type { GroupConsumer, KafkaClient } from '@holdfast/kafka';
-import { selectProjections } from '../projections/index.js';
+import type { WiredProjection } from '../projection.js';
+import type { MemoryBudget } from '../projections/commerce/identity-memory.js';
+import { selectWiredProjections } from '../projections/index.js';
 import { ensureReadModelSchema } from '@holdfast/read-models';
 import { kafkaDeadLetterPublisher, type DeadLetterPublisher } from './dead-letters.js';
 import type { ProjectorMetrics } from './metrics.js';
@@ -26,6 +28,11 @@ export interface ProjectorConfig {
   readonly readSchema: string;
   /** Names of the projections to run; all when omitted. */
   readonly projections?: readonly string[];
+  /**
+   * The commerce projection's identity memory of this projector (HOLDFAST_PROJECTOR_MEMORY_*; 0
+   * customers turns it off). Default: DEFAULT_MEMORY_BUDGET. Each projector has its own.
+   */
+  readonly memoryBudget?: MemoryBudget;
   /** Records per transaction (default 5,000). */
   readonly chunkSize?: number;
   /** Consumer group (default `<prefix>holdfast.projector`); a rebuild uses a fresh one. */
@@ -87,7 +94,7 @@ export async function startProjector(
 ): Promise<RunningProjector> {
   const { kafka, codec } = deps;
   await ensureReadModelSchema(deps.pool, config.readSchema, { deferIndexes: config.deferIndexes ?? false });
-  const projections = selectProjections(config.projections);
+  const projections = selectWiredProjections(config.projections, { memoryBudget: config.memoryBudget });
   let appender: TransactionalAppender | undefined;
   const publisher =
     deps.publisher ??
@@ -111,22 +118,19 @@ export async function startProjector(
 async function startConsuming(
   config: ProjectorConfig,
   deps: ProjectorDeps,
-  projections: ReturnType<typeof selectProjections>,
+  projections: readonly WiredProjection[],
   publisher: DeadLetterPublisher,
   appender: TransactionalAppender | undefined,
 ): Promise<RunningProjector> {
   const { kafka, codec, logger, metrics } = deps;
   const byTopic = new Map<string, ProjectionRunner[]>();
-  for (const p of projections) {
-    const topic = topicName(config.topicPrefix, p.topic);
-    const runner = new ProjectionRunner(p, {
-      pool: deps.pool,
-      codec,
-      schema: config.readSchema,
-      logger,
-      publisher,
-      metrics,
-    });
+  for (const { projection, lookahead } of projections) {
+    const topic = topicName(config.topicPrefix, projection.topic);
+    const runner = new ProjectionRunner(
+      projection,
+      { pool: deps.pool, codec, schema: config.readSchema, logger, publisher, metrics },
+      { lookahead },
+    );
     byTopic.set(topic, [...(byTopic.get(topic) ?? []), runner]);
   }
   // Several projections may read one topic: each applies the batch under its own checkpoint, and a
@@ -185,7 +189,7 @@ async function startConsuming(
   logger.info('projector_started', {
     groupId,
     schema: config.readSchema,
-    projections: projections.map((p) => p.name),
+    projections: projections.map((p) => p.projection.name),
   });
   return {
     groupId,

@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
 import type { TestEnv } from '@holdfast/testing';
-import type { AnyProjection } from '../projection.js';
+import type { AnyProjection, WiredProjection } from '../projection.js';
 import { readModelDigest } from '../replay/table-digest.js';
 import { ProjectionHarness, type Given } from './projection-harness.js';
 
@@ -15,7 +15,11 @@ export class MergeFixture {
     private readonly t: TestEnv,
   ) {}
 
-  static async create(t: TestEnv, label: string, projection: AnyProjection): Promise<MergeFixture> {
+  static async create(
+    t: TestEnv,
+    label: string,
+    projection: AnyProjection | WiredProjection,
+  ): Promise<MergeFixture> {
     return new MergeFixture(
       await ProjectionHarness.create(t, `${label}_whole`, projection),
       await ProjectionHarness.create(t, `${label}_each`, projection),

@@ -5,7 +5,7 @@ import type { EventName, EventTypes } from '@holdfast/contracts';
 import type { ConsumedRecord } from '@holdfast/kafka';
 import { silentLogger } from '@holdfast/platform';
 import type { TestEnv } from '@holdfast/testing';
-import type { AnyProjection } from '../projection.js';
+import type { AnyProjection, WiredProjection } from '../projection.js';
 import type { DeadLetter, DeadLetterPublisher } from '../runtime/dead-letters.js';
 import { ProjectionRunner } from '../runtime/projection-runner.js';
 import { ensureReadModelSchema } from '@holdfast/read-models';
@@ -21,21 +21,25 @@ export class ProjectionHarness {
   private constructor(
     private readonly t: TestEnv,
     readonly schema: string,
-    projection: AnyProjection,
+    projection: AnyProjection | WiredProjection,
   ) {
     const publisher: DeadLetterPublisher = {
       publish: (l) => Promise.resolve(void this.published.push(...l)),
     };
-    this.runner = new ProjectionRunner(projection, {
-      pool: t.pool,
-      codec: t.codec,
-      schema,
-      logger: silentLogger,
-      publisher,
-    });
+    // A wired projection (its lookahead told of every commit) runs as the projector runs it.
+    const wired = 'projection' in projection ? projection : { projection };
+    this.runner = new ProjectionRunner(
+      wired.projection,
+      { pool: t.pool, codec: t.codec, schema, logger: silentLogger, publisher },
+      { lookahead: wired.lookahead },
+    );
   }
 
-  static async create(t: TestEnv, schema: string, projection: AnyProjection): Promise<ProjectionHarness> {
+  static async create(
+    t: TestEnv,
+    schema: string,
+    projection: AnyProjection | WiredProjection,
+  ): Promise<ProjectionHarness> {
     await ensureReadModelSchema(t.pool, schema);
     return new ProjectionHarness(t, schema, projection);
   }

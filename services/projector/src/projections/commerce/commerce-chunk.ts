@@ -10,6 +10,7 @@ import { PoisonRecordError, type ProjectedEvent } from '../../projection.js';
 import { customerUuid } from './customer-id.js';
 import { mergeCustomer, newCustomer, type CustomerPatch, type CustomerState } from './customer-state.js';
 import type { IdentityKeys, IdentityResolver, LinkMethod } from './identity-index.js';
+import { InstantKeys } from './instant-key.js';
 import type { OrderWrite } from './write-orders.js';
 import type { CustomerEventRow, ZeroPartyRow } from './write-webhook-rows.js';
 
@@ -46,6 +47,8 @@ export class CommerceChunk {
   // acquisitionChannel per distinct source of the chunk: a backfill repeats a few labels thousands of
   // times, and the rule trims and matches a regular expression each time.
   private readonly channels = new Map<string, string | null>();
+  private readonly accounts = new AccountIds();
+  private readonly instants = new InstantKeys();
 
   constructor(state: ChunkState) {
     this.index = state.identities;
@@ -84,7 +87,7 @@ export class CommerceChunk {
 
   private order(e: OrderUpserted): void {
     const { metadata: m, order: o } = e;
-    const account = accountOf(m);
+    const account = this.accounts.of(m);
     // The patch doubles as the identity keys (a patch is keys plus fields): one object per order.
     const keys = { externalId: o.customer_id, email: o.email, phone: o.phone, name: o.customer_name };
     let customerId: string | null = null;
@@ -100,7 +103,7 @@ export class CommerceChunk {
   }
 
   private customer({ metadata: m, customer: c }: CustomerUpserted): void {
-    const account = accountOf(m);
+    const account = this.accounts.of(m);
     const keys = { externalId: c.external_id, email: c.email, phone: c.phone };
     if (!hasIdentity(keys)) throw new PoisonRecordError('customer row without external_id, email or phone');
     const { customer } = this.resolveOrCreate(account, m, keys);
@@ -123,7 +126,7 @@ export class CommerceChunk {
   }
 
   private customerEvent({ metadata: m, dedup_key, event: ev }: CustomerEventReceived): void {
-    const account = accountOf(m);
+    const account = this.accounts.of(m);
     // A retried webhook (same dedup key) is answered as a duplicate and changes nothing.
     if (!claim(this.eventKeys, key(account, dedup_key))) return;
     const keys = { externalId: ev.external_id, email: ev.email, phone: ev.phone };
@@ -158,7 +161,7 @@ export class CommerceChunk {
 
   private submission(s: ZeroPartySubmitted): void {
     const m = s.metadata;
-    const account = accountOf(m);
+    const account = this.accounts.of(m);
     if (!claim(this.submissionKeys, key(account, s.dedup_key))) return;
     const keys = { externalId: s.external_customer_id, email: s.email, phone: null };
     if (!hasIdentity(keys)) throw new PoisonRecordError('zero-party submission without email or external id');
@@ -189,7 +192,12 @@ export class CommerceChunk {
   ): { customer: CustomerState; method: LinkMethod | 'created'; isNew: boolean } {
     const found = this.index.resolve(account, keys);
     if (found) return { customer: found.identity, method: found.method, isNew: false };
-    const customer = newCustomer(account, customerUuid(account, m.event_id), m.received_at);
+    const customer = newCustomer(
+      account,
+      customerUuid(account, m.event_id),
+      m.received_at,
+      this.instants.key,
+    );
     this.index.add(customer);
     this.created.add(customer);
     return { customer, method: 'created', isNew: true };
@@ -198,27 +206,29 @@ export class CommerceChunk {
   /** Applies a record to a customer: the identity index now, the row at the end of the chunk. */
   private merge(customer: CustomerState, patch: CustomerPatch, receivedAt: string): void {
     const before = { externalId: customer.externalId, email: customer.email, phone: customer.phone };
-    if (!mergeCustomer(customer, patch, receivedAt)) return;
+    if (!mergeCustomer(customer, patch, receivedAt, this.instants.key)) return;
     this.index.reindex(customer, before);
     this.dirty.add(customer);
   }
 }
 
-let lastRaw = '';
-let lastLower = '';
-
 /**
  * Account ids are UUIDs; PostgreSQL returns them lower-case, so memory keys use the same form. A
  * chunk is mostly one account: the same lower-cased string is handed out again (one allocation, and
- * map lookups reuse its cached hash).
+ * map lookups reuse its cached hash). One per pass over a chunk (it remembers the last id only).
  */
-export function accountOf(m: EventMetadata): string {
-  const raw = m.account_id;
-  if (raw !== lastRaw) {
-    lastRaw = raw;
-    lastLower = raw.toLowerCase();
+export class AccountIds {
+  private lastRaw = '';
+  private lastLower = '';
+
+  of(m: EventMetadata): string {
+    const raw = m.account_id;
+    if (raw !== this.lastRaw) {
+      this.lastRaw = raw;
+      this.lastLower = raw.toLowerCase();
+    }
+    return this.lastLower;
   }
-  return lastLower;
 }
 
 function claim(keys: Set<string>, k: string): boolean {

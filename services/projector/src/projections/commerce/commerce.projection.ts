@@ -1,7 +1,15 @@
-import type { Projection, ProjectedEvent, ProjectionTx } from '../../projection.js';
-import { accountOf, CommerceChunk, type CommerceEventName } from './commerce-chunk.js';
+import type { ChunkLookahead, Projection, ProjectedEvent, ProjectionTx } from '../../projection.js';
+import { AccountIds, CommerceChunk, type CommerceEventName } from './commerce-chunk.js';
+import { CommerceLookahead } from './commerce-lookahead.js';
 import { IdentityIndex, RoutedIdentities } from './identity-index.js';
-import { IdentityMemory, type MemoryBudget, type PartitionMemory } from './identity-memory.js';
+import {
+  DEFAULT_MEMORY_BUDGET,
+  IdentityMemory,
+  NO_IDENTITY_MEMORY,
+  type IdentitySource,
+  type MemoryBudget,
+  type PartitionMemory,
+} from './identity-memory.js';
 import { KeySet, loadCustomers, loadStoredDedupKeys, type IdentityLookup } from './load-customers.js';
 import { FxSnapshots } from '../../fx/fx-snapshot.js';
 import { StatisticsKeeper } from './statistics.js';
@@ -15,8 +23,9 @@ function keysOf(events: readonly ProjectedEvent<CommerceEventName>[]) {
   const eventKeys = new KeySet();
   const submissionKeys = new KeySet();
   const accounts = new Set<string>();
+  const ids = new AccountIds();
   for (const e of events) {
-    const accountId = accountOf(e.value.metadata);
+    const accountId = ids.of(e.value.metadata);
     accounts.add(accountId);
     switch (e.type) {
       case 'OrderUpserted': {
@@ -47,10 +56,6 @@ function keysOf(events: readonly ProjectedEvent<CommerceEventName>[]) {
   return { lookups, eventKeys, submissionKeys, accounts };
 }
 
-const statistics = new StatisticsKeeper();
-const fxSnapshots = new FxSnapshots();
-const NONE: ReadonlySet<string> = new Set();
-
 /**
  * The fold of a chunk that was not prepared ahead: resident accounts resolve in memory, the others
  * load what their records could resolve to (and the stored dedup keys) first.
@@ -58,7 +63,7 @@ const NONE: ReadonlySet<string> = new Set();
 async function foldWithLookups(
   events: readonly ProjectedEvent<CommerceEventName>[],
   tx: ProjectionTx,
-  memory: IdentityMemory,
+  memory: IdentitySource,
   mem: PartitionMemory | null,
   refresh: () => Promise<void>,
 ): Promise<CommerceChunk> {
@@ -75,44 +80,36 @@ async function foldWithLookups(
   return chunk;
 }
 
-/**
- * Default budget of the identity memory. Measured in the projector's heap: ~0.93 KiB per customer,
- * ~45 bytes per order id (docs/performance.md), so a full memory is ~500 MiB and the process stays
- * under 1 GiB. The same figures are the defaults of HOLDFAST_PROJECTOR_MEMORY_*.
- */
-export const DEFAULT_MEMORY_BUDGET: MemoryBudget = { customers: 400_000, orders: 3_000_000 };
-let processMemory = new IdentityMemory(DEFAULT_MEMORY_BUDGET);
-
-/** Sets the budget of the process's identity memory (0 customers turns it off). Drops what is held. */
-export function configureCommerceMemory(budget: MemoryBudget): void {
-  processMemory = new IdentityMemory(budget);
+/** The state a commerce projection works with: its own, one set per projection instance. */
+export interface CommerceState {
+  /** Identities known without a query (an IdentityMemory, or NO_IDENTITY_MEMORY). */
+  readonly identities: IdentitySource;
+  /** Planner statistics kept fresh while the tables grow (default: a keeper of its own). */
+  readonly statistics?: StatisticsKeeper;
+  /** The fx snapshots orders are converted with (default: a cache of its own). */
+  readonly fx?: FxSnapshots;
 }
 
 /**
  * Orders, customers, inbound customer events and zero-party submissions: one projection because they
  * share one topic (holdfast.commerce) and one piece of state (customer identity), so a replay resolves
  * identities in exactly the order live did. Per chunk: a few set-based loads, one fold in memory,
- * then one statement per table (orders: one per round of re-posts).
+ * then one statement per table (orders: one per round of re-posts). All its state is `state`'s:
+ * tests build several to play several processes.
  */
-export const commerceProjection: Projection<CommerceEventName> = createCommerceProjection(
-  () => processMemory,
-);
-
-/**
- * The commerce projection over the identity memory `memoryOf` returns (one per process; tests give
- * several to play several processes).
- */
-export function createCommerceProjection(memoryOf: () => IdentityMemory): Projection<CommerceEventName> {
+export function createCommerceProjection(state: CommerceState): Projection<CommerceEventName> {
+  const { identities } = state;
+  const statistics = state.statistics ?? new StatisticsKeeper();
+  const fxSnapshots = state.fx ?? new FxSnapshots();
   return {
     name: 'commerce',
     topic: 'holdfast.commerce',
     handles: ['OrderUpserted', 'CustomerUpserted', 'CustomerEventReceived', 'ZeroPartySubmitted'],
     tables: ['orders', 'customers', 'customer_events', 'zero_party_submissions'],
     async apply(events, tx) {
-      const memory = memoryOf();
-      const mem = memory.open(tx, events);
+      const mem = identities.open(tx, events);
       const refresh = () => statistics.refreshIfDue(tx).then(() => undefined);
-      const chunk = mem?.takePrepared() ?? (await foldWithLookups(events, tx, memory, mem, refresh));
+      const chunk = mem?.takePrepared() ?? (await foldWithLookups(events, tx, identities, mem, refresh));
       const customerWrites = chunk.customerWrites();
       await writeCustomers(tx, customerWrites);
       const fx = chunk.orders.length ? await fxSnapshots.current(tx.client) : null;
@@ -125,34 +122,28 @@ export function createCommerceProjection(memoryOf: () => IdentityMemory): Projec
       await insertCustomerEvents(tx, chunk.customerEvents);
       await insertZeroPartySubmissions(tx, chunk.zeroParty);
       statistics.noteWritten(tx, customerWrites.created.length + chunk.orders.length);
-      if (mem) memory.noteCreated(tx, mem, customerWrites.created);
+      if (mem) identities.noteCreated(tx, mem, customerWrites.created);
     },
-    prepare(events, schema, partition) {
-      // Folds the next chunk into the memory now, while the current chunk's COPY runs, when it can be
-      // folded from memory alone: every account resident, no dedup keys to look up.
-      const memory = memoryOf();
-      const mem = memory.pending(schema, partition);
-      if (!mem || mem.prepared || !events.length) return;
-      for (const e of events) {
-        if (e.type !== 'OrderUpserted' && e.type !== 'CustomerUpserted') return;
-        if (!mem.isResident(accountOf(e.value.metadata))) return;
-      }
-      const chunk = new CommerceChunk({
-        identities: mem.index,
-        storedEventKeys: NONE,
-        storedSubmissionKeys: NONE,
-      });
-      try {
-        for (const e of events) chunk.add(e);
-      } catch {
-        // A record the fold refuses (poison) left the memory half changed: apply will start afresh.
-        memory.drop(schema, partition);
-        return;
-      }
-      mem.prepared = { first: events[0]!.offset, last: events.at(-1)!.offset, count: events.length, chunk };
-    },
-    committed(schema, partition, position) {
-      memoryOf().committed(schema, partition, position);
-    },
+  };
+}
+
+/** A commerce projection with the runner options that make it fast (see `wireCommerce`). */
+export interface WiredCommerce {
+  readonly projection: Projection<CommerceEventName>;
+  readonly lookahead?: ChunkLookahead<CommerceEventName>;
+}
+
+/**
+ * The commerce projection of one projector, with state of its own: an identity memory of `budget`
+ * (HOLDFAST_PROJECTOR_MEMORY_*; 0 customers turns it off) and the lookahead that folds the next
+ * chunk into it while the current one is written.
+ */
+export function wireCommerce(budget: MemoryBudget = DEFAULT_MEMORY_BUDGET): WiredCommerce {
+  if (budget.customers <= 0)
+    return { projection: createCommerceProjection({ identities: NO_IDENTITY_MEMORY }) };
+  const identities = new IdentityMemory(budget);
+  return {
+    projection: createCommerceProjection({ identities }),
+    lookahead: new CommerceLookahead(identities),
   };
 }

@@ -10,7 +10,7 @@ import {
 } from '../../test-support/events.js';
 import { MergeFixture } from '../../test-support/merge-fixture.js';
 import type { Given } from '../../test-support/projection-harness.js';
-import { commerceProjection } from './commerce.projection.js';
+import { wireCommerce } from './commerce.projection.js';
 import { customerUuid } from './customer-id.js';
 
 let t: TestEnv;
@@ -18,7 +18,7 @@ let f: MergeFixture;
 
 beforeAll(async () => {
   t = await createTestEnv('customersmerge');
-  f = await MergeFixture.create(t, 'cm', commerceProjection);
+  f = await MergeFixture.create(t, 'cm', wireCommerce());
 });
 afterAll(() => t.close());
 

@@ -17,6 +17,7 @@ import {
   orderUpserted,
 } from '../../test-support/events.js';
 import type { Given } from '../../test-support/projection-harness.js';
+import { CommerceLookahead } from './commerce-lookahead.js';
 import { createCommerceProjection } from './commerce.projection.js';
 import { IdentityMemory, type MemoryBudget } from './identity-memory.js';
 
@@ -33,8 +34,9 @@ const at = (i: number) => new Date(Date.UTC(2025, 0, 1) + i * 1000).toISOString(
 function processOn(schema: string, budget: MemoryBudget = UNLIMITED) {
   const memory = new IdentityMemory(budget);
   const runner = new ProjectionRunner(
-    createCommerceProjection(() => memory),
+    createCommerceProjection({ identities: memory }),
     { pool: t.pool, codec: t.codec, schema, logger: silentLogger, publisher: { publish: async () => {} } },
+    { lookahead: new CommerceLookahead(memory) },
   );
   return runner;
 }
@@ -182,7 +184,7 @@ describe('identity memory', () => {
     const budget = { customers: 12, orders: 70 };
     const memory = new IdentityMemory(budget);
     const runner = new ProjectionRunner(
-      createCommerceProjection(() => memory),
+      createCommerceProjection({ identities: memory }),
       {
         pool: t.pool,
         codec: t.codec,
@@ -190,6 +192,7 @@ describe('identity memory', () => {
         logger: silentLogger,
         publisher: { publish: async () => {} },
       },
+      { lookahead: new CommerceLookahead(memory) },
     );
     for (let i = 0; i < events.length; i += 10) {
       await runner.handle({ topic: 'test', partition: 0, records: records(events.slice(i, i + 10), i) });

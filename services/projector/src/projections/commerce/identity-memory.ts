@@ -2,13 +2,50 @@ import { qualified, type ProjectedEvent, type ProjectionTx } from '../../project
 import type { CustomerState } from './customer-state.js';
 import { IdentityIndex } from './identity-index.js';
 import { CUSTOMER_COLUMNS, toState, type CustomerRow } from './load-customers.js';
-import { accountOf, type CommerceChunk, type CommerceEventName } from './commerce-chunk.js';
+import { AccountIds, type CommerceChunk, type CommerceEventName } from './commerce-chunk.js';
 
-/** How much one process may hold in memory, over all partitions and schemas. */
+/** How much one identity memory (one projector) may hold, over all partitions and schemas. */
 export interface MemoryBudget {
   readonly customers: number;
   readonly orders: number;
 }
+
+/**
+ * Default budget of the identity memory. Measured in the projector's heap: ~0.93 KiB per customer,
+ * ~45 bytes per order id (docs/performance.md), so a full memory is ~500 MiB and the process stays
+ * under 1 GiB. The same figures are the defaults of HOLDFAST_PROJECTOR_MEMORY_*.
+ */
+export const DEFAULT_MEMORY_BUDGET: MemoryBudget = Object.freeze({ customers: 400_000, orders: 3_000_000 });
+
+/**
+ * The port through which the commerce projection finds the identities it already knows without a
+ * query: an `IdentityMemory`, or `NO_IDENTITY_MEMORY` (budget 0: every chunk takes the query path).
+ * One per projection instance, injected by whoever wires it (`wireCommerce`).
+ */
+export interface IdentitySource {
+  /** The partition's memory for the chunk in `tx`, or null: resolve with queries. */
+  open(tx: ProjectionTx, events: readonly ProjectedEvent<CommerceEventName>[]): PartitionMemory | null;
+  /** Makes `accounts` resident in `m` where the budget allows; returns the resident ones. */
+  admit(tx: ProjectionTx, m: PartitionMemory, accounts: Iterable<string>): Promise<Set<string>>;
+  /** Records the customers a chunk created in resident accounts. */
+  noteCreated(tx: ProjectionTx, m: PartitionMemory, created: readonly CustomerState[]): void;
+  /** The memory of a partition whose chunk is being applied right now (not yet committed). */
+  pending(schema: string, partition: number): PartitionMemory | undefined;
+  /** Forgets a partition (its memory was changed by a fold that did not complete). */
+  drop(schema: string, partition: number): void;
+  /** The chunk applied on (schema, partition) committed at checkpoint version `position`. */
+  committed(schema: string, partition: number, position: string): void;
+}
+
+/** The identity source of a projector without memory: nothing is known, every chunk queries. */
+export const NO_IDENTITY_MEMORY: IdentitySource = Object.freeze({
+  open: () => null,
+  admit: () => Promise.resolve(new Set<string>()),
+  noteCreated: () => {},
+  pending: () => undefined,
+  drop: () => {},
+  committed: () => {},
+});
 
 /**
  * What the projector knows of the accounts of one partition: every customer (indexed for identity
@@ -83,7 +120,7 @@ export class PartitionMemory {
  * (customers by external id/email/phone, stored order ids) were a third of the projector's time in
  * PostgreSQL. An account that does not fit the budget stays on the query path (always correct).
  */
-export class IdentityMemory {
+export class IdentityMemory implements IdentitySource {
   private readonly partitions = new Map<string, PartitionMemory>();
   /** `schema\0account` of accounts too large for the budget: never loaded again by this process. */
   private readonly oversize = new Set<string>();
@@ -111,8 +148,9 @@ export class IdentityMemory {
     }
     m.validAt = null;
     const tick = ++this.tick;
+    const accounts = new AccountIds();
     for (const e of events) {
-      const a = accountOf(e.value.metadata);
+      const a = accounts.of(e.value.metadata);
       if (m.isResident(a)) m.lastUsed.set(a, tick);
     }
     return m;

@@ -3,7 +3,7 @@ import { createTestEnv, type TestEnv } from '@holdfast/testing';
 import { metadata, orderRow, orderUpserted } from '../../test-support/events.js';
 import { MergeFixture } from '../../test-support/merge-fixture.js';
 import type { Given } from '../../test-support/projection-harness.js';
-import { commerceProjection } from './commerce.projection.js';
+import { wireCommerce } from './commerce.projection.js';
 import { customerUuid } from './customer-id.js';
 
 let t: TestEnv;
@@ -11,7 +11,7 @@ let f: MergeFixture;
 
 beforeAll(async () => {
   t = await createTestEnv('ordersmerge');
-  f = await MergeFixture.create(t, 'om', commerceProjection);
+  f = await MergeFixture.create(t, 'om', wireCommerce());
 });
 afterAll(() => t.close());
 

@@ -23,7 +23,7 @@ import {
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
 import { customerUpserted, metadata, orderUpserted } from '../../test-support/events.js';
 import { ProjectionHarness, type Given } from '../../test-support/projection-harness.js';
-import { commerceProjection } from './commerce.projection.js';
+import { wireCommerce } from './commerce.projection.js';
 import { customerUuid } from './customer-id.js';
 
 let t: TestEnv;
@@ -31,7 +31,7 @@ let sql: ProjectionHarness;
 
 beforeAll(async () => {
   t = await createTestEnv('ordersprop');
-  sql = await ProjectionHarness.create(t, 'op', commerceProjection);
+  sql = await ProjectionHarness.create(t, 'op', wireCommerce());
 });
 afterAll(() => t.close());
 

@@ -8,7 +8,7 @@ import {
   zeroParty,
 } from '../../test-support/events.js';
 import { MergeFixture } from '../../test-support/merge-fixture.js';
-import { commerceProjection } from './commerce.projection.js';
+import { wireCommerce } from './commerce.projection.js';
 import { customerUuid } from './customer-id.js';
 
 let t: TestEnv;
@@ -16,7 +16,7 @@ let f: MergeFixture;
 
 beforeAll(async () => {
   t = await createTestEnv('webhookevents');
-  f = await MergeFixture.create(t, 'we', commerceProjection);
+  f = await MergeFixture.create(t, 'we', wireCommerce());
 });
 afterAll(() => t.close());
 

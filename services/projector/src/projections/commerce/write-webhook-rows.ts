@@ -31,53 +31,57 @@ export interface ZeroPartyRow {
   readonly receivedAt: string;
 }
 
+/** The key and links both webhook tables start with: their first four columns. */
+interface WebhookRow {
+  readonly accountId: string;
+  readonly dedupKey: string;
+  readonly eventId: string;
+  readonly customerId: string;
+}
+
 // Duplicates were filtered in memory (against stored keys and earlier records of the chunk);
 // `do nothing` only guards that rule, it never decides.
-export async function insertCustomerEvents(
+async function insertNewRows<R extends WebhookRow>(
   tx: ProjectionTx,
-  rows: readonly CustomerEventRow[],
+  table: string,
+  /** The columns after customer_id, and the select over unnest($1 … $n) giving all of them. */
+  columnsAndSelect: string,
+  rows: readonly R[],
+  /** The values after customer_id. */
+  restOf: (r: R) => unknown[],
 ): Promise<void> {
   if (!rows.length) return;
   await tx.client.query(
-    `insert into ${qualified(tx.schema, 'customer_events')}
-       (account_id, dedup_key, event_id, customer_id, link_method, is_new, event_type, received_at,
-        content_key)
-     select * from unnest($1::uuid[], $2::text[], $3::text[], $4::uuid[], $5::text[], $6::boolean[],
-       $7::text[], $8::timestamptz[], $9::text[])
+    `insert into ${qualified(tx.schema, table)} (account_id, dedup_key, event_id, customer_id, ${columnsAndSelect}
      on conflict (account_id, dedup_key) do nothing`,
-    columnsOf(rows, (r) => [
-      r.accountId,
-      r.dedupKey,
-      r.eventId,
-      r.customerId,
-      r.linkMethod,
-      r.isNew,
-      r.eventType,
-      r.receivedAt,
-      r.contentKey,
-    ]),
+    columnsOf(rows, (r) => [r.accountId, r.dedupKey, r.eventId, r.customerId, ...restOf(r)]),
   );
 }
 
-export async function insertZeroPartySubmissions(
-  tx: ProjectionTx,
-  rows: readonly ZeroPartyRow[],
-): Promise<void> {
-  if (!rows.length) return;
-  await tx.client.query(
-    `insert into ${qualified(tx.schema, 'zero_party_submissions')}
-       (account_id, dedup_key, event_id, customer_id, email, external_customer_id, interests,
-        attributes, source_label, quiz_version, completed_at, received_at)
+export function insertCustomerEvents(tx: ProjectionTx, rows: readonly CustomerEventRow[]): Promise<void> {
+  return insertNewRows(
+    tx,
+    'customer_events',
+    `link_method, is_new, event_type, received_at, content_key)
+     select * from unnest($1::uuid[], $2::text[], $3::text[], $4::uuid[], $5::text[], $6::boolean[],
+       $7::text[], $8::timestamptz[], $9::text[])`,
+    rows,
+    (r) => [r.linkMethod, r.isNew, r.eventType, r.receivedAt, r.contentKey],
+  );
+}
+
+export function insertZeroPartySubmissions(tx: ProjectionTx, rows: readonly ZeroPartyRow[]): Promise<void> {
+  return insertNewRows(
+    tx,
+    'zero_party_submissions',
+    `email, external_customer_id, interests, attributes, source_label, quiz_version, completed_at,
+       received_at)
      select a, dk, eid, cid, em, ext, coalesce(i::text[], '{}'), attrs::jsonb, sl, qv, ca, ra
      from unnest($1::uuid[], $2::text[], $3::text[], $4::uuid[], $5::text[], $6::text[], $7::text[],
        $8::text[], $9::text[], $10::text[], $11::timestamptz[], $12::timestamptz[])
-       as p(a, dk, eid, cid, em, ext, i, attrs, sl, qv, ca, ra)
-     on conflict (account_id, dedup_key) do nothing`,
-    columnsOf(rows, (r) => [
-      r.accountId,
-      r.dedupKey,
-      r.eventId,
-      r.customerId,
+       as p(a, dk, eid, cid, em, ext, i, attrs, sl, qv, ca, ra)`,
+    rows,
+    (r) => [
       r.email,
       r.externalCustomerId,
       textArrayLiteral(r.interests),
@@ -86,6 +90,6 @@ export async function insertZeroPartySubmissions(
       r.quizVersion,
       r.completedAt,
       r.receivedAt,
-    ]),
+    ],
   );
 }
