@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TransactionalAppender, topicName } from '@holdfast/kafka';
 import { createTestEnv, REPO_ROOT, type TestEnv } from '@holdfast/testing';
 import { metadata, orderRow, orderUpserted } from './test-support/events.js';
+import { DEFAULT_READ_MODEL_SCHEMA } from '@holdfast/read-models';
 
 let t: TestEnv;
 
@@ -32,7 +33,7 @@ async function holdfast(...argv: string[]): Promise<{ code: number | null; stdou
     ['--conditions=source', '--import', 'tsx', 'packages/cli/src/main.ts', ...argv],
     {
       cwd: REPO_ROOT,
-      env: { ...process.env, ...t.env, HOLDFAST_READ_SCHEMA: 'read_models' },
+      env: { ...process.env, ...t.env, HOLDFAST_READ_SCHEMA: DEFAULT_READ_MODEL_SCHEMA },
     },
   );
   let stdout = '';
@@ -49,7 +50,7 @@ describe('holdfast replay and dlq', () => {
     expect(replay.code, replay.stderr).toBe(0);
     expect(JSON.parse(replay.stdout)).toMatchObject({
       switched: true,
-      read_schema: 'read_models',
+      read_schema: DEFAULT_READ_MODEL_SCHEMA,
       projections: expect.arrayContaining(['commerce']),
     });
     expect(replay.stderr).toMatch(/final: \d+\/\d+ \(100%\)/);

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TransactionalAppender, topicName, type OutgoingRecord } from '@holdfast/kafka';
 import { createTestEnv, spawnTs, type TestEnv } from '@holdfast/testing';
-import { ensureReadModelSchema } from '@holdfast/read-models';
+import { DEFAULT_READ_MODEL_SCHEMA, ensureReadModelSchema } from '@holdfast/read-models';
 import { customerEvent, metadata, orderRow, orderUpserted } from './test-support/events.js';
 import { until } from './test-support/until.js';
 
@@ -21,7 +21,7 @@ const children: ChildProcess[] = [];
 
 beforeAll(async () => {
   t = await createTestEnv('projkill');
-  await ensureReadModelSchema(t.pool, 'read_models');
+  await ensureReadModelSchema(t.pool, DEFAULT_READ_MODEL_SCHEMA);
   appender = await TransactionalAppender.create(t.kafka, { name: `${t.topicPrefix}kill`, size: 2 });
 });
 afterAll(async () => {
@@ -88,7 +88,7 @@ async function appliedOffsets(): Promise<number> {
 function startProjector(): ChildProcess {
   const child = spawnTs('services/projector/src/main.ts', {
     ...t.env,
-    HOLDFAST_READ_SCHEMA: 'read_models',
+    HOLDFAST_READ_SCHEMA: DEFAULT_READ_MODEL_SCHEMA,
     HOLDFAST_SESSION_TIMEOUT_MS: '6000',
     PORT: '0',
   });

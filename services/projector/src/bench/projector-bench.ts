@@ -24,7 +24,7 @@ import { silentLogger, EnvReader, readKafkaClientKind } from '@holdfast/platform
 import { wireCommerce } from '../projections/commerce/commerce.projection.js';
 import { ProjectionRunner } from '../runtime/projection-runner.js';
 import { startProjector } from '../runtime/start-projector.js';
-import { ensureReadModelSchema } from '@holdfast/read-models';
+import { DEFAULT_READ_MODEL_SCHEMA, ensureReadModelSchema } from '@holdfast/read-models';
 import { metadata, orderRow, orderUpserted } from '../test-support/events.js';
 import { benchStack } from './bench-stack.js';
 
@@ -125,7 +125,7 @@ export async function runProjectorBench(
     const projector = await startProjector(
       {
         topicPrefix: stack.prefix,
-        readSchema: 'read_models',
+        readSchema: DEFAULT_READ_MODEL_SCHEMA,
         projections: ['commerce'],
         checkpointWatchMs: 0,
       },

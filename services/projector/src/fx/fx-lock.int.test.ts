@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
-import { ensureReadModelSchema } from '@holdfast/read-models';
+import { DEFAULT_READ_MODEL_SCHEMA, ensureReadModelSchema } from '@holdfast/read-models';
 import { importReferenceRates } from './fx-commands.js';
 import { FX_LOCK_SQL, FxSnapshots } from './fx-snapshot.js';
 
 let t: TestEnv;
 beforeAll(async () => {
   t = await createTestEnv('fxlock');
-  await ensureReadModelSchema(t.pool, 'read_models');
+  await ensureReadModelSchema(t.pool, DEFAULT_READ_MODEL_SCHEMA);
 });
 afterAll(() => t?.close());
 

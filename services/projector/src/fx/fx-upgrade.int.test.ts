@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
-import { ensureReadModelSchema } from '@holdfast/read-models';
+import { DEFAULT_READ_MODEL_SCHEMA, ensureReadModelSchema } from '@holdfast/read-models';
 import { importReferenceRates } from './fx-commands.js';
 
 let t: TestEnv;
@@ -21,7 +21,7 @@ const ADDED = [
 
 describe('read models created before currency conversion', () => {
   it('given an orders table without the conversion columns, when the schema is ensured, then they are added, old rows read pending at par, and the next import converts them', async () => {
-    await ensureReadModelSchema(t.pool, 'read_models');
+    await ensureReadModelSchema(t.pool, DEFAULT_READ_MODEL_SCHEMA);
     // The table as the first release created it: none of the added columns.
     await t.pool.query(
       `alter table read_models.orders ${ADDED.map((c) => `drop column ${c} cascade`).join(', ')}`,
@@ -34,7 +34,7 @@ describe('read models created before currency conversion', () => {
       [account],
     );
 
-    await ensureReadModelSchema(t.pool, 'read_models');
+    await ensureReadModelSchema(t.pool, DEFAULT_READ_MODEL_SCHEMA);
     const row = async () =>
       (
         await t.pool.query<Record<string, string | null>>(

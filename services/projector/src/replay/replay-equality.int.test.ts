@@ -11,6 +11,7 @@ import { rebuildReadModels } from './rebuild-read-models.js';
 import type { RebuildProgress } from './rebuild-tracker.js';
 import { switchTables } from './switch-tables.js';
 import { readModelDigest } from './table-digest.js';
+import { DEFAULT_READ_MODEL_SCHEMA } from '@holdfast/read-models';
 
 let t: TestEnv;
 let appender: TransactionalAppender;
@@ -33,7 +34,7 @@ beforeAll(async () => {
   live = await startProjector(
     {
       topicPrefix: t.topicPrefix,
-      readSchema: 'read_models',
+      readSchema: DEFAULT_READ_MODEL_SCHEMA,
       sessionTimeoutMs: 6000,
       checkpointWatchMs: 500,
       onConsumer: (consumer) => {
@@ -80,7 +81,7 @@ async function liveCaughtUp(): Promise<void> {
 /** A from-scratch rebuild into read_models_next (not switched in), digested. */
 async function freshRebuildDigest() {
   await rebuildReadModels(
-    { topicPrefix: t.topicPrefix, readSchema: 'read_models', noSwitch: true, chunkSize: 700 },
+    { topicPrefix: t.topicPrefix, readSchema: DEFAULT_READ_MODEL_SCHEMA, noSwitch: true, chunkSize: 700 },
     deps,
   );
   return readModelDigest(t.pool, 'read_models_next');
@@ -90,7 +91,7 @@ describe('replay', () => {
   it('rebuilds every read-model table identically from offset 0, with progress, and switches it in', async () => {
     await append();
     await liveCaughtUp();
-    const before = await readModelDigest(t.pool, 'read_models');
+    const before = await readModelDigest(t.pool, DEFAULT_READ_MODEL_SCHEMA);
     expect(before.orders!.rows).toBeGreaterThan(200);
     expect(before.dead_letters!.rows).toBeGreaterThan(0);
     const progress: RebuildProgress[] = [];
@@ -98,13 +99,13 @@ describe('replay', () => {
     const result = await rebuildReadModels(
       {
         topicPrefix: t.topicPrefix,
-        readSchema: 'read_models',
+        readSchema: DEFAULT_READ_MODEL_SCHEMA,
         chunkSize: 333,
         onProgress: (p) => progress.push(p),
       },
       deps,
     );
-    expect(await readModelDigest(t.pool, 'read_models')).toEqual(before);
+    expect(await readModelDigest(t.pool, DEFAULT_READ_MODEL_SCHEMA)).toEqual(before);
     expect(await readModelDigest(t.pool, result.oldSchema!)).toEqual(before);
     // The rebuild folded without the readers' indexes and built them afterwards: the tables switched
     // in carry every index the live ones had.
@@ -117,7 +118,7 @@ describe('replay', () => {
         .then((r) => r.rows.map((x) => x.i));
     const replaced = await indexes(result.oldSchema!);
     const moved = new Set(replaced.map((i) => i.split('.')[0]));
-    const live = (await indexes('read_models')).filter((i) => moved.has(i.split('.')[0]));
+    const live = (await indexes(DEFAULT_READ_MODEL_SCHEMA)).filter((i) => moved.has(i.split('.')[0]));
     expect(live).toContain('orders.orders_by_date');
     expect(live).toEqual(replaced);
     expect(progress.at(-1)).toMatchObject({ phase: 'final' });
@@ -128,7 +129,7 @@ describe('replay', () => {
 
   it('loses and duplicates nothing when the log keeps growing during a rebuild', async () => {
     const rebuilding = rebuildReadModels(
-      { topicPrefix: t.topicPrefix, readSchema: 'read_models', chunkSize: 1000 },
+      { topicPrefix: t.topicPrefix, readSchema: DEFAULT_READ_MODEL_SCHEMA, chunkSize: 1000 },
       deps,
     );
     await append();
@@ -140,7 +141,7 @@ describe('replay', () => {
     const fresh = JSON.stringify(await freshRebuildDigest());
     const settled = await until(
       'live equals a fresh rebuild',
-      async () => JSON.stringify(await readModelDigest(t.pool, 'read_models')),
+      async () => JSON.stringify(await readModelDigest(t.pool, DEFAULT_READ_MODEL_SCHEMA)),
       (d) => d === fresh,
     );
     expect(settled).toBe(fresh);
@@ -149,30 +150,36 @@ describe('replay', () => {
   it('rewinds the live projector when a switch moves its checkpoints behind it', async () => {
     // Build without switching, let live run ahead, then switch with no catch-up: the live projector
     // finds checkpoints behind what it applied and must re-apply the difference into the new tables.
-    await rebuildReadModels({ topicPrefix: t.topicPrefix, readSchema: 'read_models', noSwitch: true }, deps);
+    await rebuildReadModels(
+      { topicPrefix: t.topicPrefix, readSchema: DEFAULT_READ_MODEL_SCHEMA, noSwitch: true },
+      deps,
+    );
     await append();
     await liveCaughtUp();
     const rewindsBefore = rewinds.length;
-    await switchTables(t.pool, 'read_models', 'read_models_next', selectProjections(), 'manual');
+    await switchTables(t.pool, DEFAULT_READ_MODEL_SCHEMA, 'read_models_next', selectProjections(), 'manual');
     // No new record arrives: the checkpoint watch alone must notice and re-apply the difference.
     const fresh = JSON.stringify(await freshRebuildDigest());
     await until(
       `live equals a fresh rebuild ${fresh}`,
-      async () => JSON.stringify(await readModelDigest(t.pool, 'read_models')),
+      async () => JSON.stringify(await readModelDigest(t.pool, DEFAULT_READ_MODEL_SCHEMA)),
       (d) => d === fresh,
     );
     expect(rewinds.length).toBeGreaterThan(rewindsBefore);
   });
 
   it('asks for the rewind again when its seek is lost (a rebalance), until a chunk from it commits', async () => {
-    await rebuildReadModels({ topicPrefix: t.topicPrefix, readSchema: 'read_models', noSwitch: true }, deps);
+    await rebuildReadModels(
+      { topicPrefix: t.topicPrefix, readSchema: DEFAULT_READ_MODEL_SCHEMA, noSwitch: true },
+      deps,
+    );
     await append();
     await liveCaughtUp();
     const rewindsBefore = rewinds.length;
     // Every partition's first rewind is lost: only asking again can re-apply the difference.
     seeksToLose = selectProjections().length * 64;
     seeksLost = 0;
-    await switchTables(t.pool, 'read_models', 'read_models_next', selectProjections(), 'manual');
+    await switchTables(t.pool, DEFAULT_READ_MODEL_SCHEMA, 'read_models_next', selectProjections(), 'manual');
     await until(
       'the first rewinds to be lost',
       () => Promise.resolve(seeksLost),
@@ -183,7 +190,7 @@ describe('replay', () => {
     const fresh = JSON.stringify(await freshRebuildDigest());
     await until(
       `live equals a fresh rebuild ${fresh}`,
-      async () => JSON.stringify(await readModelDigest(t.pool, 'read_models')),
+      async () => JSON.stringify(await readModelDigest(t.pool, DEFAULT_READ_MODEL_SCHEMA)),
       (d) => d === fresh,
     );
     expect(rewinds.length - rewindsBefore).toBeGreaterThan(seeksLost);

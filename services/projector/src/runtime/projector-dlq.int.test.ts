@@ -8,6 +8,7 @@ import { metadata, orderRow, orderUpserted } from '../test-support/events.js';
 import { until } from '../test-support/until.js';
 import { ProjectorMetrics } from './metrics.js';
 import { startProjector, type RunningProjector } from './start-projector.js';
+import { DEFAULT_READ_MODEL_SCHEMA } from '@holdfast/read-models';
 
 let t: TestEnv;
 let appender: TransactionalAppender;
@@ -18,7 +19,7 @@ beforeAll(async () => {
   t = await createTestEnv('projectordlq');
   appender = await TransactionalAppender.create(t.kafka, { name: `${t.topicPrefix}dlqtest`, size: 1 });
   projector = await startProjector(
-    { topicPrefix: t.topicPrefix, readSchema: 'read_models', sessionTimeoutMs: 6000 },
+    { topicPrefix: t.topicPrefix, readSchema: DEFAULT_READ_MODEL_SCHEMA, sessionTimeoutMs: 6000 },
     {
       pool: t.pool,
       kafka: t.kafka,
@@ -65,7 +66,7 @@ describe('the projector on the real stack', () => {
     );
     const dead = await until(
       'dead letters',
-      () => listDeadLetters(t.pool, 'read_models'),
+      () => listDeadLetters(t.pool, DEFAULT_READ_MODEL_SCHEMA),
       (d) => d.length === 3,
     );
     expect(dead.map((d) => [d.projection, d.accountId, d.reason.replace(/:.*/s, '')])).toEqual([
@@ -98,7 +99,7 @@ describe('the projector on the real stack', () => {
     // The operator fixes the cause of the constraint failure, then re-drives that letter.
     await t.pool.query(`alter table read_models.orders drop constraint orders_refunded_not_negative`);
     const { redriven } = await redriveDeadLetters(t.pool, appender, {
-      schema: 'read_models',
+      schema: DEFAULT_READ_MODEL_SCHEMA,
       topicPrefix: t.topicPrefix,
       ids: [dead[2]!.id],
     });
@@ -112,10 +113,10 @@ describe('the projector on the real stack', () => {
         ),
       (n) => n === 1,
     );
-    expect(await listDeadLetters(t.pool, 'read_models', { status: 'redriven' })).toMatchObject([
+    expect(await listDeadLetters(t.pool, DEFAULT_READ_MODEL_SCHEMA, { status: 'redriven' })).toMatchObject([
       { id: dead[2]!.id, status: 'redriven' },
     ]);
-    expect(await listDeadLetters(t.pool, 'read_models')).toHaveLength(2);
+    expect(await listDeadLetters(t.pool, DEFAULT_READ_MODEL_SCHEMA)).toHaveLength(2);
   });
 
   it('exposes projection lag per partition on /metrics, also as the shared per-group lag gauge', async () => {
@@ -149,7 +150,7 @@ describe('the projector on the real stack', () => {
   it('lets holdfast_analyst read the read models, but not tables created outside their DDL, not dead letters, and write nothing', async () => {
     await t.pool.query(`create table read_models.analyst_probe (account_id uuid)`);
     const { rows } = await t.pool.query(`
-      select has_schema_privilege('holdfast_analyst', 'read_models', 'usage') as usage,
+      select has_schema_privilege('holdfast_analyst', DEFAULT_READ_MODEL_SCHEMA, 'usage') as usage,
              has_table_privilege('holdfast_analyst', 'read_models.orders', 'select') as orders,
              has_table_privilege('holdfast_analyst', 'read_models.customers', 'select') as customers,
              has_table_privilege('holdfast_analyst', 'read_models.analyst_probe', 'select') as later,

@@ -7,7 +7,7 @@ import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TransactionalAppender, topicName } from '@holdfast/kafka';
 import { createTestEnv, spawnTs, TcpProxy, type TestEnv } from '@holdfast/testing';
-import { ensureReadModelSchema } from '@holdfast/read-models';
+import { DEFAULT_READ_MODEL_SCHEMA, ensureReadModelSchema } from '@holdfast/read-models';
 import { metadata, orderRow, orderUpserted } from '../test-support/events.js';
 import { until } from '../test-support/until.js';
 
@@ -19,7 +19,7 @@ const logs: Record<string, unknown>[] = [];
 
 beforeAll(async () => {
   t = await createTestEnv('projprocess');
-  await ensureReadModelSchema(t.pool, 'read_models');
+  await ensureReadModelSchema(t.pool, DEFAULT_READ_MODEL_SCHEMA);
   const real = new URL(process.env.SCHEMA_REGISTRY_URL!);
   proxy = await TcpProxy.start(real.hostname, Number(real.port), { forwarding: false });
   appender = await TransactionalAppender.create(t.kafka, { name: `${t.topicPrefix}proc`, size: 1 });

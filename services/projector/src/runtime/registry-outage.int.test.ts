@@ -16,6 +16,7 @@ import {
 import { metadata, orderRow, orderUpserted } from '../test-support/events.js';
 import { until } from '../test-support/until.js';
 import { startProjector, type RunningProjector } from './start-projector.js';
+import { DEFAULT_READ_MODEL_SCHEMA } from '@holdfast/read-models';
 
 let t: TestEnv;
 let proxy: TcpProxy;
@@ -33,7 +34,7 @@ beforeAll(async () => {
   projector = await startProjector(
     {
       topicPrefix: t.topicPrefix,
-      readSchema: 'read_models',
+      readSchema: DEFAULT_READ_MODEL_SCHEMA,
       sessionTimeoutMs: 6000,
       projections: ['commerce'],
     },
