@@ -150,7 +150,7 @@ describe('the projector on the real stack', () => {
   it('lets holdfast_analyst read the read models, but not tables created outside their DDL, not dead letters, and write nothing', async () => {
     await t.pool.query(`create table read_models.analyst_probe (account_id uuid)`);
     const { rows } = await t.pool.query(`
-      select has_schema_privilege('holdfast_analyst', DEFAULT_READ_MODEL_SCHEMA, 'usage') as usage,
+      select has_schema_privilege('holdfast_analyst', 'read_models', 'usage') as usage,
              has_table_privilege('holdfast_analyst', 'read_models.orders', 'select') as orders,
              has_table_privilege('holdfast_analyst', 'read_models.customers', 'select') as customers,
              has_table_privilege('holdfast_analyst', 'read_models.analyst_probe', 'select') as later,
