@@ -1,5 +1,5 @@
 import { UndecodableRecordError, type EventCodec, type AnyEvent } from '@holdfast/contracts';
-import { withRequestId, type ConsumedRecord } from '@holdfast/kafka';
+import { deadLetterOf as kafkaDeadLetterOf, type ConsumedRecord } from '@holdfast/kafka';
 import type { AnyProjection, ProjectedEvent } from '../projection.js';
 import type { DeadLetter } from './dead-letters.js';
 
@@ -11,17 +11,7 @@ export interface DecodedChunk {
 
 /** A dead letter for `record`. */
 export function deadLetterOf(projection: AnyProjection, record: ConsumedRecord, reason: string): DeadLetter {
-  return {
-    projection: projection.name,
-    topic: projection.topic,
-    partition: record.partition,
-    offset: record.offset,
-    key: record.key,
-    value: record.value,
-    timestamp: record.timestamp,
-    reason,
-    ...withRequestId(record),
-  };
+  return kafkaDeadLetterOf(projection.name, projection.topic, record, reason);
 }
 
 /**
