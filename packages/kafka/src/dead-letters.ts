@@ -88,7 +88,7 @@ export function kafkaDeadLetterPublisher(
 }
 
 /** `{ requestId }` when the record carries one (for a DeadLetter built elsewhere). */
-export function withRequestId(record: Pick<ConsumedRecord, 'headers'>): { requestId?: string } {
+function withRequestId(record: Pick<ConsumedRecord, 'headers'>): { requestId?: string } {
   const requestId = requestIdOfRecord(record);
   return requestId ? { requestId } : {};
 }

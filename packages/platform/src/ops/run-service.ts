@@ -15,6 +15,9 @@ import { Readiness, type ReadinessCheck } from './readiness.js';
  */
 export const ExitCode = { stopped: 0, failed: 1 } as const;
 
+/** How long a stop may take before the process exits 1: under Kubernetes' 30 s grace period (deploy/kubernetes). */
+export const DEFAULT_STOP_TIMEOUT_MS = 25_000;
+
 /** What `start` is given: the service's shared plumbing, already running. */
 export interface ServiceContext {
   readonly logger: Logger;
@@ -65,7 +68,10 @@ export interface ServiceOptions {
   readonly ops: OpsConfig;
   /** Start OpenTelemetry tracing as `holdfast-<name>` (still off unless an OTLP endpoint is set). */
   readonly tracing?: boolean;
-  /** How long the stop steps may take together before the process exits 1 (default 15 s). */
+  /**
+   * How long the stop steps may take together before the process exits 1 (default 25 s: a recompute
+   * task or a projector chunk in flight gets to finish, under the deployments' 30 s grace period).
+   */
   readonly stopTimeoutMs?: number;
   readonly logger?: Logger;
   readonly host?: ServiceHost;
@@ -110,7 +116,7 @@ export async function runService(opts: ServiceOptions): Promise<RunningService> 
   const { name } = opts;
   const host = opts.host ?? processHost;
   const logger = opts.logger ?? createLogger(name);
-  const timeoutMs = opts.stopTimeoutMs ?? 15_000;
+  const timeoutMs = opts.stopTimeoutMs ?? DEFAULT_STOP_TIMEOUT_MS;
   // Off unless OTEL_EXPORTER_OTLP_ENDPOINT is set.
   const stopTracing = opts.tracing
     ? startTracing(`holdfast-${name}`, loadTracingConfig(process.env))

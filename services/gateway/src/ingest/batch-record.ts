@@ -20,17 +20,20 @@ export interface BatchSummary {
   readonly syncTaskId: string | null;
 }
 
-/** A batch that received nothing and kept nothing: the defaults a route's own summary overrides. */
-export const EMPTY_BATCH_SUMMARY: Omit<BatchSummary, 'endpoint'> = {
+/**
+ * A batch that received nothing and kept nothing: the defaults a route's own summary overrides.
+ * Frozen, arrays included: every request spreads it, so a push into it would leak between requests.
+ */
+export const EMPTY_BATCH_SUMMARY: Omit<BatchSummary, 'endpoint'> = Object.freeze({
   dryRun: false,
   received: 0,
   accepted: 0,
   dropped: 0,
-  errorCodes: [],
-  warningCodes: [],
-  errors: [],
+  errorCodes: Object.freeze([]),
+  warningCodes: Object.freeze([]),
+  errors: Object.freeze([]),
   syncTaskId: null,
-};
+});
 
 /** The outcome part of a batch record. */
 export interface BatchOutcome {

@@ -6,6 +6,7 @@ import { parseJsonBody, readBody } from '../http/body-reader.js';
 import { ingestRoute } from '../ingest/ingest-route.js';
 import { LIMITS } from '../limits/policy.js';
 import { ValidationFailedError } from '../http/validation-failed.js';
+import { EMPTY_BATCH_SUMMARY } from '../ingest/batch-record.js';
 
 /**
  * PATCH /ingest/account: `{store_timezone}` must be an IANA name (CST, or a missing field, is a 422).
@@ -23,16 +24,7 @@ export function accountRoute(ctx: GatewayContext): RequestHandler {
     return {
       body: { ok: true, store_timezone },
       records: [ctx.events.record('holdfast.account-settings', 'AccountSettingsChanged', value)],
-      summary: {
-        dryRun: false,
-        received: 1,
-        accepted: 1,
-        dropped: 0,
-        errorCodes: [],
-        warningCodes: [],
-        errors: [],
-        syncTaskId: null,
-      },
+      summary: { ...EMPTY_BATCH_SUMMARY, received: 1, accepted: 1 },
     };
   });
 }
