@@ -17,6 +17,8 @@ export * from './ingest/index.js';
 export * from './currency/index.js';
 export { keyKind } from './keys/key-kind.js';
 export type { KeyKind } from './keys/key-kind.js';
+export { CAMPAIGN_TYPES, isCampaignType } from './campaigns/campaign-types.js';
+export type { CampaignType } from './campaigns/campaign-types.js';
 export { DEFAULT_FREQUENCY_CAP, decideSend } from './campaigns/decide-send.js';
 export type {
   RecentSend,

@@ -2,6 +2,7 @@
 // strings, int8 and numeric as numbers, timestamptz and date as Dates, jsonb parsed). Each interface
 // has a column list that must name exactly its keys (`satisfies`), and `rows.int.test.ts` holds the
 // lists to the tables the DDL creates, so a column added to one and not the other fails a test.
+import { rowColumns } from '@holdfast/db';
 
 /** A row of `orders` (docs/read-models.md, "orders"). */
 export interface OrderRow {
@@ -177,12 +178,6 @@ export interface DeadLetterTableRow {
   readonly redriven_at: Date | null;
   readonly request_id: string | null;
 }
-
-/** The keys of `c`, which must be exactly the columns of `Row` (a missing or an extra one fails to compile). */
-export const rowColumns =
-  <Row>() =>
-  <const C extends Record<keyof Row, true>>(c: C & Record<Exclude<keyof C, keyof Row>, never>) =>
-    Object.keys(c) as (keyof Row)[];
 
 /** Every column of `orders`, in table order. */
 export const ORDER_ROW_COLUMNS = rowColumns<OrderRow>()({

@@ -1,7 +1,13 @@
-import { createDb, kyselyOn, type Database, type Pool, type PoolClient } from '@holdfast/db';
+import {
+  createDb,
+  kyselyOn,
+  type CampaignTables,
+  type Database,
+  type Pool,
+  type PoolClient,
+} from '@holdfast/db';
 import type { ReadModelTables } from '@holdfast/read-models';
 import type { Kysely } from 'kysely';
-import type { CampaignTables } from './campaigns/migrations/tables.js';
 import type { RecomputeTables } from './migrations/tables.js';
 
 /**

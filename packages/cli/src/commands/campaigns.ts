@@ -1,30 +1,28 @@
 import { Argument, Option } from 'commander';
-import { describeAccount, rawQuery, type Pool } from '@holdfast/db';
+import {
+  describeAccount,
+  listLiftReports,
+  readCampaignSettings,
+  setCampaignTypeEnabled,
+  setFrequencyCap,
+} from '@holdfast/db';
+import { CAMPAIGN_TYPES, DEFAULT_FREQUENCY_CAP } from '@holdfast/domain';
 import { CliError, type CliContext } from '../context.js';
 import { accountOption, iso, positiveInt, table, when } from '../format.js';
 import type { RegisterCommand } from './index.js';
 import { queueCliSync } from './sync.js';
-
-/** The campaign types of the recompute (services/recompute campaigns/campaign-types.ts, CAMPAIGN_TYPES). */
-const CAMPAIGN_TYPES = ['win_back', 'replenishment', 'vip'] as const;
-const DEFAULT_CAP = { messages: 1, days: 7 };
 
 function typeArgument(): Argument {
   return new Argument('<type>', 'campaign type').choices(CAMPAIGN_TYPES);
 }
 
 /**
- * Runs a named raw query on the campaign tables, which the recompute service creates when it first
- * starts (raw: their kysely types belong to the recompute service, which a package may not import).
+ * Runs a query on the campaign tables, which the recompute service creates when it first starts: their
+ * absence (42P01) is a step the operator has not taken yet, said so.
  */
-async function query<R extends object>(
-  pool: Pool,
-  name: string,
-  text: string,
-  values: unknown[],
-): Promise<R[]> {
+async function onCampaignTables<R>(run: () => Promise<R>): Promise<R> {
   try {
-    return (await rawQuery<R>(pool, name, text, values)).rows;
+    return await run();
   } catch (err) {
     if ((err as { code?: string }).code === '42P01')
       throw new CliError(
@@ -44,28 +42,15 @@ interface CampaignSettingsView {
 async function settingsView(ctx: CliContext, accountId: string): Promise<CampaignSettingsView> {
   const db = await ctx.db();
   const account = await describeAccount(db, accountId);
-  const pool = ctx.pool();
-  const types = await query<{ campaign_type: string; enabled: boolean; changed_at: Date }>(
-    pool,
-    'campaigns.type-settings',
-    `select campaign_type, enabled, changed_at from analytics.campaign_type_settings where account_id = $1`,
-    [accountId],
-  );
-  const [cap] = await query<{ frequency_cap_messages: number; frequency_cap_days: number }>(
-    pool,
-    'campaigns.account-settings',
-    `select frequency_cap_messages, frequency_cap_days from analytics.campaign_account_settings where account_id = $1`,
-    [accountId],
-  );
+  const stored = await onCampaignTables(() => readCampaignSettings(ctx.pool(), accountId));
+  const cap = stored.frequencyCap ?? DEFAULT_FREQUENCY_CAP;
   return {
     account_id: accountId,
     sandbox: account.is_sandbox,
-    frequency_cap: cap
-      ? { messages: cap.frequency_cap_messages, days: cap.frequency_cap_days }
-      : { ...DEFAULT_CAP },
+    frequency_cap: { messages: cap.messages, days: cap.days },
     types: CAMPAIGN_TYPES.map((type) => {
-      const row = types.find((t) => t.campaign_type === type);
-      return { type, enabled: row?.enabled === true, changed_at: iso(row?.changed_at) };
+      const row = stored.types.find((t) => t.campaignType === type);
+      return { type, enabled: row?.enabled === true, changed_at: iso(row?.changedAt) };
     }),
   };
 }
@@ -105,14 +90,7 @@ export const registerCampaigns: RegisterCommand = (program, context) => {
       .action(async (o: { account: string; type: string }) => {
         const ctx = context();
         await describeAccount(await ctx.db(), o.account);
-        await query(
-          ctx.pool(),
-          'campaigns.set-type',
-          `insert into analytics.campaign_type_settings (account_id, campaign_type, enabled, changed_at)
-           values ($1, $2, $3, now())
-           on conflict (account_id, campaign_type) do update set enabled = excluded.enabled, changed_at = excluded.changed_at`,
-          [o.account, o.type, enabled],
-        );
+        await onCampaignTables(() => setCampaignTypeEnabled(ctx.pool(), o.account, o.type, enabled));
         printSettings(
           ctx,
           await settingsView(ctx, o.account),
@@ -139,14 +117,8 @@ export const registerCampaigns: RegisterCommand = (program, context) => {
     .action(async (o: { account: string; messages: number; days: number }) => {
       const ctx = context();
       await describeAccount(await ctx.db(), o.account);
-      await query(
-        ctx.pool(),
-        'campaigns.set-cap',
-        `insert into analytics.campaign_account_settings (account_id, frequency_cap_messages, frequency_cap_days, changed_at)
-         values ($1, $2, $3, now())
-         on conflict (account_id) do update set frequency_cap_messages = excluded.frequency_cap_messages,
-           frequency_cap_days = excluded.frequency_cap_days, changed_at = excluded.changed_at`,
-        [o.account, o.messages, o.days],
+      await onCampaignTables(() =>
+        setFrequencyCap(ctx.pool(), o.account, { messages: o.messages, days: o.days }),
       );
       printSettings(ctx, await settingsView(ctx, o.account), `Frequency cap of ${o.account} set`);
     });
@@ -174,17 +146,7 @@ export const registerCampaigns: RegisterCommand = (program, context) => {
     .action(async (type: string | undefined, o: { account: string }) => {
       const ctx = context();
       await describeAccount(await ctx.db(), o.account);
-      const rows = await query<Record<string, unknown>>(
-        ctx.pool(),
-        'campaigns.lift-reports',
-        `select campaign_type, period_start, period_end, treated_customers, holdout_customers, lift, ci_low, ci_high,
-                p_value_greater, billable_revenue::float8 as billable_revenue, mde, settlement_status, settles_at,
-                final_billable_revenue::float8 as final_billable_revenue
-           from analytics.lift_reports
-          where account_id = $1 and ($2::text is null or campaign_type = $2)
-          order by period_start desc, campaign_type`,
-        [o.account, type ?? null],
-      );
+      const rows = await onCampaignTables(() => listLiftReports(ctx.pool(), o.account, type));
       const money = (v: unknown): string => (typeof v === 'number' ? v.toFixed(2) : '-');
       ctx.out(
         rows.map((r) => ({

@@ -4,7 +4,8 @@ import { createAccount } from '@holdfast/db';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
 import { planAudiences, type PlanResult } from './audience.js';
 import type { AccountCampaignSettings } from './campaign-settings.js';
-import { CAMPAIGN_TYPES, DEFAULT_AUDIENCE_RULES } from './campaign-types.js';
+import { CAMPAIGN_TYPES } from '@holdfast/domain';
+import { DEFAULT_AUDIENCE_RULES } from './campaign-types.js';
 import {
   insertCustomer,
   insertScore,

@@ -1,7 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { decideSend, type SendChannel, type SendDecisionKind, type SendSettings } from '@holdfast/domain';
+import {
+  decideSend,
+  type CampaignType,
+  type SendChannel,
+  type SendDecisionKind,
+  type SendSettings,
+} from '@holdfast/domain';
 import { rawQuery, type PoolClient } from '@holdfast/db';
-import type { AudienceRules, CampaignType } from './campaign-types.js';
+import type { AudienceRules } from './campaign-types.js';
 import type { AccountCampaignSettings } from './campaign-settings.js';
 import { buildCtaUrl } from './cta-url.js';
 

@@ -4,7 +4,7 @@ import { createTestEnv, type TestEnv } from '@holdfast/testing';
 import { campaignSentEventId } from './campaign-events.js';
 import { tryLockAccount } from './campaign-runs.js';
 import { runCampaignStep, type CampaignStepDeps } from './campaign-step.js';
-import { CAMPAIGN_TYPES } from './campaign-types.js';
+import { CAMPAIGN_TYPES } from '@holdfast/domain';
 import { CaptureAppender } from './test-support/capture-appender.js';
 import { startLocalProvider, type LocalProvider } from './test-support/local-provider.js';
 import { insertCustomer, insertScore, prepareCampaignSchemas } from './test-support/seed.js';

@@ -1,10 +1,4 @@
-/**
- * The campaign types the service builds audiences for, in order of precedence (docs/analytics.md,
- * "Campaign audiences").
- */
-export const CAMPAIGN_TYPES = ['win_back', 'replenishment', 'vip'] as const;
-
-export type CampaignType = (typeof CAMPAIGN_TYPES)[number];
+import type { CampaignType } from '@holdfast/domain';
 
 export type Channel = 'email' | 'sms';
 
@@ -52,7 +46,3 @@ export const COPY: Readonly<Record<CampaignType, MessageCopy>> = {
     cta: 'Take a look',
   },
 };
-
-export function isCampaignType(value: string): value is CampaignType {
-  return (CAMPAIGN_TYPES as readonly string[]).includes(value);
-}

@@ -95,9 +95,52 @@ describe('holdfast campaigns', () => {
       /win_back\s+2025-03\s+1900\s+100\s+2\.50\s+\[-1\.25, 6\.50\]\s+5\.75\s+0\.00\s+provisional until 2025-05-31/,
     );
     const json = await cli(['campaigns', 'lift', '--account', id, '--json']);
-    expect(JSON.parse(json.stdout)).toMatchObject([
-      { campaign_type: 'win_back', mde: 5.75, settlement_status: 'provisional' },
+    expect(JSON.parse(json.stdout)).toEqual([
+      {
+        campaign_type: 'win_back',
+        period_start: '2025-03-01T00:00:00.000Z',
+        period_end: '2025-04-01T00:00:00.000Z',
+        treated_customers: 1900,
+        holdout_customers: 100,
+        lift: 2.5,
+        ci_low: -1.25,
+        ci_high: 6.5,
+        p_value_greater: 0.1,
+        billable_revenue: 0,
+        mde: 5.75,
+        settlement_status: 'provisional',
+        settles_at: '2025-05-31T00:00:00.000Z',
+        final_billable_revenue: null,
+      },
     ]);
+    expect((await cli(['campaigns', 'lift', '--account', id, 'vip', '--json'])).stdout.trim()).toBe('[]');
+  });
+
+  it('given a database the recompute never migrated, then every command says how to create the tables', async () => {
+    const bare = await createTestEnv('cli-campaigns-bare');
+    try {
+      const { id } = await createAccount(bare.db, { name: 'bare' });
+      for (const argv of [
+        ['campaigns', 'list', '--account', id],
+        ['campaigns', 'enable', '--account', id, '--type', 'vip'],
+        ['campaigns', 'cap', '--account', id, '--messages', '2', '--days', '3'],
+        ['campaigns', 'lift', '--account', id],
+      ]) {
+        let stderr = '';
+        const code = await runCli(argv, bare.env, {
+          stdout: () => undefined,
+          stderr: (s) => void (stderr += s),
+          stderrIsTTY: false,
+        });
+        expect({ argv, code, stderr }).toEqual({
+          argv,
+          code: 1,
+          stderr: expect.stringContaining('the campaign tables do not exist yet') as string,
+        });
+      }
+    } finally {
+      await bare.close();
+    }
   });
 
   it('run queues a sending recompute: a cli-triggered sync task (the trigger that sends)', async () => {

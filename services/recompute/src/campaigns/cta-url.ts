@@ -1,6 +1,6 @@
 import { normalizeStorefrontDomain } from '@holdfast/db';
-import { utmLink } from '@holdfast/domain';
-import type { CampaignType, Channel } from './campaign-types.js';
+import { utmLink, type CampaignType } from '@holdfast/domain';
+import type { Channel } from './campaign-types.js';
 
 export { UTM_SOURCE } from '@holdfast/domain';
 

@@ -13,14 +13,7 @@ export {
   type CampaignTask,
 } from './campaign-step.js';
 export { CAMPAIGN_MIGRATIONS, migrateCampaigns } from './migrations/migrate-campaigns.js';
-export {
-  CAMPAIGN_TYPES,
-  COPY,
-  DEFAULT_AUDIENCE_RULES,
-  type AudienceRules,
-  type CampaignType,
-  type Channel,
-} from './campaign-types.js';
+export { COPY, DEFAULT_AUDIENCE_RULES, type AudienceRules, type Channel } from './campaign-types.js';
 export { UTM_SOURCE, buildCtaUrl } from './cta-url.js';
 export { SANDBOX_PROVIDER, planAudiences, type PlanInput, type PlanResult } from './audience.js';
 export { loadCampaignSettings, type AccountCampaignSettings } from './campaign-settings.js';

@@ -1,6 +1,7 @@
 import { sql, type Pool } from '@holdfast/db';
 import { recomputeDb } from '../recompute-database.js';
-import type { CampaignType, Channel } from './campaign-types.js';
+import type { CampaignType } from '@holdfast/domain';
+import type { Channel } from './campaign-types.js';
 
 /** A planned send with the contact it goes to, read at send time (never stored in analytics). */
 export interface PlannedSend {

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
-import { CAMPAIGN_TABLE_COLUMNS } from '../campaigns/migrations/tables.js';
+import { CAMPAIGN_TABLE_COLUMNS } from '@holdfast/db';
 import { migrateCampaigns } from '../campaigns/migrations/migrate-campaigns.js';
 import { migrateAnalytics } from './migrate-analytics.js';
 import { migrateRecompute } from './migrate-recompute.js';

@@ -4,7 +4,7 @@
 // column list (`satisfies` its keys) that tables.int.test.ts holds to the migrated tables.
 import type { ColumnType, Generated } from 'kysely';
 import type { LogPosition } from '@holdfast/contracts';
-import { rowColumns } from '@holdfast/read-models';
+import { rowColumns } from '@holdfast/db';
 
 type Timestamp = ColumnType<Date, Date | string, Date | string>;
 /** A timestamptz with a default (`DefaultTimestamp` would nest two ColumnTypes). */

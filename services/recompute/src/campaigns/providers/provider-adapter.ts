@@ -1,6 +1,6 @@
-import type { ProviderAttempt } from '@holdfast/domain';
+import type { CampaignType, ProviderAttempt } from '@holdfast/domain';
 import { OutboundError, type OutboundClient } from '@holdfast/platform';
-import type { CampaignType, Channel } from '../campaign-types.js';
+import type { Channel } from '../campaign-types.js';
 
 /** One message to one customer. `to` is an email address or an E.164 phone (never logged). */
 export interface CampaignMessage {

@@ -1,9 +1,10 @@
-// The kysely types of the tables the campaign migrations create (schema `analytics`: assignments,
-// runs, attributions, lift reports, settings), as `pg` returns them through `createPool` (numeric as
-// numbers, timestamptz as Dates). Hand-written beside the DDL; each has a column list (`satisfies` its
-// keys) that ../../migrations/tables.int.test.ts holds to the migrated tables.
+// The kysely types of the tables the recompute's campaign migrations create (schema `analytics`:
+// assignments, runs, attributions, lift reports, settings), as `pg` returns them through `createPool`
+// (numeric as numbers, timestamptz as Dates). Here, not beside the DDL in services/recompute, because the
+// CLI reads and writes the settings and lift reports too (./campaign-settings.ts). Each has a column list
+// (`satisfies` its keys) that the recompute's migrations/tables.int.test.ts holds to the migrated tables.
 import type { ColumnType, Generated } from 'kysely';
-import { rowColumns } from '@holdfast/read-models';
+import { rowColumns } from './row-columns.js';
 
 type Timestamp = ColumnType<Date, Date | string, Date | string>;
 
