@@ -1,3 +1,4 @@
+import { rawQuery } from '@holdfast/db';
 import type { AccountSettingsChanged } from '@holdfast/contracts';
 import { qualified, type Projection } from '../projection.js';
 import { columnsOf } from './sql-arrays.js';
@@ -13,7 +14,9 @@ export const accountSettingsProjection: Projection<'AccountSettingsChanged'> = {
     // touch a row twice) with the same result as applying every record in turn.
     const last = new Map<string, AccountSettingsChanged>();
     for (const e of events) last.set(e.value.metadata.account_id.toLowerCase(), e.value);
-    await tx.client.query(
+    await rawQuery(
+      tx.client,
+      'account-settings.upsert',
       `insert into ${qualified(tx.schema, 'account_settings')} (account_id, store_timezone, updated_at)
        select * from unnest($1::uuid[], $2::text[], $3::timestamptz[])
        on conflict (account_id) do update

@@ -1,3 +1,4 @@
+import { rawQuery } from '@holdfast/db';
 import { qualified, type Projection } from '../projection.js';
 import { columnsOf } from './sql-arrays.js';
 
@@ -8,7 +9,9 @@ export const campaignSendsProjection: Projection<'CampaignSent'> = {
   handles: ['CampaignSent'],
   tables: ['campaign_sends'],
   async apply(events, tx) {
-    await tx.client.query(
+    await rawQuery(
+      tx.client,
+      'campaign-sends.insert',
       `insert into ${qualified(tx.schema, 'campaign_sends')} (tracking_id, account_id, customer_id,
          campaign_type, channel, provider, url, sent_at, task_id, event_id, received_at)
        select * from unnest($1::text[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::text[],

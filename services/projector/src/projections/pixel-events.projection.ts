@@ -1,3 +1,4 @@
+import { rawQuery } from '@holdfast/db';
 import { qualified, type Projection } from '../projection.js';
 import { columnsOf } from './sql-arrays.js';
 
@@ -8,7 +9,9 @@ export const pixelEventsProjection: Projection<'PixelEventCollected'> = {
   handles: ['PixelEventCollected'],
   tables: ['pixel_events'],
   async apply(events, tx) {
-    await tx.client.query(
+    await rawQuery(
+      tx.client,
+      'pixel-events.insert',
       `insert into ${qualified(tx.schema, 'pixel_events')} (account_id, event_id, pixel_key_id, origin,
          event_type, occurred_at, anonymous_id, session_id, url_path, page_title, referrer_host,
          product_external_id, collection, search, price_cents, dwell_ms, consent_state, raw_props,

@@ -1,3 +1,4 @@
+import { rawQuery } from '@holdfast/db';
 import { qualified, type ProjectedEvent, type ProjectionTx } from '../../projection.js';
 import type { CustomerState } from './customer-state.js';
 import { IdentityIndex } from './identity-index.js';
@@ -186,7 +187,9 @@ export class IdentityMemory implements IdentitySource {
     }
     if (!candidates.length) return resident;
     // Counting stops past the whole budget, so a huge account costs a bounded scan of its index.
-    const { rows: sizes } = await tx.client.query<{ a: string; customers: number; orders: number }>(
+    const { rows: sizes } = await rawQuery<{ a: string; customers: number; orders: number }>(
+      tx.client,
+      'identity-memory.account-sizes',
       `select a,
          (select count(*) from (select 1 from ${qualified(tx.schema, 'customers')} c
             where c.account_id = a limit $2) x)::int as customers,
@@ -218,11 +221,15 @@ export class IdentityMemory implements IdentitySource {
       admitted.push(s.a);
     }
     if (!admitted.length) return resident;
-    const customers = await tx.client.query<CustomerRow>(
+    const customers = await rawQuery<CustomerRow>(
+      tx.client,
+      'identity-memory.load-customers',
       `select ${CUSTOMER_COLUMNS} from ${qualified(tx.schema, 'customers')} c where c.account_id = any($1::uuid[])`,
       [admitted],
     );
-    const orders = await tx.client.query<{ account_id: string; order_id: string }>(
+    const orders = await rawQuery<{ account_id: string; order_id: string }>(
+      tx.client,
+      'identity-memory.load-order-ids',
       `select account_id, order_id from ${qualified(tx.schema, 'orders')} where account_id = any($1::uuid[])`,
       [admitted],
     );

@@ -1,3 +1,4 @@
+import { rawQuery } from '@holdfast/db';
 import { qualified, type ProjectionTx } from '../../projection.js';
 import type { CustomerState } from './customer-state.js';
 import type { IdentityKeys } from './identity-index.js';
@@ -77,7 +78,9 @@ export async function loadCustomers(
   const byId = new Map<string, CustomerRow>();
   const keep = (rows: CustomerRow[]) => rows.forEach((r) => byId.set(r.customer_id, r));
   if (externalIds.values.length) {
-    const { rows } = await tx.client.query<CustomerRow>(
+    const { rows } = await rawQuery<CustomerRow>(
+      tx.client,
+      'load-customers.by-external-id',
       `select ${CUSTOMER_COLUMNS} from unnest($1::uuid[], $2::text[]) k(a, v)
          join ${t} c on c.account_id = k.a and c.external_id = k.v and c.external_id is not null`,
       [externalIds.accounts, externalIds.values],
@@ -94,7 +97,9 @@ export async function loadCustomers(
     phones.add(accountId, keys.phone);
   }
   if (emails.values.length || phones.values.length) {
-    const { rows } = await tx.client.query<CustomerRow>(
+    const { rows } = await rawQuery<CustomerRow>(
+      tx.client,
+      'load-customers.by-email-or-phone',
       `select ${CUSTOMER_COLUMNS} from unnest($1::uuid[], $2::text[]) k(a, v)
          join ${t} c on c.account_id = k.a and c.email = k.v and c.email is not null
        union all
@@ -142,7 +147,9 @@ export async function loadStoredDedupKeys(
   keys: KeySet,
 ): Promise<Set<string>> {
   if (!keys.values.length) return new Set();
-  const { rows } = await tx.client.query<{ account_id: string; dedup_key: string }>(
+  const { rows } = await rawQuery<{ account_id: string; dedup_key: string }>(
+    tx.client,
+    'load-customers.stored-dedup-keys',
     `select t.account_id, t.dedup_key from unnest($1::uuid[], $2::text[]) k(a, v)
        join ${qualified(tx.schema, table)} t on t.account_id = k.a and t.dedup_key = k.v`,
     [keys.accounts, keys.values],

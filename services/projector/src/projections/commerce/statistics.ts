@@ -1,3 +1,4 @@
+import { rawQuery } from '@holdfast/db';
 import { qualified, type ProjectionTx } from '../../projection.js';
 
 /**
@@ -27,7 +28,11 @@ export class StatisticsKeeper {
     this.written.set(tx.schema, s);
     if (s.total - s.atLast < Math.max(5_000, s.atLast / 2)) return false;
     s.atLast = s.total;
-    await tx.client.query(`analyze ${qualified(tx.schema, 'customers')}, ${qualified(tx.schema, 'orders')}`);
+    await rawQuery(
+      tx.client,
+      'statistics.analyze',
+      `analyze ${qualified(tx.schema, 'customers')}, ${qualified(tx.schema, 'orders')}`,
+    );
     return true;
   }
 }

@@ -1,3 +1,4 @@
+import { rawQuery } from '@holdfast/db';
 import { qualified, type ProjectionTx } from '../../projection.js';
 import { columnsOf, textArrayLiteral } from '../sql-arrays.js';
 
@@ -51,7 +52,9 @@ async function insertNewRows<R extends WebhookRow>(
   restOf: (r: R) => unknown[],
 ): Promise<void> {
   if (!rows.length) return;
-  await tx.client.query(
+  await rawQuery(
+    tx.client,
+    `write-webhook-rows.insert-${table}`,
     `insert into ${qualified(tx.schema, table)} (account_id, dedup_key, event_id, customer_id, ${columnsAndSelect}
      on conflict (account_id, dedup_key) do nothing`,
     columnsOf(rows, (r) => [r.accountId, r.dedupKey, r.eventId, r.customerId, ...restOf(r)]),
