@@ -39,7 +39,10 @@ export async function listDeadLetters(
   if (status !== 'all') query = query.where('status', '=', status);
   if (filter.ids !== undefined) query = query.where('id', '=', anyOf(filter.ids));
   const rows = await query
-    .orderBy(['projection', 'topic', 'partition', 'record_offset'])
+    .orderBy('projection')
+    .orderBy('topic')
+    .orderBy('partition')
+    .orderBy('record_offset')
     .limit(filter.limit ?? 100)
     .execute();
   return rows.map((r) => ({
@@ -78,7 +81,10 @@ export async function redriveDeadLetters(
     if (opts.projection !== undefined) query = query.where('projection', '=', opts.projection);
     if (opts.ids !== undefined) query = query.where('id', '=', anyOf(opts.ids));
     const rows = await query
-      .orderBy(['projection', 'topic', 'partition', 'record_offset'])
+      .orderBy('projection')
+      .orderBy('topic')
+      .orderBy('partition')
+      .orderBy('record_offset')
       .limit(opts.limit ?? 10_000)
       .forUpdate()
       .skipLocked()

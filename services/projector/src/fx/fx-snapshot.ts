@@ -1,5 +1,5 @@
 import { conversionOn, ReferenceRates, type Conversion } from '@holdfast/domain';
-import { namedSql, rawQuery, type PoolClient } from '@holdfast/db';
+import { kyselyOn, namedSql, rawQuery, sql, type FxTables, type PoolClient } from '@holdfast/db';
 
 /** The reporting currency of an account that never set one. */
 export const DEFAULT_REPORTING_CURRENCY = 'USD';
@@ -110,21 +110,18 @@ export class FxSnapshots {
 
 /** Reads every rate and reporting currency (a few hundred thousand rows for the full ECB history). */
 export async function loadFxSnapshot(client: PoolClient, version: number): Promise<FxSnapshot> {
+  const fx = kyselyOn<FxTables>(client);
+  // As text: a JS Date would shift the day to local time, a number would round the rate.
   const [rates, currencies] = await Promise.all([
-    rawQuery<{ currency: string; day: string; per_eur: string }>(
-      client,
-      'fx-snapshot.rates',
-      `select currency, rate_date::text as day, per_eur::text from fx.rates`,
-    ),
-    rawQuery<{ account_id: string; reporting_currency: string }>(
-      client,
-      'fx-snapshot.account-currencies',
-      `select account_id, reporting_currency from fx.account_currencies`,
-    ),
+    fx
+      .selectFrom('fx.rates')
+      .select(['currency', sql<string>`rate_date::text`.as('day'), sql<string>`per_eur::text`.as('per_eur')])
+      .execute(),
+    fx.selectFrom('fx.account_currencies').select(['account_id', 'reporting_currency']).execute(),
   ]);
   return new FxSnapshot(
     version,
-    ReferenceRates.from(rates.rows.map((r) => ({ currency: r.currency, day: r.day, perEur: r.per_eur }))),
-    new Map(currencies.rows.map((r) => [r.account_id, r.reporting_currency])),
+    ReferenceRates.from(rates.map((r) => ({ currency: r.currency, day: r.day, perEur: r.per_eur }))),
+    new Map(currencies.map((r) => [r.account_id, r.reporting_currency])),
   );
 }
