@@ -10,7 +10,7 @@ const readModels = (pool: Pool, schema: string) =>
   (createDb(pool) as unknown as Kysely<ReadModelTables>).withSchema(schema);
 
 /** `= any($1)` of a text array: one parameter however many ids (`in (…)` would make one each). */
-const anyOf = (ids: readonly string[]) => sql<string>`any(${ids as string[]}::text[])`;
+const anyOf = (ids: readonly string[]) => sql<string>`any(${ids}::text[])`;
 
 /** Lists dead letters, oldest position first. */
 export async function listDeadLetters(
