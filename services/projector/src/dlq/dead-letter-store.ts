@@ -2,7 +2,7 @@ import { createDb, kyselyOn, sql, withTransaction, type Pool } from '@holdfast/d
 import { topicName, type Appender } from '@holdfast/kafka';
 import type { TopicName } from '@holdfast/contracts';
 import type { DeadLetterFilter, DeadLetterRow, ReadModelTables } from '@holdfast/read-models';
-import type { Kysely } from 'kysely';
+import type { Kysely, SelectQueryBuilder } from 'kysely';
 
 export type { DeadLetterFilter, DeadLetterRow };
 
@@ -11,6 +11,18 @@ const readModels = (pool: Pool, schema: string) =>
 
 /** `= any($1)` of a text array: one parameter however many ids (`in (…)` would make one each). */
 const anyOf = (ids: readonly string[]) => sql<string>`any(${ids}::text[])`;
+
+/** The letters of `filter`'s projection and ids, in log order (projection, topic, partition, offset). */
+function selected<O>(
+  query: SelectQueryBuilder<ReadModelTables, 'dead_letters', O>,
+  filter: Pick<DeadLetterFilter, 'projection' | 'ids'>,
+  limit: number,
+): SelectQueryBuilder<ReadModelTables, 'dead_letters', O> {
+  let q = query;
+  if (filter.projection !== undefined) q = q.where('projection', '=', filter.projection);
+  if (filter.ids !== undefined) q = q.where('id', '=', anyOf(filter.ids));
+  return q.orderBy('projection').orderBy('topic').orderBy('partition').orderBy('record_offset').limit(limit);
+}
 
 /** Lists dead letters, oldest position first. */
 export async function listDeadLetters(
@@ -35,16 +47,8 @@ export async function listDeadLetters(
       'redriven_at',
       sql<number | null>`octet_length(record_value)`.as('value_bytes'),
     ]);
-  if (filter.projection !== undefined) query = query.where('projection', '=', filter.projection);
   if (status !== 'all') query = query.where('status', '=', status);
-  if (filter.ids !== undefined) query = query.where('id', '=', anyOf(filter.ids));
-  const rows = await query
-    .orderBy('projection')
-    .orderBy('topic')
-    .orderBy('partition')
-    .orderBy('record_offset')
-    .limit(filter.limit ?? 100)
-    .execute();
+  const rows = await selected(query, filter, filter.limit ?? 100).execute();
   return rows.map((r) => ({
     id: r.id,
     projection: r.projection,
@@ -74,18 +78,11 @@ export async function redriveDeadLetters(
 ): Promise<{ redriven: string[] }> {
   return withTransaction(pool, async (client) => {
     const db = kyselyOn<ReadModelTables>(client).withSchema(opts.schema);
-    let query = db
+    const query = db
       .selectFrom('dead_letters')
       .select(['id', 'topic', 'record_key', 'record_value'])
       .where('status', '=', 'dead');
-    if (opts.projection !== undefined) query = query.where('projection', '=', opts.projection);
-    if (opts.ids !== undefined) query = query.where('id', '=', anyOf(opts.ids));
-    const rows = await query
-      .orderBy('projection')
-      .orderBy('topic')
-      .orderBy('partition')
-      .orderBy('record_offset')
-      .limit(opts.limit ?? 10_000)
+    const rows = await selected(query, opts, opts.limit ?? 10_000)
       .forUpdate()
       .skipLocked()
       .execute();
