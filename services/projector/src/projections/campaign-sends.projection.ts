@@ -1,4 +1,3 @@
-import { rawQuery } from '@holdfast/db';
 import { qualified, type Projection } from '../projection.js';
 import { columnsOf } from './sql-arrays.js';
 
@@ -9,14 +8,15 @@ export const campaignSendsProjection: Projection<'CampaignSent'> = {
   handles: ['CampaignSent'],
   tables: ['campaign_sends'],
   async apply(events, tx) {
-    await rawQuery(
-      tx.client,
-      'campaign-sends.insert',
-      `insert into ${qualified(tx.schema, 'campaign_sends')} (tracking_id, account_id, customer_id,
+    await tx.client.query(
+      tx.named(
+        'campaign-sends.insert',
+        (s) => `insert into ${qualified(s, 'campaign_sends')} (tracking_id, account_id, customer_id,
          campaign_type, channel, provider, url, sent_at, task_id, event_id, received_at)
        select * from unnest($1::text[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::text[],
          $7::text[], $8::timestamptz[], $9::text[], $10::text[], $11::timestamptz[])
        on conflict (tracking_id) do nothing`,
+      ),
       columnsOf(events, ({ value: v }) => [
         v.tracking_id,
         v.metadata.account_id,

@@ -29,10 +29,10 @@ export const ingestBatchesProjection: Projection<'IngestBatchRecorded'> = {
   async apply(events, tx) {
     const last = new Map<string, IngestBatchRecorded>();
     for (const e of events) last.set(batchIdOf(e.value), e.value);
-    await rawQuery(
-      tx.client,
-      'ingest-batches.upsert',
-      `insert into ${qualified(tx.schema, 'ingest_batches')} as b (batch_id, account_id, endpoint,
+    await tx.client.query(
+      tx.named(
+        'ingest-batches.upsert',
+        (s) => `insert into ${qualified(s, 'ingest_batches')} as b (batch_id, account_id, endpoint,
          dry_run, status, http_status, received, accepted, dropped, error_codes, warning_codes, errors,
          duration_ms, sync_task_id, key_id, request_id, received_at)
        select id, a, ep, dr, st, hs, rc, ac, dp, ec::text[], wc::text[], er::jsonb, dm, sy, k, rq, ra
@@ -47,6 +47,7 @@ export const ingestBatchesProjection: Projection<'IngestBatchRecorded'> = {
          warning_codes = excluded.warning_codes, errors = excluded.errors,
          duration_ms = excluded.duration_ms, sync_task_id = excluded.sync_task_id,
          key_id = excluded.key_id, request_id = excluded.request_id, received_at = excluded.received_at`,
+      ),
       columnsOf(last.values(), (v) => [
         batchIdOf(v),
         v.metadata.account_id,

@@ -1,4 +1,3 @@
-import { rawQuery } from '@holdfast/db';
 import { qualified, type Projection } from '../projection.js';
 import { columnsOf } from './sql-arrays.js';
 
@@ -9,10 +8,10 @@ export const pixelEventsProjection: Projection<'PixelEventCollected'> = {
   handles: ['PixelEventCollected'],
   tables: ['pixel_events'],
   async apply(events, tx) {
-    await rawQuery(
-      tx.client,
-      'pixel-events.insert',
-      `insert into ${qualified(tx.schema, 'pixel_events')} (account_id, event_id, pixel_key_id, origin,
+    await tx.client.query(
+      tx.named(
+        'pixel-events.insert',
+        (s) => `insert into ${qualified(s, 'pixel_events')} (account_id, event_id, pixel_key_id, origin,
          event_type, occurred_at, anonymous_id, session_id, url_path, page_title, referrer_host,
          product_external_id, collection, search, price_cents, dwell_ms, consent_state, raw_props,
          received_at)
@@ -22,6 +21,7 @@ export const pixelEventsProjection: Projection<'PixelEventCollected'> = {
          $14::text[], $15::bigint[], $16::bigint[], $17::text[], $18::text[], $19::timestamptz[])
          as p(a, id, pk, org, et, oa, anon, sid, up, pt, rh, pe, col, se, pc, dw, cs, rp, ra)
        on conflict (account_id, event_id) do nothing`,
+      ),
       columnsOf(events, ({ value: v }) => [
         v.metadata.account_id,
         v.event_id,

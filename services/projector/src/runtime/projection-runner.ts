@@ -76,6 +76,16 @@ function runnerStatements(schema: string) {
 export class ProjectionRunner {
   private readonly seeks = new SeekGuard();
   private readonly statements: ReturnType<typeof runnerStatements>;
+  /** The projection's statements on this runner's schema, by name (see `ProjectionTx.named`). */
+  private readonly namedTexts = new Map<string, string>();
+  private readonly named = (name: string, build: (schema: string) => string): string => {
+    let text = this.namedTexts.get(name);
+    if (text === undefined) {
+      text = namedSql(name, build(this.deps.schema));
+      this.namedTexts.set(name, text);
+    }
+    return text;
+  };
   /** The next chunk, decoded while the database wrote the previous one (see `prepare`). */
   private prepared:
     { readonly records: readonly ConsumedRecord[]; readonly decoded: DecodedChunk } | undefined;
@@ -235,7 +245,14 @@ export class ProjectionRunner {
       pending = undefined;
       run?.();
     };
-    const tx: ProjectionTx = { client, schema: this.deps.schema, partition, position, meanwhile: once };
+    const tx: ProjectionTx = {
+      client,
+      schema: this.deps.schema,
+      partition,
+      position,
+      meanwhile: once,
+      named: this.named,
+    };
     await client.query('savepoint apply_chunk');
     try {
       await this.projection.apply(events, tx);

@@ -1,4 +1,3 @@
-import { rawQuery } from '@holdfast/db';
 import { qualified, type ProjectionTx } from '../../projection.js';
 import type { CustomerState } from './customer-state.js';
 import type { IdentityKeys } from './identity-index.js';
@@ -72,17 +71,17 @@ export async function loadCustomers(
   tx: ProjectionTx,
   lookups: readonly IdentityLookup[],
 ): Promise<CustomerState[]> {
-  const t = qualified(tx.schema, 'customers');
   const externalIds = new KeySet();
   for (const l of lookups) externalIds.add(l.accountId, l.keys.externalId);
   const byId = new Map<string, CustomerRow>();
   const keep = (rows: CustomerRow[]) => rows.forEach((r) => byId.set(r.customer_id, r));
   if (externalIds.values.length) {
-    const { rows } = await rawQuery<CustomerRow>(
-      tx.client,
-      'load-customers.by-external-id',
-      `select ${CUSTOMER_COLUMNS} from unnest($1::uuid[], $2::text[]) k(a, v)
-         join ${t} c on c.account_id = k.a and c.external_id = k.v and c.external_id is not null`,
+    const { rows } = await tx.client.query<CustomerRow>(
+      tx.named(
+        'load-customers.by-external-id',
+        (s) => `select ${CUSTOMER_COLUMNS} from unnest($1::uuid[], $2::text[]) k(a, v)
+         join ${qualified(s, 'customers')} c on c.account_id = k.a and c.external_id = k.v and c.external_id is not null`,
+      ),
       [externalIds.accounts, externalIds.values],
     );
     keep(rows);
@@ -97,14 +96,15 @@ export async function loadCustomers(
     phones.add(accountId, keys.phone);
   }
   if (emails.values.length || phones.values.length) {
-    const { rows } = await rawQuery<CustomerRow>(
-      tx.client,
-      'load-customers.by-email-or-phone',
-      `select ${CUSTOMER_COLUMNS} from unnest($1::uuid[], $2::text[]) k(a, v)
-         join ${t} c on c.account_id = k.a and c.email = k.v and c.email is not null
+    const { rows } = await tx.client.query<CustomerRow>(
+      tx.named(
+        'load-customers.by-email-or-phone',
+        (s) => `select ${CUSTOMER_COLUMNS} from unnest($1::uuid[], $2::text[]) k(a, v)
+         join ${qualified(s, 'customers')} c on c.account_id = k.a and c.email = k.v and c.email is not null
        union all
        select ${CUSTOMER_COLUMNS} from unnest($3::uuid[], $4::text[]) k(a, v)
-         join ${t} c on c.account_id = k.a and c.phone = k.v and c.phone is not null`,
+         join ${qualified(s, 'customers')} c on c.account_id = k.a and c.phone = k.v and c.phone is not null`,
+      ),
       [emails.accounts, emails.values, phones.accounts, phones.values],
     );
     keep(rows);
@@ -147,11 +147,12 @@ export async function loadStoredDedupKeys(
   keys: KeySet,
 ): Promise<Set<string>> {
   if (!keys.values.length) return new Set();
-  const { rows } = await rawQuery<{ account_id: string; dedup_key: string }>(
-    tx.client,
-    'load-customers.stored-dedup-keys',
-    `select t.account_id, t.dedup_key from unnest($1::uuid[], $2::text[]) k(a, v)
-       join ${qualified(tx.schema, table)} t on t.account_id = k.a and t.dedup_key = k.v`,
+  const { rows } = await tx.client.query<{ account_id: string; dedup_key: string }>(
+    tx.named(
+      `load-customers.stored-keys-${table}`,
+      (s) => `select t.account_id, t.dedup_key from unnest($1::uuid[], $2::text[]) k(a, v)
+       join ${qualified(s, table)} t on t.account_id = k.a and t.dedup_key = k.v`,
+    ),
     [keys.accounts, keys.values],
   );
   return new Set(rows.map((r) => `${r.account_id}\u0000${r.dedup_key}`));

@@ -1,4 +1,3 @@
-import { rawQuery } from '@holdfast/db';
 import { qualified, type ProjectionTx } from '../../projection.js';
 
 /**
@@ -28,10 +27,11 @@ export class StatisticsKeeper {
     this.written.set(tx.schema, s);
     if (s.total - s.atLast < Math.max(5_000, s.atLast / 2)) return false;
     s.atLast = s.total;
-    await rawQuery(
-      tx.client,
-      'statistics.analyze',
-      `analyze ${qualified(tx.schema, 'customers')}, ${qualified(tx.schema, 'orders')}`,
+    await tx.client.query(
+      tx.named(
+        'statistics.analyze',
+        (s) => `analyze ${qualified(s, 'customers')}, ${qualified(s, 'orders')}`,
+      ),
     );
     return true;
   }

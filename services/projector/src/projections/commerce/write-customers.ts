@@ -1,4 +1,3 @@
-import { namedSql } from '@holdfast/db';
 import { qualified, type ProjectionTx } from '../../projection.js';
 import { copyRows } from '../copy-rows.js';
 import { columnsOf } from '../sql-arrays.js';
@@ -6,10 +5,7 @@ import type { CustomerState } from './customer-state.js';
 
 // The rows are final (merged in memory with the chunk's records applied in log order), so the upsert
 // only stores them: one statement for every customer the chunk created or changed.
-const upsertSql = (schema: string) =>
-  namedSql(
-    'write-customers.upsert',
-    `
+const upsertSql = (schema: string) => `
   insert into ${qualified(schema, 'customers')} as c (account_id, customer_id, external_id, email, phone,
     name, address_street, address_city, address_state, address_zip, address_country,
     consent_marketing_email, consent_sms, consent_suppressed, consent_bounced, source_label,
@@ -25,8 +21,7 @@ const upsertSql = (schema: string) =>
     consent_sms = excluded.consent_sms, consent_suppressed = excluded.consent_suppressed,
     consent_bounced = excluded.consent_bounced, source_label = excluded.source_label,
     subscription_status = excluded.subscription_status,
-    subscription_started_at = excluded.subscription_started_at, updated_at = excluded.updated_at`,
-  );
+    subscription_started_at = excluded.subscription_started_at, updated_at = excluded.updated_at`;
 
 const COLUMNS = [
   'account_id',
@@ -80,5 +75,6 @@ export async function writeCustomers(
   { created, changed }: { created: readonly CustomerState[]; changed: readonly CustomerState[] },
 ): Promise<void> {
   await copyRows(tx.client, qualified(tx.schema, 'customers'), COLUMNS, created.map(valuesOf));
-  if (changed.length) await tx.client.query(upsertSql(tx.schema), columnsOf(changed, valuesOf));
+  if (changed.length)
+    await tx.client.query(tx.named('write-customers.upsert', upsertSql), columnsOf(changed, valuesOf));
 }

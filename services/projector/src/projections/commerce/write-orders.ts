@@ -1,4 +1,3 @@
-import { namedSql, rawQuery } from '@holdfast/db';
 import {
   firstWriteValue,
   ORDER_COLUMN_RULES,
@@ -109,10 +108,7 @@ const ROWS = `(
 // Returns the rows it changed whose stored order_date differs from the re-post's (the spec says it
 // never changes; the stored one stays): their conversion is recomputed for the stored date.
 // first_write columns are not set: order_date, the customer and first_seen_at never change.
-const updateSql = (schema: string) =>
-  namedSql(
-    'write-orders.update',
-    `
+const updateSql = (schema: string) => `
   with changed as (
   update ${qualified(schema, 'orders')} o set
     ${[
@@ -129,20 +125,15 @@ const updateSql = (schema: string) =>
       or (o.order_date = p.order_date and (${tuple('o', FX)}) is distinct from (${tuple('p', FX)}))
       ${FORWARD.map((c) => `or p.${c} > o.${c} or (o.${c} is null and p.${c} is not null)`).join('\n      ')})
   returning o.account_id, o.order_id, o.order_date, o.currency, p.order_date as posted_date)
-  select account_id::text, order_id, order_date, currency from changed where order_date <> posted_date`,
-  );
+  select account_id::text, order_id, order_date, currency from changed where order_date <> posted_date`;
 
 /** The update of the conversion columns of orders whose stored date differs from a re-post's. */
-const reconvertSql = (schema: string) =>
-  namedSql(
-    'write-orders.reconvert',
-    `
+const reconvertSql = (schema: string) => `
   update ${qualified(schema, 'orders')} o
      set ${FX_COLUMNS.map((c, i) => `${c.column} = g.c${i}${c.as ? `::${c.as}` : ''}`).join(', ')}
     from unnest($1::uuid[], $2::text[], ${FX_COLUMNS.map((c, i) => `$${i + 3}::${c.param}[]`).join(', ')})
       as g(a, oid, ${FX_COLUMNS.map((_, i) => `c${i}`).join(', ')})
-   where o.account_id = g.a and o.order_id = g.oid`,
-  );
+   where o.account_id = g.a and o.order_id = g.oid`;
 
 /**
  * Merges orders set-based. Orders not stored yet are appended with COPY (the common case of a
@@ -190,12 +181,12 @@ export async function writeOrders(
     // The update joins on the primary key, which the planner picks even without statistics.
     if (known.length) {
       const { rows: moved } = await tx.client.query<MovedDate>(
-        updateSql(tx.schema),
+        tx.named('write-orders.update', updateSql),
         columnsOf(known, (o) => orderValues(o, conversionOf(o.accountId, o.currency, o.orderDate))),
       );
       if (moved.length)
         await tx.client.query(
-          reconvertSql(tx.schema),
+          tx.named('write-orders.reconvert', reconvertSql),
           columnsOf(moved, (m) => {
             const c = conversionOf(m.account_id, m.currency, m.order_date.toISOString());
             return [m.account_id, m.order_id, ...FX_COLUMNS.map((f) => f.value(NO_WRITE, c))];
@@ -242,11 +233,12 @@ const keyOf = (o: OrderWrite) => `${o.accountId}\u0000${o.orderId}`;
 const NONE: ReadonlySet<string> = new Set();
 
 async function storedOrderKeys(tx: ProjectionTx, orders: readonly OrderWrite[]): Promise<Set<string>> {
-  const { rows } = await rawQuery<{ account_id: string; order_id: string }>(
-    tx.client,
-    'write-orders.stored-order-keys',
-    `select o.account_id, o.order_id from unnest($1::uuid[], $2::text[]) k(a, id)
-       join ${qualified(tx.schema, 'orders')} o on o.account_id = k.a and o.order_id = k.id`,
+  const { rows } = await tx.client.query<{ account_id: string; order_id: string }>(
+    tx.named(
+      'write-orders.stored-order-keys',
+      (s) => `select o.account_id, o.order_id from unnest($1::uuid[], $2::text[]) k(a, id)
+       join ${qualified(s, 'orders')} o on o.account_id = k.a and o.order_id = k.id`,
+    ),
     columnsOf(orders, (o) => [o.accountId, o.orderId]),
   );
   return new Set(rows.map((r) => `${r.account_id}\u0000${r.order_id}`));

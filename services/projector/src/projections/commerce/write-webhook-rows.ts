@@ -1,4 +1,3 @@
-import { rawQuery } from '@holdfast/db';
 import { qualified, type ProjectionTx } from '../../projection.js';
 import { columnsOf, textArrayLiteral } from '../sql-arrays.js';
 
@@ -52,11 +51,14 @@ async function insertNewRows<R extends WebhookRow>(
   restOf: (r: R) => unknown[],
 ): Promise<void> {
   if (!rows.length) return;
-  await rawQuery(
-    tx.client,
-    `write-webhook-rows.insert-${table}`,
-    `insert into ${qualified(tx.schema, table)} (account_id, dedup_key, event_id, customer_id, ${columnsAndSelect}
+  await tx.client.query(
+    tx.named(
+      `write-webhook-rows.insert-${table}`,
+      (
+        s,
+      ) => `insert into ${qualified(s, table)} (account_id, dedup_key, event_id, customer_id, ${columnsAndSelect}
      on conflict (account_id, dedup_key) do nothing`,
+    ),
     columnsOf(rows, (r) => [r.accountId, r.dedupKey, r.eventId, r.customerId, ...restOf(r)]),
   );
 }
