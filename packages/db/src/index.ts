@@ -6,6 +6,7 @@ export * from './kysely-on-client.js';
 export * from './schema.js';
 export * from './row-columns.js';
 export * from './campaign-tables.js';
+export * from './fx-tables.js';
 export * from './campaign-settings.js';
 export * from './migrate.js';
 export * from './checkpoints.js';

@@ -3,6 +3,7 @@ import {
   canActAs,
   enableAccountRowSecurity,
   qualified,
+  rawQuery,
   SERVICE_ROLES,
   serviceRolesExist,
   type PoolClient,
@@ -25,7 +26,7 @@ export type ReadModelAccess =
 
 /** Decides what `ensureReadModelSchema` may do with the current connection. */
 export async function readModelAccess(client: PoolClient): Promise<ReadModelAccess> {
-  const run: RunSql = (text) => client.query(text);
+  const run: RunSql = (text) => rawQuery(client, 'analyst-role.access', text);
   if (!(await serviceRolesExist(run))) return 'no_roles';
   return (await canActAs(run, projector)) ? 'owner' : 'reader';
 }
@@ -37,13 +38,21 @@ export async function readModelAccess(client: PoolClient): Promise<ReadModelAcce
  * grants. Call inside a transaction (SET LOCAL ROLE ends with it), as an 'owner' (`readModelAccess`).
  */
 export async function actAsReadModelOwner(client: PoolClient, schema: string): Promise<void> {
-  const run: RunSql = (text) => client.query(text);
-  const { rows } = await client.query<{ me: boolean }>(`select current_user = '${projector}' as me`);
+  const run: RunSql = (text) => rawQuery(client, 'analyst-role.adopt-schema', text);
+  const { rows } = await rawQuery<{ me: boolean }>(
+    client,
+    'analyst-role.am-i-owner',
+    `select current_user = '${projector}' as me`,
+  );
   if (!rows[0]!.me) {
-    await client.query(`create schema if not exists "${schema}" authorization ${projector}`);
+    await rawQuery(
+      client,
+      'analyst-role.create-schema',
+      `create schema if not exists "${schema}" authorization ${projector}`,
+    );
     await adoptSchema(run, schema, projector);
   }
-  await client.query(`set local role ${projector}`);
+  await rawQuery(client, 'analyst-role.act-as-owner', `set local role ${projector}`);
 }
 
 /**
@@ -58,15 +67,21 @@ export async function actAsReadModelOwner(client: PoolClient, schema: string): P
  * ALTER TABLE … SET SCHEMA carries grants and policies along, so a rebuilt table switched in keeps them.
  */
 export async function applyReadModelPrivileges(client: PoolClient, schema: string): Promise<void> {
-  const run: RunSql = (text) => client.query(text);
+  const run: RunSql = (text) => rawQuery(client, 'analyst-role.row-security', text);
   const s = `"${schema}"`;
-  await client.query(`
+  await rawQuery(
+    client,
+    'analyst-role.grant-readers',
+    `
     grant usage on schema ${s} to ${gateway}, ${recompute}, ${analyst}, ${operator};
     grant select on all tables in schema ${s} to ${gateway}, ${recompute}, ${operator};
     revoke all on ${qualified(schema, 'dead_letters')} from ${gateway}, ${recompute};
     revoke delete on ${qualified(schema, 'ingest_batches')} from ${gateway};
-    revoke all on all tables in schema ${s} from ${analyst}`);
-  const { rows } = await client.query<{ name: string }>(
+    revoke all on all tables in schema ${s} from ${analyst}`,
+  );
+  const { rows } = await rawQuery<{ name: string }>(
+    client,
+    'analyst-role.account-tables',
     `select c.relname as name from pg_class c join pg_namespace n on n.oid = c.relnamespace
       where n.nspname = $1 and c.relname <> 'dead_letters'
         and (c.relkind = 'v' or (c.relkind in ('r', 'p') and exists (
@@ -74,7 +89,9 @@ export async function applyReadModelPrivileges(client: PoolClient, schema: strin
     [schema],
   );
   if (rows.length)
-    await client.query(
+    await rawQuery(
+      client,
+      'analyst-role.grant-analyst',
       `grant select on ${rows.map((r) => qualified(schema, r.name)).join(', ')} to ${analyst}`,
     );
   await enableAccountRowSecurity(run, schema, [gateway, recompute, operator]);
@@ -87,7 +104,10 @@ export async function applyReadModelPrivileges(client: PoolClient, schema: strin
  */
 export async function grantAnalystAccess(client: PoolClient, schema: string): Promise<void> {
   // `schema` has passed assertSchemaName: safe to inline.
-  await client.query(`
+  await rawQuery(
+    client,
+    'analyst-role.grant-analyst-access',
+    `
     do $$ begin
       begin
         if not exists (select from pg_roles where rolname = '${ANALYST_ROLE}') then
@@ -100,5 +120,6 @@ export async function grantAnalystAccess(client: PoolClient, schema: string): Pr
         grant select on all tables in schema "${schema}" to ${ANALYST_ROLE};
         revoke select on "${schema}".dead_letters from ${ANALYST_ROLE};
       end if;
-    end $$`);
+    end $$`,
+  );
 }

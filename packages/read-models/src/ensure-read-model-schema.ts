@@ -1,4 +1,11 @@
-import { checkpointTableDdl, withTransaction, type Pool, type PoolClient } from '@holdfast/db';
+import {
+  checkpointTableDdl,
+  rawQuery,
+  withTransaction,
+  type Pool,
+  type PoolClient,
+  type RawQueryable,
+} from '@holdfast/db';
 import {
   actAsReadModelOwner,
   applyReadModelPrivileges,
@@ -90,7 +97,11 @@ export async function ensureReadModelSchema(
 ): Promise<void> {
   assertSchemaName(schema);
   await withTransaction(pool, async (client) => {
-    await client.query(`select pg_advisory_xact_lock(hashtext('holdfast.ensure_read_models'))`);
+    await rawQuery(
+      client,
+      'ensure-read-model-schema.lock',
+      `select pg_advisory_xact_lock(hashtext('holdfast.ensure_read_models'))`,
+    );
     const access = await readModelAccess(client);
     if (access === 'reader') {
       // The gateway's role reads these tables; it may not create them (the owner migrates first).
@@ -98,13 +109,22 @@ export async function ensureReadModelSchema(
       return;
     }
     if (access === 'owner') await actAsReadModelOwner(client, schema);
-    else await client.query(`create schema if not exists "${schema}"`);
+    else
+      await rawQuery(
+        client,
+        'ensure-read-model-schema.create-schema',
+        `create schema if not exists "${schema}"`,
+      );
     for (const table of READ_MODEL_TABLES) {
       const ddl = DDL[table](schema);
-      await client.query(deferIndexes ? withoutDeferrable(ddl) : ddl);
+      await rawQuery(
+        client,
+        `ensure-read-model-schema.create-${table}`,
+        deferIndexes ? withoutDeferrable(ddl) : ddl,
+      );
     }
-    await client.query(checkpointTableDdl(schema));
-    await client.query(viewsDdl(schema));
+    await rawQuery(client, 'ensure-read-model-schema.create-checkpoints', checkpointTableDdl(schema));
+    await rawQuery(client, 'ensure-read-model-schema.create-views', viewsDdl(schema));
     if (access === 'owner') await applyReadModelPrivileges(client, schema);
     else await grantAnalystAccess(client, schema);
   });
@@ -122,11 +142,10 @@ async function assertReadModelTables(client: PoolClient, schema: string): Promis
  * The read-model tables (and the checkpoints) not yet created in `schema`: empty once the projector
  * has started once, or `holdfast migrate` ran. Readers that may start first (the gateway) check it.
  */
-export async function missingReadModelTables(
-  db: Pick<PoolClient, 'query'> | Pick<Pool, 'query'>,
-  schema: string,
-): Promise<string[]> {
-  const { rows } = await (db as Pick<Pool, 'query'>).query<{ missing: string[] }>(
+export async function missingReadModelTables(db: RawQueryable, schema: string): Promise<string[]> {
+  const { rows } = await rawQuery<{ missing: string[] }>(
+    db,
+    'ensure-read-model-schema.missing-tables',
     `select array(select t from unnest($1::text[]) t where to_regclass(format('%I.%I', $2::text, t)) is null) as missing`,
     [[...READ_MODEL_TABLES, 'projection_checkpoints'], schema],
   );
@@ -169,11 +188,24 @@ export async function createDeferredIndexes(pool: Pool, schema: string): Promise
   assertSchemaName(schema);
   const client = await pool.connect();
   try {
-    await client.query(`set maintenance_work_mem = '256MB'`);
-    for (const statement of deferrableIndexes(schema)) await client.query(statement);
-    await client.query(`analyze ${READ_MODEL_TABLES.map((t) => `"${schema}"."${t}"`).join(', ')}`);
+    await rawQuery(
+      client,
+      'ensure-read-model-schema.deferred-set-work-mem',
+      `set maintenance_work_mem = '256MB'`,
+    );
+    for (const statement of deferrableIndexes(schema))
+      await rawQuery(client, 'ensure-read-model-schema.deferred-create-index', statement);
+    await rawQuery(
+      client,
+      'ensure-read-model-schema.deferred-analyze',
+      `analyze ${READ_MODEL_TABLES.map((t) => `"${schema}"."${t}"`).join(', ')}`,
+    );
   } finally {
-    await client.query('reset maintenance_work_mem').catch(() => {});
+    await rawQuery(
+      client,
+      'ensure-read-model-schema.deferred-reset-work-mem',
+      'reset maintenance_work_mem',
+    ).catch(() => {});
     client.release();
   }
 }

@@ -31,6 +31,15 @@ export interface ProjectionTx {
    * calls it once, after sending its largest statement and before awaiting it; calling it is optional.
    */
   readonly meanwhile?: () => void;
+  /**
+   * The text of a statement that depends only on the schema, named (`/* name *\/`) and built once per
+   * runner (the schema never changes under it), so a chunk neither rebuilds nor renames it. One name,
+   * one text: a statement built for several tables has a name per table.
+   *
+   * @example
+   * await tx.client.query(tx.named('write-orders.update', updateSql), params);
+   */
+  readonly named: (name: string, build: (schema: string) => string) => string;
 }
 
 /**

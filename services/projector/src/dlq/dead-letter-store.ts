@@ -1,9 +1,28 @@
-import { withTransaction, type Pool } from '@holdfast/db';
+import { createDb, kyselyOn, sql, withTransaction, type Pool } from '@holdfast/db';
 import { topicName, type Appender } from '@holdfast/kafka';
 import type { TopicName } from '@holdfast/contracts';
-import type { DeadLetterFilter, DeadLetterRow } from '@holdfast/read-models';
+import type { DeadLetterFilter, DeadLetterRow, ReadModelTables } from '@holdfast/read-models';
+import type { Kysely, SelectQueryBuilder } from 'kysely';
 
 export type { DeadLetterFilter, DeadLetterRow };
+
+const readModels = (pool: Pool, schema: string) =>
+  (createDb(pool) as unknown as Kysely<ReadModelTables>).withSchema(schema);
+
+/** `= any($1)` of a text array: one parameter however many ids (`in (…)` would make one each). */
+const anyOf = (ids: readonly string[]) => sql<string>`any(${ids}::text[])`;
+
+/** The letters of `filter`'s projection and ids, in log order (projection, topic, partition, offset). */
+function selected<O>(
+  query: SelectQueryBuilder<ReadModelTables, 'dead_letters', O>,
+  filter: Pick<DeadLetterFilter, 'projection' | 'ids'>,
+  limit: number,
+): SelectQueryBuilder<ReadModelTables, 'dead_letters', O> {
+  let q = query;
+  if (filter.projection !== undefined) q = q.where('projection', '=', filter.projection);
+  if (filter.ids !== undefined) q = q.where('id', '=', anyOf(filter.ids));
+  return q.orderBy('projection').orderBy('topic').orderBy('partition').orderBy('record_offset').limit(limit);
+}
 
 /** Lists dead letters, oldest position first. */
 export async function listDeadLetters(
@@ -12,29 +31,24 @@ export async function listDeadLetters(
   filter: DeadLetterFilter = {},
 ): Promise<DeadLetterRow[]> {
   const status = filter.status ?? 'dead';
-  const { rows } = await pool.query<{
-    id: string;
-    projection: string;
-    topic: string;
-    partition: number;
-    record_offset: number;
-    account_id: string | null;
-    request_id: string | null;
-    reason: string;
-    record_timestamp: Date | null;
-    status: 'dead' | 'redriven';
-    redriven_at: Date | null;
-    value_bytes: number | null;
-  }>(
-    `select id, projection, topic, partition, record_offset, account_id, request_id, reason, record_timestamp, status,
-       redriven_at, octet_length(record_value) as value_bytes
-     from "${schema}".dead_letters
-     where ($1::text is null or projection = $1) and ($2 = 'all' or status = $2)
-       and ($3::text[] is null or id = any($3))
-     order by projection, topic, partition, record_offset
-     limit $4`,
-    [filter.projection ?? null, status, filter.ids ?? null, filter.limit ?? 100],
-  );
+  let query = readModels(pool, schema)
+    .selectFrom('dead_letters')
+    .select([
+      'id',
+      'projection',
+      'topic',
+      'partition',
+      'record_offset',
+      'account_id',
+      'request_id',
+      'reason',
+      'record_timestamp',
+      'status',
+      'redriven_at',
+      sql<number | null>`octet_length(record_value)`.as('value_bytes'),
+    ]);
+  if (status !== 'all') query = query.where('status', '=', status);
+  const rows = await selected(query, filter, filter.limit ?? 100).execute();
   return rows.map((r) => ({
     id: r.id,
     projection: r.projection,
@@ -63,19 +77,15 @@ export async function redriveDeadLetters(
   opts: { schema: string; topicPrefix: string } & Omit<DeadLetterFilter, 'status'>,
 ): Promise<{ redriven: string[] }> {
   return withTransaction(pool, async (client) => {
-    const { rows } = await client.query<{
-      id: string;
-      topic: string;
-      record_key: Buffer | null;
-      record_value: Buffer | null;
-    }>(
-      `select id, topic, record_key, record_value from "${opts.schema}".dead_letters
-     where status = 'dead' and ($1::text is null or projection = $1) and ($2::text[] is null or id = any($2))
-     order by projection, topic, partition, record_offset
-     limit $3
-     for update skip locked`,
-      [opts.projection ?? null, opts.ids ?? null, opts.limit ?? 10_000],
-    );
+    const db = kyselyOn<ReadModelTables>(client).withSchema(opts.schema);
+    const query = db
+      .selectFrom('dead_letters')
+      .select(['id', 'topic', 'record_key', 'record_value'])
+      .where('status', '=', 'dead');
+    const rows = await selected(query, opts, opts.limit ?? 10_000)
+      .forUpdate()
+      .skipLocked()
+      .execute();
     // An empty record has nothing to re-drive: it stays dead.
     const redrivable = rows.filter((r) => r.record_value !== null);
     const records = redrivable.map((r) => ({
@@ -86,10 +96,11 @@ export async function redriveDeadLetters(
     // Appended before the status commits: a crash in between re-drives twice, and a re-driven
     // record is a re-post, which every projection absorbs (upserts, dedup keys).
     await appender.append(records);
-    await client.query(
-      `update "${opts.schema}".dead_letters set status = 'redriven', redriven_at = now() where id = any($1)`,
-      [redrivable.map((r) => r.id)],
-    );
+    await db
+      .updateTable('dead_letters')
+      .set({ status: 'redriven', redriven_at: sql<Date>`now()` })
+      .where('id', '=', anyOf(redrivable.map((r) => r.id)))
+      .execute();
     return { redriven: redrivable.map((r) => r.id) };
   });
 }

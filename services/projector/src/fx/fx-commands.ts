@@ -1,6 +1,14 @@
 import { createHash } from 'node:crypto';
 import { parseEcbCsv, type EcbCsvIssue } from '@holdfast/domain';
-import { withTransaction, type Pool, type PoolClient } from '@holdfast/db';
+import {
+  kyselyOn,
+  rawQuery,
+  sql,
+  withTransaction,
+  type FxTables,
+  type Pool,
+  type PoolClient,
+} from '@holdfast/db';
 import { FX_LOCK_SQL, loadFxSnapshot } from './fx-snapshot.js';
 import { convertingSchemas, reconvertOrders } from './reconvert-orders.js';
 import type { RatesImportResult, UnconvertedOrders } from '@holdfast/read-models';
@@ -24,7 +32,7 @@ const MAX_ISSUES_SHOWN = 20;
 /** Runs `work` in one transaction holding the exclusive fx lock; bumps and returns fx.version. */
 async function underFxLock<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
   return withTransaction(pool, async (client) => {
-    await client.query(`select pg_advisory_xact_lock(${FX_LOCK_SQL})`);
+    await rawQuery(client, 'fx-commands.lock', `select pg_advisory_xact_lock(${FX_LOCK_SQL})`);
     return work(client);
   });
 }
@@ -33,10 +41,11 @@ async function bumpAndReconvert(
   client: PoolClient,
   accountId?: string,
 ): Promise<{ version: number; orders: number }> {
-  const { rows } = await client.query<{ version: string }>(
-    `update fx.version set version = version + 1 returning version::text`,
-  );
-  const version = Number(rows[0]!.version);
+  const { version } = await kyselyOn<FxTables>(client)
+    .updateTable('fx.version')
+    .set((eb) => ({ version: eb('version', '+', 1) }))
+    .returning('version')
+    .executeTakeFirstOrThrow();
   const fx = await loadFxSnapshot(client, version);
   let orders = 0;
   for (const schema of await convertingSchemas(client))
@@ -77,12 +86,14 @@ export async function importReferenceRates(
     parsed.rates.map((r) => r.perEur),
   ];
   return underFxLock(pool, async (client) => {
-    const { rows: conflicts } = await client.query<{
+    const { rows: conflicts } = await rawQuery<{
       currency: string;
       day: string;
       stored: string;
       file: string;
     }>(
+      client,
+      'fx-commands.conflicting-rates',
       `select r.currency, r.rate_date::text as day, r.per_eur::text as stored, u.v::text as file
          from unnest($1::text[], $2::date[], $3::numeric[]) as u(c, d, v)
          join fx.rates r on r.currency = u.c and r.rate_date = u.d
@@ -96,12 +107,15 @@ export async function importReferenceRates(
           .map((c) => `${c.currency} ${c.day} stored ${c.stored}, file ${c.file}`)
           .join('; ')}${conflicts.length > MAX_ISSUES_SHOWN ? '; and more' : ''}`,
       );
-    const { rows: imp } = await client.query<{ id: string }>(
-      `insert into fx.imports (source, sha256, days, rates_added, rates_known) values ($1, $2, $3, 0, 0) returning id::text`,
-      [source, sha256, parsed.days],
-    );
-    const importId = Number(imp[0]!.id);
-    const added = await client.query(
+    const fx = kyselyOn<FxTables>(client);
+    const { id: importId } = await fx
+      .insertInto('fx.imports')
+      .values({ source, sha256, days: parsed.days, rates_added: 0, rates_known: 0 })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const added = await rawQuery(
+      client,
+      'fx-commands.insert-rates',
       `insert into fx.rates (currency, rate_date, per_eur, import_id)
        select c, d, v, $4 from unnest($1::text[], $2::date[], $3::numeric[]) as u(c, d, v)
        on conflict (currency, rate_date) do nothing`,
@@ -109,11 +123,11 @@ export async function importReferenceRates(
     );
     const ratesAdded = added.rowCount ?? 0;
     const ratesKnown = parsed.rates.length - ratesAdded;
-    await client.query(`update fx.imports set rates_added = $2, rates_known = $3 where id = $1`, [
-      importId,
-      ratesAdded,
-      ratesKnown,
-    ]);
+    await fx
+      .updateTable('fx.imports')
+      .set({ rates_added: ratesAdded, rates_known: ratesKnown })
+      .where('id', '=', importId)
+      .execute();
     const { version, orders } = await bumpAndReconvert(client);
     return {
       importId,
@@ -138,18 +152,29 @@ export async function setReportingCurrency(pool: Pool, accountId: string, curren
   const code = currency.trim().toUpperCase();
   if (!CODE.test(code)) throw new FxInputError(`"${currency}" is not a 3-letter currency code`);
   return underFxLock(pool, async (client) => {
+    const fx = kyselyOn<FxTables>(client);
     if (code !== 'EUR') {
-      const { rows } = await client.query(`select 1 from fx.rates where currency = $1 limit 1`, [code]);
-      if (!rows.length)
+      const quoted = await fx
+        .selectFrom('fx.rates')
+        .select(sql<number>`1`.as('one'))
+        .where('currency', '=', code)
+        .limit(1)
+        .executeTakeFirst();
+      if (!quoted)
         throw new FxInputError(
           `no reference rates quote ${code}: import rates that do first (holdfast rates import)`,
         );
     }
-    await client.query(
-      `insert into fx.account_currencies (account_id, reporting_currency) values ($1, $2)
-       on conflict (account_id) do update set reporting_currency = excluded.reporting_currency, set_at = now()`,
-      [accountId, code],
-    );
+    await fx
+      .insertInto('fx.account_currencies')
+      .values({ account_id: accountId, reporting_currency: code })
+      .onConflict((oc) =>
+        oc.column('account_id').doUpdateSet((eb) => ({
+          reporting_currency: eb.ref('excluded.reporting_currency'),
+          set_at: sql<Date>`now()`,
+        })),
+      )
+      .execute();
     return (await bumpAndReconvert(client, accountId)).orders;
   });
 }
@@ -160,7 +185,9 @@ export async function unconvertedOrders(
   schema: string,
   accountId?: string,
 ): Promise<UnconvertedOrders[]> {
-  const { rows } = await pool.query<UnconvertedOrders>(
+  const { rows } = await rawQuery<UnconvertedOrders>(
+    pool,
+    'fx-commands.unconverted-orders',
     `select account_id::text, currency, reporting_currency, fx_status, orders, first_order_date, last_order_date
        from "${schema}".orders_unconverted ${accountId ? 'where account_id = $1' : ''}
       order by account_id, orders desc, currency`,

@@ -1,5 +1,5 @@
 import { conversionOn, ReferenceRates, type Conversion } from '@holdfast/domain';
-import type { PoolClient } from '@holdfast/db';
+import { kyselyOn, namedSql, rawQuery, sql, type FxTables, type PoolClient } from '@holdfast/db';
 
 /** The reporting currency of an account that never set one. */
 export const DEFAULT_REPORTING_CURRENCY = 'USD';
@@ -12,6 +12,12 @@ export const DEFAULT_REPORTING_CURRENCY = 'USD';
  * it (and reads the new version): no order keeps a conversion from superseded data.
  */
 export const FX_LOCK_SQL = `hashtext('holdfast.fx')`;
+
+/** Every chunk's fx statement (see `FxSnapshots.current`), named once. */
+const LOCK_AND_READ_VERSION = namedSql(
+  'fx-snapshot.lock-and-read-version',
+  `select pg_advisory_xact_lock_shared(${FX_LOCK_SQL}); select version::text from fx.version`,
+);
 
 /**
  * The rates and reporting currencies of one `fx.version`: converts an order's amounts. Conversions are
@@ -73,7 +79,9 @@ export class FxSnapshots {
   async current(client: PoolClient): Promise<FxSnapshot> {
     let db = this.databaseOf.get(client);
     if (db === undefined) {
-      const { rows } = await client.query<{ db: string; present: boolean }>(
+      const { rows } = await rawQuery<{ db: string; present: boolean }>(
+        client,
+        'fx-snapshot.find-fx-tables',
         `select current_database() as db, to_regclass('fx.version') is not null as present`,
       );
       // Before the control-plane migrations ran (a bare test database): no fx data.
@@ -85,9 +93,7 @@ export class FxSnapshots {
     // its own snapshot when it starts, so the version is read after the lock is held (a version read in
     // the statement that waited for the lock could predate the change it waited for). One round trip
     // instead of three per chunk.
-    const results: unknown = await client.query(
-      `select pg_advisory_xact_lock_shared(${FX_LOCK_SQL}); select version::text from fx.version`,
-    );
+    const results: unknown = await client.query(LOCK_AND_READ_VERSION);
     // pg answers a query string of two statements with two results; anything else would leave the
     // version unread and the snapshot stale, so it fails the chunk instead.
     if (!Array.isArray(results) || results.length !== 2)
@@ -104,17 +110,18 @@ export class FxSnapshots {
 
 /** Reads every rate and reporting currency (a few hundred thousand rows for the full ECB history). */
 export async function loadFxSnapshot(client: PoolClient, version: number): Promise<FxSnapshot> {
+  const fx = kyselyOn<FxTables>(client);
+  // As text: a JS Date would shift the day to local time, a number would round the rate.
   const [rates, currencies] = await Promise.all([
-    client.query<{ currency: string; day: string; per_eur: string }>(
-      `select currency, rate_date::text as day, per_eur::text from fx.rates`,
-    ),
-    client.query<{ account_id: string; reporting_currency: string }>(
-      `select account_id, reporting_currency from fx.account_currencies`,
-    ),
+    fx
+      .selectFrom('fx.rates')
+      .select(['currency', sql<string>`rate_date::text`.as('day'), sql<string>`per_eur::text`.as('per_eur')])
+      .execute(),
+    fx.selectFrom('fx.account_currencies').select(['account_id', 'reporting_currency']).execute(),
   ]);
   return new FxSnapshot(
     version,
-    ReferenceRates.from(rates.rows.map((r) => ({ currency: r.currency, day: r.day, perEur: r.per_eur }))),
-    new Map(currencies.rows.map((r) => [r.account_id, r.reporting_currency])),
+    ReferenceRates.from(rates.map((r) => ({ currency: r.currency, day: r.day, perEur: r.per_eur }))),
+    new Map(currencies.map((r) => [r.account_id, r.reporting_currency])),
   );
 }

@@ -1,10 +1,12 @@
-import type { PoolClient } from '@holdfast/db';
+import { rawQuery, type PoolClient } from '@holdfast/db';
 import { qualified } from '../projection.js';
 import type { FxSnapshot } from './fx-snapshot.js';
 
 /** Every schema holding a converting orders table: the live read models and any rebuild beside them. */
 export async function convertingSchemas(client: PoolClient): Promise<string[]> {
-  const { rows } = await client.query<{ schema: string }>(
+  const { rows } = await rawQuery<{ schema: string }>(
+    client,
+    'reconvert-orders.converting-schemas',
     `select table_schema::text as schema from information_schema.columns
       where table_name = 'orders' and column_name = 'fx_status' order by 1`,
   );
@@ -25,7 +27,9 @@ export async function reconvertOrders(
   accountId?: string,
 ): Promise<number> {
   const orders = qualified(schema, 'orders');
-  const { rows } = await client.query<{ account_id: string; currency: string; day: string }>(
+  const { rows } = await rawQuery<{ account_id: string; currency: string; day: string }>(
+    client,
+    'reconvert-orders.order-days',
     `select account_id::text, currency, ((order_date at time zone 'UTC')::date)::text as day
        from ${orders} ${accountId ? 'where account_id = $1' : ''} group by 1, 2, 3`,
     accountId ? [accountId] : [],
@@ -38,7 +42,9 @@ export async function reconvertOrders(
       cols[i]!.push(v),
     );
   }
-  const result = await client.query(
+  const result = await rawQuery(
+    client,
+    'reconvert-orders.reconvert',
     `update ${orders} o set reporting_currency = g.rc, fx_rate = g.fr::numeric, fx_minor_units = g.mu,
             fx_rate_date = g.frd::date, fx_status = g.fs
        from unnest($1::uuid[], $2::text[], $3::date[], $4::text[], $5::text[], $6::int[], $7::text[], $8::text[])

@@ -14,10 +14,13 @@ export const accountSettingsProjection: Projection<'AccountSettingsChanged'> = {
     const last = new Map<string, AccountSettingsChanged>();
     for (const e of events) last.set(e.value.metadata.account_id.toLowerCase(), e.value);
     await tx.client.query(
-      `insert into ${qualified(tx.schema, 'account_settings')} (account_id, store_timezone, updated_at)
+      tx.named(
+        'account-settings.upsert',
+        (s) => `insert into ${qualified(s, 'account_settings')} (account_id, store_timezone, updated_at)
        select * from unnest($1::uuid[], $2::text[], $3::timestamptz[])
        on conflict (account_id) do update
          set store_timezone = excluded.store_timezone, updated_at = excluded.updated_at`,
+      ),
       columnsOf(last.values(), (v) => [v.metadata.account_id, v.store_timezone, v.metadata.received_at]),
     );
   },

@@ -9,11 +9,14 @@ export const campaignSendsProjection: Projection<'CampaignSent'> = {
   tables: ['campaign_sends'],
   async apply(events, tx) {
     await tx.client.query(
-      `insert into ${qualified(tx.schema, 'campaign_sends')} (tracking_id, account_id, customer_id,
+      tx.named(
+        'campaign-sends.insert',
+        (s) => `insert into ${qualified(s, 'campaign_sends')} (tracking_id, account_id, customer_id,
          campaign_type, channel, provider, url, sent_at, task_id, event_id, received_at)
        select * from unnest($1::text[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::text[],
          $7::text[], $8::timestamptz[], $9::text[], $10::text[], $11::timestamptz[])
        on conflict (tracking_id) do nothing`,
+      ),
       columnsOf(events, ({ value: v }) => [
         v.tracking_id,
         v.metadata.account_id,

@@ -1,6 +1,6 @@
 import { finished } from 'node:stream/promises';
 import { from as copyFrom } from 'pg-copy-streams';
-import type { PoolClient } from '@holdfast/db';
+import { namedSql, type PoolClient } from '@holdfast/db';
 import { textArrayLiteral } from './sql-arrays.js';
 
 const ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
@@ -85,7 +85,9 @@ export async function copyText(
   options: CopyOptions = {},
 ): Promise<void> {
   if (!body.length) return;
-  const sink = client.query(copyFrom(`copy ${table} (${columns.join(', ')}) from stdin`));
+  const sink = client.query(
+    copyFrom(namedSql('copy-rows.copy', `copy ${table} (${columns.join(', ')}) from stdin`)),
+  );
   const done = finished(sink);
   await Promise.race([new Promise<void>((resolve) => sink.write(body, () => resolve())), done]);
   try {

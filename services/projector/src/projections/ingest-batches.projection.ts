@@ -1,3 +1,4 @@
+import { rawQuery } from '@holdfast/db';
 import type { IngestBatchRecorded } from '@holdfast/contracts';
 import { batchRecordsKeptSince } from '@holdfast/domain';
 import { qualified, type Projection } from '../projection.js';
@@ -17,16 +18,21 @@ export const ingestBatchesProjection: Projection<'IngestBatchRecorded'> = {
   handles: ['IngestBatchRecorded'],
   tables: ['ingest_batches'],
   async expire(pool, schema, now) {
-    const r = await pool.query(`delete from ${qualified(schema, 'ingest_batches')} where received_at < $1`, [
-      batchRecordsKeptSince(now),
-    ]);
+    const r = await rawQuery(
+      pool,
+      'ingest-batches.expire',
+      `delete from ${qualified(schema, 'ingest_batches')} where received_at < $1`,
+      [batchRecordsKeptSince(now)],
+    );
     return r.rowCount ?? 0;
   },
   async apply(events, tx) {
     const last = new Map<string, IngestBatchRecorded>();
     for (const e of events) last.set(batchIdOf(e.value), e.value);
     await tx.client.query(
-      `insert into ${qualified(tx.schema, 'ingest_batches')} as b (batch_id, account_id, endpoint,
+      tx.named(
+        'ingest-batches.upsert',
+        (s) => `insert into ${qualified(s, 'ingest_batches')} as b (batch_id, account_id, endpoint,
          dry_run, status, http_status, received, accepted, dropped, error_codes, warning_codes, errors,
          duration_ms, sync_task_id, key_id, request_id, received_at)
        select id, a, ep, dr, st, hs, rc, ac, dp, ec::text[], wc::text[], er::jsonb, dm, sy, k, rq, ra
@@ -41,6 +47,7 @@ export const ingestBatchesProjection: Projection<'IngestBatchRecorded'> = {
          warning_codes = excluded.warning_codes, errors = excluded.errors,
          duration_ms = excluded.duration_ms, sync_task_id = excluded.sync_task_id,
          key_id = excluded.key_id, request_id = excluded.request_id, received_at = excluded.received_at`,
+      ),
       columnsOf(last.values(), (v) => [
         batchIdOf(v),
         v.metadata.account_id,

@@ -9,7 +9,9 @@ export const pixelEventsProjection: Projection<'PixelEventCollected'> = {
   tables: ['pixel_events'],
   async apply(events, tx) {
     await tx.client.query(
-      `insert into ${qualified(tx.schema, 'pixel_events')} (account_id, event_id, pixel_key_id, origin,
+      tx.named(
+        'pixel-events.insert',
+        (s) => `insert into ${qualified(s, 'pixel_events')} (account_id, event_id, pixel_key_id, origin,
          event_type, occurred_at, anonymous_id, session_id, url_path, page_title, referrer_host,
          product_external_id, collection, search, price_cents, dwell_ms, consent_state, raw_props,
          received_at)
@@ -19,6 +21,7 @@ export const pixelEventsProjection: Projection<'PixelEventCollected'> = {
          $14::text[], $15::bigint[], $16::bigint[], $17::text[], $18::text[], $19::timestamptz[])
          as p(a, id, pk, org, et, oa, anon, sid, up, pt, rh, pe, col, se, pc, dw, cs, rp, ra)
        on conflict (account_id, event_id) do nothing`,
+      ),
       columnsOf(events, ({ value: v }) => [
         v.metadata.account_id,
         v.event_id,

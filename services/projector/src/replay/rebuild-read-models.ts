@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { inTransaction, type PoolClient } from '@holdfast/db';
+import { inTransaction, rawQuery, type PoolClient } from '@holdfast/db';
 import { topicName } from '@holdfast/kafka';
 import { selectProjections } from '../projections/index.js';
 import { assertSchemaName, createDeferredIndexes, ensureReadModelSchema } from '@holdfast/read-models';
@@ -31,9 +31,12 @@ export async function rebuildReadModels(opts: RebuildOptions, deps: ProjectorDep
   // One rebuild per live schema at a time: a second one would drop the first one's `_next` under it.
   const session = await deps.pool.connect();
   const lockKey = `holdfast.rebuild:${live}`;
-  const { rows } = await session.query<{ ok: boolean }>(`select pg_try_advisory_lock(hashtext($1)) as ok`, [
-    lockKey,
-  ]);
+  const { rows } = await rawQuery<{ ok: boolean }>(
+    session,
+    'rebuild-read-models.try-lock',
+    `select pg_try_advisory_lock(hashtext($1)) as ok`,
+    [lockKey],
+  );
   if (!rows[0]!.ok) {
     session.release();
     throw new Error(`a rebuild of ${live} is already running`);
@@ -41,7 +44,9 @@ export async function rebuildReadModels(opts: RebuildOptions, deps: ProjectorDep
   try {
     return await rebuild(opts, deps, session, started);
   } finally {
-    await session.query(`select pg_advisory_unlock(hashtext($1))`, [lockKey]).catch(() => {});
+    await rawQuery(session, 'rebuild-read-models.unlock', `select pg_advisory_unlock(hashtext($1))`, [
+      lockKey,
+    ]).catch(() => {});
     session.release();
   }
 }
@@ -58,7 +63,11 @@ async function rebuild(
   const next = assertSchemaName(`${live}_next`);
   await ensureReadModelSchema(deps.pool, live);
   // A previous rebuild that died half-way leaves its schema behind: start from nothing.
-  await deps.pool.query(`drop schema if exists "${next}" cascade`);
+  await rawQuery(
+    deps.pool,
+    'rebuild-read-models.drop-next-schema',
+    `drop schema if exists "${next}" cascade`,
+  );
   // Without the indexes only readers use: they are built once the bulk of the log is folded.
   await ensureReadModelSchema(deps.pool, next, { deferIndexes: true });
 

@@ -1,4 +1,11 @@
-import { adoptSchema, SERVICE_ROLES, withTransaction, type Pool, type PoolClient } from '@holdfast/db';
+import {
+  adoptSchema,
+  rawQuery,
+  SERVICE_ROLES,
+  withTransaction,
+  type Pool,
+  type PoolClient,
+} from '@holdfast/db';
 import { applyReadModelPrivileges, readModelAccess, viewsDdl } from '@holdfast/read-models';
 import type { AnyProjection } from '../projection.js';
 
@@ -8,7 +15,12 @@ import type { AnyProjection } from '../projection.js';
  * live projector back until the transaction ends: nothing is applied to `live` meanwhile.
  */
 export async function lockLiveSchema(client: PoolClient, live: string): Promise<void> {
-  await client.query(`select pg_advisory_xact_lock(hashtext('holdfast.read_schema:' || $1))`, [live]);
+  await rawQuery(
+    client,
+    'switch-tables.lock-live-schema',
+    `select pg_advisory_xact_lock(hashtext('holdfast.read_schema:' || $1))`,
+    [live],
+  );
 }
 
 /**
@@ -29,16 +41,28 @@ export async function moveTables(
   let old = `${live}_old_${stamp}`;
   for (
     let n = 2;
-    (await client.query('select 1 from pg_namespace where nspname = $1', [old])).rowCount;
+    (
+      await rawQuery(client, 'switch-tables.schema-exists', 'select 1 from pg_namespace where nspname = $1', [
+        old,
+      ])
+    ).rowCount;
     n++
   ) {
     old = `${live}_old_${stamp}_${n}`;
   }
   const names = projections.map((p) => p.name);
-  await client.query(`create schema "${old}"`);
+  await rawQuery(client, 'switch-tables.create-old-schema', `create schema "${old}"`);
   for (const t of projections.flatMap((p) => p.tables)) {
-    await client.query(`alter table if exists "${live}"."${t}" set schema "${old}"`);
-    await client.query(`alter table "${next}"."${t}" set schema "${live}"`);
+    await rawQuery(
+      client,
+      'switch-tables.retire-table',
+      `alter table if exists "${live}"."${t}" set schema "${old}"`,
+    );
+    await rawQuery(
+      client,
+      'switch-tables.switch-in-table',
+      `alter table "${next}"."${t}" set schema "${live}"`,
+    );
   }
   const shared = [
     ['projection_checkpoints', 'projection, topic, partition, last_offset, updated_at'],
@@ -48,25 +72,38 @@ export async function moveTables(
     ],
   ] as const;
   for (const [t, cols] of shared) {
-    await client.query(
+    await rawQuery(
+      client,
+      'switch-tables.keep-old-rows',
       `create table "${old}"."${t}" as select * from "${live}"."${t}" where projection = any($1)`,
       [names],
     );
-    await client.query(`delete from "${live}"."${t}" where projection = any($1)`, [names]);
-    await client.query(
+    await rawQuery(
+      client,
+      'switch-tables.delete-live-rows',
+      `delete from "${live}"."${t}" where projection = any($1)`,
+      [names],
+    );
+    await rawQuery(
+      client,
+      'switch-tables.move-rows',
       `insert into "${live}"."${t}" (${cols}) select ${cols} from "${next}"."${t}" where projection = any($1)`,
       [names],
     );
   }
   // Views follow a table into the old schema when it moves; re-create them over the live tables.
-  await client.query(viewsDdl(live));
+  await rawQuery(client, 'switch-tables.create-views', viewsDdl(live));
   // The moved tables carry their grants and policies; a view re-created here by another user is given
   // back to the projector's role and granted again.
   if ((await readModelAccess(client)) === 'owner') {
-    await adoptSchema((text) => client.query(text), live, SERVICE_ROLES.projector);
+    await adoptSchema(
+      (text) => rawQuery(client, 'switch-tables.adopt-schema', text),
+      live,
+      SERVICE_ROLES.projector,
+    );
     await applyReadModelPrivileges(client, live);
   }
-  await client.query(`drop schema "${next}" cascade`);
+  await rawQuery(client, 'switch-tables.drop-next-schema', `drop schema "${next}" cascade`);
   return { oldSchema: old };
 }
 

@@ -1,4 +1,4 @@
-import type { Pool } from '@holdfast/db';
+import { rawQuery, type Pool } from '@holdfast/db';
 import { READ_MODEL_TABLES } from '@holdfast/read-models';
 
 /** Row count and md5 of every row's text, in a total order: equal digests = identical tables. */
@@ -22,7 +22,9 @@ export async function readModelDigest(
 ): Promise<Record<string, TableDigest>> {
   const result: Record<string, TableDigest> = {};
   for (const table of tables) {
-    const { rows } = await pool.query<{ rows: number; md5: string | null }>(
+    const { rows } = await rawQuery<{ rows: number; md5: string | null }>(
+      pool,
+      'table-digest.digest',
       `select count(*)::int as rows, md5(string_agg(t::text, E'\\n' order by t::text)) as md5
        from "${schema}"."${table}" t`,
     );

@@ -1,4 +1,4 @@
-import type { PoolClient } from '@holdfast/db';
+import { rawQuery, type PoolClient } from '@holdfast/db';
 import type { DeadLetter } from '@holdfast/kafka';
 import { columnsOf } from '../projections/sql-arrays.js';
 import { qualified } from '../projection.js';
@@ -14,7 +14,9 @@ export async function insertDeadLetters(
   letters: readonly DeadLetter[],
 ): Promise<void> {
   if (!letters.length) return;
-  await client.query(
+  await rawQuery(
+    client,
+    'dead-letters.insert',
     `insert into ${qualified(schema, 'dead_letters')} (projection, topic, partition, record_offset,
        account_id, reason, record_key, record_value, record_timestamp, request_id)
      select p, t, pa, o, a, r, k, v, to_timestamp(ts / 1000.0), rq

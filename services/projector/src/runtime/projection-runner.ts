@@ -2,6 +2,7 @@ import type { EventCodec } from '@holdfast/contracts';
 import {
   beginStatement,
   lockCheckpointVersion,
+  namedSql,
   writeCheckpoint,
   type CheckpointKey,
   type Pool,
@@ -46,7 +47,25 @@ export interface RunnerOptions {
  * The lock a schema switch takes exclusively (see replay/switch-tables.ts): every chunk transaction
  * holds it shared, so no chunk ever straddles a switch (half in the old tables, half in the new).
  */
-export const SCHEMA_LOCK_SQL = `select pg_advisory_xact_lock_shared(hashtext('holdfast.read_schema:' || $1))`;
+export const SCHEMA_LOCK_SQL = namedSql(
+  'projection-runner.schema-lock',
+  `select pg_advisory_xact_lock_shared(hashtext('holdfast.read_schema:' || $1))`,
+);
+
+/** The runner's statements on `schema`, named once per runner (they run every chunk). */
+function runnerStatements(schema: string) {
+  return {
+    ensureCheckpoint: namedSql(
+      'projection-runner.ensure-checkpoint',
+      `insert into "${schema}".projection_checkpoints (projection, topic, partition, last_offset)
+         values ($1, $2, $3, -1) on conflict do nothing`,
+    ),
+    checkpoints: namedSql(
+      'projection-runner.checkpoints',
+      `select partition, last_offset from "${schema}".projection_checkpoints where projection = $1 and topic = $2`,
+    ),
+  };
+}
 
 /**
  * Applies partition batches of one projection exactly once: in one transaction it locks the
@@ -56,6 +75,17 @@ export const SCHEMA_LOCK_SQL = `select pg_advisory_xact_lock_shared(hashtext('ho
  */
 export class ProjectionRunner {
   private readonly seeks = new SeekGuard();
+  private readonly statements: ReturnType<typeof runnerStatements>;
+  /** The projection's statements on this runner's schema, by name (see `ProjectionTx.named`). */
+  private readonly namedTexts = new Map<string, string>();
+  private readonly named = (name: string, build: (schema: string) => string): string => {
+    let text = this.namedTexts.get(name);
+    if (text === undefined) {
+      text = namedSql(name, build(this.deps.schema));
+      this.namedTexts.set(name, text);
+    }
+    return text;
+  };
   /** The next chunk, decoded while the database wrote the previous one (see `prepare`). */
   private prepared:
     { readonly records: readonly ConsumedRecord[]; readonly decoded: DecodedChunk } | undefined;
@@ -64,7 +94,9 @@ export class ProjectionRunner {
     readonly projection: AnyProjection,
     private readonly deps: RunnerDeps,
     private readonly options: RunnerOptions = {},
-  ) {}
+  ) {
+    this.statements = runnerStatements(deps.schema);
+  }
 
   async handle(batch: PartitionBatch): Promise<BatchOutcome> {
     const { pool, schema, metrics } = this.deps;
@@ -86,11 +118,7 @@ export class ProjectionRunner {
       await client.query(CHUNK_BEGIN);
       await client.query(SCHEMA_LOCK_SQL, [schema]);
       // The row must exist before `for update` can serialise two processes on this partition.
-      await client.query(
-        `insert into "${schema}".projection_checkpoints (projection, topic, partition, last_offset)
-         values ($1, $2, $3, -1) on conflict do nothing`,
-        [key.projection, key.topic, key.partition],
-      );
+      await client.query(this.statements.ensureCheckpoint, [key.projection, key.topic, key.partition]);
       const { offset: checkpoint, version } = await lockCheckpointVersion(client, key);
       const seekTo = this.seeks.check(batch.partition, checkpoint, Number(batch.records[0]!.offset));
       if (seekTo !== undefined) {
@@ -189,7 +217,7 @@ export class ProjectionRunner {
   /** Rewinds needed because this projection's checkpoints moved behind it (see SeekGuard.reconcile). */
   async reconcile(): Promise<{ partition: number; offset: number }[]> {
     const { rows } = await this.deps.pool.query<{ partition: number; last_offset: number }>(
-      `select partition, last_offset from "${this.deps.schema}".projection_checkpoints where projection = $1 and topic = $2`,
+      this.statements.checkpoints,
       [this.projection.name, this.projection.topic],
     );
     return this.seeks.reconcile(new Map(rows.map((r) => [r.partition, Number(r.last_offset)])));
@@ -217,7 +245,14 @@ export class ProjectionRunner {
       pending = undefined;
       run?.();
     };
-    const tx: ProjectionTx = { client, schema: this.deps.schema, partition, position, meanwhile: once };
+    const tx: ProjectionTx = {
+      client,
+      schema: this.deps.schema,
+      partition,
+      position,
+      meanwhile: once,
+      named: this.named,
+    };
     await client.query('savepoint apply_chunk');
     try {
       await this.projection.apply(events, tx);

@@ -105,7 +105,8 @@ describe('two commerce projections in one process', () => {
     const a = runnerOf(schema, { identities: NO_IDENTITY_MEMORY, statistics: statsA });
     await a.orders(randomUUID(), 3000);
     await a.orders(randomUUID(), 3000); // 6,000 rows written since the last ANALYZE: due
-    const analyses = (seen: string[]) => seen.filter((s) => s.startsWith('analyze')).length;
+    const analyses = (seen: string[]) =>
+      seen.filter((s) => s.startsWith('/* statistics.analyze */ analyze')).length;
 
     const seenB: string[] = [];
     const b = runnerOf(schema, { identities: NO_IDENTITY_MEMORY, statistics: new StatisticsKeeper() }, seenB);

@@ -187,12 +187,15 @@ export class IdentityMemory implements IdentitySource {
     if (!candidates.length) return resident;
     // Counting stops past the whole budget, so a huge account costs a bounded scan of its index.
     const { rows: sizes } = await tx.client.query<{ a: string; customers: number; orders: number }>(
-      `select a,
-         (select count(*) from (select 1 from ${qualified(tx.schema, 'customers')} c
+      tx.named(
+        'identity-memory.account-sizes',
+        (s) => `select a,
+         (select count(*) from (select 1 from ${qualified(s, 'customers')} c
             where c.account_id = a limit $2) x)::int as customers,
-         (select count(*) from (select 1 from ${qualified(tx.schema, 'orders')} o
+         (select count(*) from (select 1 from ${qualified(s, 'orders')} o
             where o.account_id = a limit $3) y)::int as orders
        from unnest($1::uuid[]) a`,
+      ),
       [candidates, this.budget.customers + 1, this.budget.orders + 1],
     );
     const held = this.held();
@@ -219,11 +222,19 @@ export class IdentityMemory implements IdentitySource {
     }
     if (!admitted.length) return resident;
     const customers = await tx.client.query<CustomerRow>(
-      `select ${CUSTOMER_COLUMNS} from ${qualified(tx.schema, 'customers')} c where c.account_id = any($1::uuid[])`,
+      tx.named(
+        'identity-memory.load-customers',
+        (s) =>
+          `select ${CUSTOMER_COLUMNS} from ${qualified(s, 'customers')} c where c.account_id = any($1::uuid[])`,
+      ),
       [admitted],
     );
     const orders = await tx.client.query<{ account_id: string; order_id: string }>(
-      `select account_id, order_id from ${qualified(tx.schema, 'orders')} where account_id = any($1::uuid[])`,
+      tx.named(
+        'identity-memory.load-order-ids',
+        (s) =>
+          `select account_id, order_id from ${qualified(s, 'orders')} where account_id = any($1::uuid[])`,
+      ),
       [admitted],
     );
     for (const a of admitted) {

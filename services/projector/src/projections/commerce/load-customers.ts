@@ -71,15 +71,17 @@ export async function loadCustomers(
   tx: ProjectionTx,
   lookups: readonly IdentityLookup[],
 ): Promise<CustomerState[]> {
-  const t = qualified(tx.schema, 'customers');
   const externalIds = new KeySet();
   for (const l of lookups) externalIds.add(l.accountId, l.keys.externalId);
   const byId = new Map<string, CustomerRow>();
   const keep = (rows: CustomerRow[]) => rows.forEach((r) => byId.set(r.customer_id, r));
   if (externalIds.values.length) {
     const { rows } = await tx.client.query<CustomerRow>(
-      `select ${CUSTOMER_COLUMNS} from unnest($1::uuid[], $2::text[]) k(a, v)
-         join ${t} c on c.account_id = k.a and c.external_id = k.v and c.external_id is not null`,
+      tx.named(
+        'load-customers.by-external-id',
+        (s) => `select ${CUSTOMER_COLUMNS} from unnest($1::uuid[], $2::text[]) k(a, v)
+         join ${qualified(s, 'customers')} c on c.account_id = k.a and c.external_id = k.v and c.external_id is not null`,
+      ),
       [externalIds.accounts, externalIds.values],
     );
     keep(rows);
@@ -95,11 +97,14 @@ export async function loadCustomers(
   }
   if (emails.values.length || phones.values.length) {
     const { rows } = await tx.client.query<CustomerRow>(
-      `select ${CUSTOMER_COLUMNS} from unnest($1::uuid[], $2::text[]) k(a, v)
-         join ${t} c on c.account_id = k.a and c.email = k.v and c.email is not null
+      tx.named(
+        'load-customers.by-email-or-phone',
+        (s) => `select ${CUSTOMER_COLUMNS} from unnest($1::uuid[], $2::text[]) k(a, v)
+         join ${qualified(s, 'customers')} c on c.account_id = k.a and c.email = k.v and c.email is not null
        union all
        select ${CUSTOMER_COLUMNS} from unnest($3::uuid[], $4::text[]) k(a, v)
-         join ${t} c on c.account_id = k.a and c.phone = k.v and c.phone is not null`,
+         join ${qualified(s, 'customers')} c on c.account_id = k.a and c.phone = k.v and c.phone is not null`,
+      ),
       [emails.accounts, emails.values, phones.accounts, phones.values],
     );
     keep(rows);
@@ -143,8 +148,11 @@ export async function loadStoredDedupKeys(
 ): Promise<Set<string>> {
   if (!keys.values.length) return new Set();
   const { rows } = await tx.client.query<{ account_id: string; dedup_key: string }>(
-    `select t.account_id, t.dedup_key from unnest($1::uuid[], $2::text[]) k(a, v)
-       join ${qualified(tx.schema, table)} t on t.account_id = k.a and t.dedup_key = k.v`,
+    tx.named(
+      `load-customers.stored-keys-${table}`,
+      (s) => `select t.account_id, t.dedup_key from unnest($1::uuid[], $2::text[]) k(a, v)
+       join ${qualified(s, table)} t on t.account_id = k.a and t.dedup_key = k.v`,
+    ),
     [keys.accounts, keys.values],
   );
   return new Set(rows.map((r) => `${r.account_id}\u0000${r.dedup_key}`));

@@ -27,7 +27,12 @@ export class StatisticsKeeper {
     this.written.set(tx.schema, s);
     if (s.total - s.atLast < Math.max(5_000, s.atLast / 2)) return false;
     s.atLast = s.total;
-    await tx.client.query(`analyze ${qualified(tx.schema, 'customers')}, ${qualified(tx.schema, 'orders')}`);
+    await tx.client.query(
+      tx.named(
+        'statistics.analyze',
+        (s) => `analyze ${qualified(s, 'customers')}, ${qualified(s, 'orders')}`,
+      ),
+    );
     return true;
   }
 }

@@ -75,5 +75,6 @@ export async function writeCustomers(
   { created, changed }: { created: readonly CustomerState[]; changed: readonly CustomerState[] },
 ): Promise<void> {
   await copyRows(tx.client, qualified(tx.schema, 'customers'), COLUMNS, created.map(valuesOf));
-  if (changed.length) await tx.client.query(upsertSql(tx.schema), columnsOf(changed, valuesOf));
+  if (changed.length)
+    await tx.client.query(tx.named('write-customers.upsert', upsertSql), columnsOf(changed, valuesOf));
 }

@@ -181,12 +181,12 @@ export async function writeOrders(
     // The update joins on the primary key, which the planner picks even without statistics.
     if (known.length) {
       const { rows: moved } = await tx.client.query<MovedDate>(
-        updateSql(tx.schema),
+        tx.named('write-orders.update', updateSql),
         columnsOf(known, (o) => orderValues(o, conversionOf(o.accountId, o.currency, o.orderDate))),
       );
       if (moved.length)
         await tx.client.query(
-          reconvertSql(tx.schema),
+          tx.named('write-orders.reconvert', reconvertSql),
           columnsOf(moved, (m) => {
             const c = conversionOf(m.account_id, m.currency, m.order_date.toISOString());
             return [m.account_id, m.order_id, ...FX_COLUMNS.map((f) => f.value(NO_WRITE, c))];
@@ -234,8 +234,11 @@ const NONE: ReadonlySet<string> = new Set();
 
 async function storedOrderKeys(tx: ProjectionTx, orders: readonly OrderWrite[]): Promise<Set<string>> {
   const { rows } = await tx.client.query<{ account_id: string; order_id: string }>(
-    `select o.account_id, o.order_id from unnest($1::uuid[], $2::text[]) k(a, id)
-       join ${qualified(tx.schema, 'orders')} o on o.account_id = k.a and o.order_id = k.id`,
+    tx.named(
+      'write-orders.stored-order-keys',
+      (s) => `select o.account_id, o.order_id from unnest($1::uuid[], $2::text[]) k(a, id)
+       join ${qualified(s, 'orders')} o on o.account_id = k.a and o.order_id = k.id`,
+    ),
     columnsOf(orders, (o) => [o.accountId, o.orderId]),
   );
   return new Set(rows.map((r) => `${r.account_id}\u0000${r.order_id}`));

@@ -52,8 +52,13 @@ async function insertNewRows<R extends WebhookRow>(
 ): Promise<void> {
   if (!rows.length) return;
   await tx.client.query(
-    `insert into ${qualified(tx.schema, table)} (account_id, dedup_key, event_id, customer_id, ${columnsAndSelect}
+    tx.named(
+      `write-webhook-rows.insert-${table}`,
+      (
+        s,
+      ) => `insert into ${qualified(s, table)} (account_id, dedup_key, event_id, customer_id, ${columnsAndSelect}
      on conflict (account_id, dedup_key) do nothing`,
+    ),
     columnsOf(rows, (r) => [r.accountId, r.dedupKey, r.eventId, r.customerId, ...restOf(r)]),
   );
 }
