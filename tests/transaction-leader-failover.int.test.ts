@@ -5,7 +5,10 @@
 // one, so a partition whose leadership moved from the dead broker to a broker that had already
 // answered is never written, the send resolves, and the transaction commits without it. The adapter
 // now fails such a send (UnwrittenPartitionsError, retriable): TransactionalAppender aborts it and
-// appends again on a fresh producer.
+// appends again on a fresh producer. Since the adapter sends one partition per kafkajs call (a kafkajs
+// retry had re-sent a partition whose request was still in flight, storing this test's first batch
+// twice: docs/reliability.md), partition 1's call is retried on X by itself and the send normally
+// succeeds; either course must leave every committed record in the log exactly once.
 //
 // The layout makes it happen every time: partition 0 led by broker X (replicas X, Z, Y), partition 1
 // led by broker Y (replicas Y, X, Z), the transaction coordinator not on Y. Y is frozen (SIGSTOP)

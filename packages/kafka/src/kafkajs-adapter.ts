@@ -10,6 +10,7 @@ import {
 import type { KafkaSecurityConfig, Logger } from '@holdfast/platform';
 import { ignoreKafkajsNegativeTimeoutWarning } from './kafkajs-timeout-warning.js';
 import { memoPartitionOf } from './partitioner.js';
+import { partitionCalls } from './partition-calls.js';
 import type {
   ConsumedRecord,
   GroupConsumer,
@@ -77,36 +78,43 @@ type Targets = Map<string, Set<number>>;
 
 /**
  * The Java-compatible partition of every keyed record, memoised (see `memoPartitionOf`). While
- * `targets()` returns a map, every partition chosen is noted in it.
+ * `targets()` returns a map, every partition chosen is noted in it; every topic's partition count
+ * kafkajs knows is noted in `counts`.
  */
-const createPartitioner = (targets: () => Targets | undefined) => () => {
-  const partitionOf = memoPartitionOf();
-  const choose = (message: { partition?: number | null; key?: Buffer | string | null }, n: number) => {
-    if (message.partition !== null && message.partition !== undefined) return message.partition;
-    const key = message.key;
-    if (typeof key === 'string') return partitionOf(key, n);
-    if (key) return partitionOf(key.toString('utf8'), n);
-    return 0;
+const createPartitioner =
+  (
+    targets: () => Targets | undefined,
+    counts: Map<string, number>,
+    partitionOf: (key: string, partitions: number) => number,
+  ) =>
+  () => {
+    const choose = (message: { partition?: number | null; key?: Buffer | string | null }, n: number) => {
+      if (message.partition !== null && message.partition !== undefined) return message.partition;
+      const key = message.key;
+      if (typeof key === 'string') return partitionOf(key, n);
+      if (key) return partitionOf(key.toString('utf8'), n);
+      return 0;
+    };
+    return ({
+      topic,
+      message,
+      partitionMetadata,
+    }: {
+      topic: string;
+      message: { partition?: number | null; key?: Buffer | string | null };
+      partitionMetadata: unknown[];
+    }) => {
+      if (partitionMetadata.length > 0) counts.set(topic, partitionMetadata.length);
+      const partition = choose(message, partitionMetadata.length);
+      const noted = targets();
+      if (noted) {
+        let set = noted.get(topic);
+        if (!set) noted.set(topic, (set = new Set()));
+        set.add(partition);
+      }
+      return partition;
+    };
   };
-  return ({
-    topic,
-    message,
-    partitionMetadata,
-  }: {
-    topic: string;
-    message: { partition?: number | null; key?: Buffer | string | null };
-    partitionMetadata: unknown[];
-  }) => {
-    const partition = choose(message, partitionMetadata.length);
-    const noted = targets();
-    if (noted) {
-      let set = noted.get(topic);
-      if (!set) noted.set(topic, (set = new Set()));
-      set.add(partition);
-    }
-    return partition;
-  };
-};
 
 /**
  * A send kafkajs reported done although some partitions of it were never written. Retriable: the
@@ -130,9 +138,12 @@ export class UnwrittenPartitionsError extends Error {
  * acknowledged batch lost in the cluster run (docs/reliability.md). The call's answer lists every
  * partition that was written (any error fails the call), so a partition missing from it was not.
  */
-class WrittenCheck {
+export class WrittenCheck {
   private targets: Targets | undefined;
-  readonly partitioner = createPartitioner(() => this.targets);
+  /** Partitions per topic, as kafkajs's metadata last had them (see `sendPerPartition`). */
+  readonly partitionCounts = new Map<string, number>();
+  readonly partitionOf = memoPartitionOf();
+  readonly partitioner = createPartitioner(() => this.targets, this.partitionCounts, this.partitionOf);
 
   constructor(private readonly logger: Logger) {}
 
@@ -157,9 +168,9 @@ class WrittenCheck {
 }
 
 /**
- * Messages per topic in one produce call. kafkajs groups a call's messages by partition with an
- * array spread per message (quadratic: 12.5 M element copies for 5,000 records of one account, ~11 %
- * of the gateway's CPU); a transaction may span several calls, so larger batches go in slices.
+ * Records per produce call. kafkajs groups a call's messages by partition with an array spread per
+ * message (quadratic: 12.5 M element copies for 5,000 records of one account, ~11 % of the gateway's
+ * CPU), so larger batches go in slices.
  */
 const SEND_SLICE = 1000;
 
@@ -174,6 +185,60 @@ function topicMessages(records: readonly OutgoingRecord[]) {
     list.push({ key: r.key, value: r.value, ...headersOf(r) });
   }
   return byTopic;
+}
+
+export type SendCall = (
+  topicMessages: {
+    topic: string;
+    messages: { key: string; value: Buffer; partition?: number; headers?: IHeaders }[];
+  }[],
+) => Promise<{ topicName: string; partition: number }[]>;
+
+/**
+ * Sends `records` one partition per kafkajs call, in order, each call checked by `check`. kafkajs
+ * 2.2.4 sends the partitions of one call to their leaders in parallel (`producer/sendMessages.js`);
+ * when one request fails, its `Promise.all` rejects and the retry starts while the others may still
+ * be in flight, and it sends again to every broker that had not answered yet. That second request
+ * waits for the first (kafkajs's lock per broker) and takes its sequence numbers only then, after
+ * the first was written and advanced them: the broker sees the next sequence, not a retry, and
+ * stores the records twice. In a transaction (same producer id and epoch) the commit makes both
+ * copies visible: tests/transaction-leader-failover.int.test.ts saw a partition's 100 records twice
+ * (sequences 0 and 100) when one broker answered "does not host this topic-partition" (a topic just
+ * created) while the other broker's produce was slow (docs/reliability.md); a CONCURRENT_TRANSACTIONS
+ * answer to AddPartitionsToTxn does the same. A call of one partition makes one request at a
+ * time, so a retry follows a request that has ended (its sequence rolled back if it failed), and
+ * it cannot leave a partition unwritten either (#1303). A topic kafkajs has no partition count for
+ * yet gets its first record alone (kafkajs's partitioner places it and notes the count).
+ */
+export async function sendPerPartition(
+  records: readonly OutgoingRecord[],
+  check: WrittenCheck,
+  call: SendCall,
+): Promise<void> {
+  const message = (r: OutgoingRecord, partition?: number) => ({
+    key: r.key,
+    value: r.value,
+    ...(partition === undefined ? {} : { partition }),
+    ...headersOf(r),
+  });
+  let rest = records;
+  for (const r of records) {
+    if (check.partitionCounts.has(r.topic)) continue;
+    await check.send(() => call([{ topic: r.topic, messages: [message(r)] }]));
+    rest = rest.filter((x) => x !== r);
+  }
+  const calls = partitionCalls(
+    rest,
+    (topic) => {
+      const n = check.partitionCounts.get(topic);
+      if (n === undefined) throw new Error(`kafkajs has no partition count for ${topic}`);
+      return n;
+    },
+    check.partitionOf,
+    SEND_SLICE,
+  );
+  for (const { topic, partition, records: list } of calls)
+    await check.send(() => call([{ topic, messages: list.map((r) => message(r, partition)) }]));
 }
 
 /** The part of kafkajs's (internal) cluster the read_uncommitted offsets need. */
@@ -395,18 +460,9 @@ async function transactionalProducer(
     transaction: async () => {
       const tx = await producer.transaction();
       return {
-        send: async (records: readonly OutgoingRecord[], timeout: number) => {
-          const byTopic = topicMessages(records);
-          // Slices in order: the records of one partition keep their order within the transaction.
-          const slices = Math.ceil(Math.max(...[...byTopic.values()].map((m) => m.length)) / SEND_SLICE);
-          for (let i = 0; i < slices; i++) {
-            const messages = [...byTopic]
-              .map(([topic, list]) => ({ topic, messages: list.slice(i * SEND_SLICE, (i + 1) * SEND_SLICE) }))
-              .filter((t) => t.messages.length > 0);
-            // A slice kafkajs did not fully write fails the transaction (see WrittenCheck).
-            await check.send(() => tx.sendBatch({ topicMessages: messages, timeout }));
-          }
-        },
+        send: (records: readonly OutgoingRecord[], timeout: number) =>
+          // A call kafkajs did not fully write fails the transaction (see WrittenCheck).
+          sendPerPartition(records, check, (topicMessages) => tx.sendBatch({ topicMessages, timeout })),
         commit: () => tx.commit(),
         abort: () => tx.abort(),
       };
@@ -426,8 +482,9 @@ async function idempotentProducer(kafka: Kafka, logger: Logger) {
   await producer.connect();
   return {
     // kafkajs encodes each partition's messages of one send call as ONE RecordBatch
-    // (`producer/sendMessages.js`) and never splits them across requests. A call that spans brokers
-    // and was not fully written fails (see WrittenCheck).
+    // (`producer/sendMessages.js`) and never splits them across requests: the call stays whole (its
+    // callers append to one partition, so one broker, which cannot hit the race sendPerPartition
+    // avoids). A call that was not fully written fails (see WrittenCheck).
     send: async (records: readonly OutgoingRecord[], timeout: number) => {
       await check.send(() =>
         producer.sendBatch({
