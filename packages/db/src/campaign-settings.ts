@@ -1,7 +1,7 @@
 // The campaign settings an operator sets (`holdfast campaigns enable|disable|cap`) and the recompute's
 // campaign step reads, and the lift reports the CLI lists: typed queries on the campaign tables, which
 // the recompute service's migrations create (a table that does not exist yet fails with 42P01).
-import { sql, type ExpressionBuilder, type Kysely, type Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Pool } from 'pg';
 import type { CampaignTables, LiftReportsTable } from './campaign-tables.js';
 import { createDb } from './pool.js';
@@ -35,39 +35,31 @@ export interface StoredCampaignSettings {
   readonly frequencyCap: { readonly messages: number; readonly days: number } | null;
 }
 
-/** Reads an account's campaign settings in one round trip (each type's row as three aligned arrays). */
+/** Reads an account's campaign settings: three key lookups, run side by side on the pool. */
 export async function readCampaignSettings(pool: Pool, accountId: string): Promise<StoredCampaignSettings> {
-  const types = (eb: ExpressionBuilder<CampaignDatabase, never>) =>
-    eb.selectFrom('analytics.campaign_type_settings').where('account_id', '=', accountId);
-  const cap = (eb: ExpressionBuilder<CampaignDatabase, never>) =>
-    eb.selectFrom('analytics.campaign_account_settings').where('account_id', '=', accountId);
-  const r = await campaignDb(pool)
-    .selectNoFrom((eb) => [
-      eb.selectFrom('control.accounts').select('is_sandbox').where('id', '=', accountId).as('is_sandbox'),
-      types(eb)
-        .select((t) => t.fn.agg<string[]>('array_agg', ['campaign_type']).orderBy('campaign_type').as('a'))
-        .as('type_names'),
-      types(eb)
-        .select((t) => t.fn.agg<boolean[]>('array_agg', ['enabled']).orderBy('campaign_type').as('a'))
-        .as('type_enabled'),
-      types(eb)
-        .select((t) => t.fn.agg<Date[]>('array_agg', ['changed_at']).orderBy('campaign_type').as('a'))
-        .as('type_changed_at'),
-      cap(eb).select('frequency_cap_messages').as('cap_messages'),
-      cap(eb).select('frequency_cap_days').as('cap_days'),
-    ])
-    .executeTakeFirstOrThrow();
-  const enabled = r.type_enabled ?? [];
-  const changedAt = r.type_changed_at ?? [];
+  const db = campaignDb(pool);
+  const [account, types, cap] = await Promise.all([
+    db.selectFrom('control.accounts').select('is_sandbox').where('id', '=', accountId).executeTakeFirst(),
+    db
+      .selectFrom('analytics.campaign_type_settings')
+      .select(['campaign_type', 'enabled', 'changed_at'])
+      .where('account_id', '=', accountId)
+      .orderBy('campaign_type')
+      .execute(),
+    db
+      .selectFrom('analytics.campaign_account_settings')
+      .select(['frequency_cap_messages', 'frequency_cap_days'])
+      .where('account_id', '=', accountId)
+      .executeTakeFirst(),
+  ]);
   return {
-    sandbox: r.is_sandbox === true,
-    types: (r.type_names ?? []).map((campaignType, i) => ({
-      campaignType,
-      enabled: enabled[i] === true,
-      changedAt: changedAt[i] as Date,
+    sandbox: account?.is_sandbox === true,
+    types: types.map((t) => ({
+      campaignType: t.campaign_type,
+      enabled: t.enabled,
+      changedAt: t.changed_at,
     })),
-    frequencyCap:
-      r.cap_messages != null && r.cap_days != null ? { messages: r.cap_messages, days: r.cap_days } : null,
+    frequencyCap: cap ? { messages: cap.frequency_cap_messages, days: cap.frequency_cap_days } : null,
   };
 }
 
