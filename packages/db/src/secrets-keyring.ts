@@ -126,12 +126,13 @@ export class SecretsKeyring {
 }
 
 /**
- * Parses HOLDFAST_SECRETS_KEYS: `id:base64,id:base64`, current first; each key exactly 32 bytes.
+ * Parses a key list such as HOLDFAST_SECRETS_KEYS: `id:base64,id:base64`, current first; each key
+ * exactly 32 bytes. `variable` names the setting in the errors.
  *
  * @example
- * parseSecretsKeys(`k1:${randomBytes(32).toString('base64')}`);
+ * parseKeyList('HOLDFAST_PRIVACY_KEYS', `k1:${randomBytes(32).toString('base64')}`);
  */
-export function parseSecretsKeys(value: string): MasterKey[] {
+export function parseKeyList(variable: string, value: string): MasterKey[] {
   const keys = value
     .split(',')
     .map((s) => s.trim())
@@ -141,23 +142,41 @@ export function parseSecretsKeys(value: string): MasterKey[] {
       const key = m ? Buffer.from(m[2]!, 'base64') : Buffer.alloc(0);
       if (!m || key.length !== 32)
         throw new ConfigError(
-          'invalid configuration: HOLDFAST_SECRETS_KEYS must be id:base64 entries of 32-byte keys, current first',
+          `invalid configuration: ${variable} must be id:base64 entries of 32-byte keys, current first`,
         );
       return { id: m[1]!, key };
     });
-  if (!keys.length) throw new ConfigError('invalid configuration: HOLDFAST_SECRETS_KEYS is empty');
+  if (!keys.length) throw new ConfigError(`invalid configuration: ${variable} is empty`);
   if (new Set(keys.map((k) => k.id)).size !== keys.length)
-    throw new ConfigError('invalid configuration: HOLDFAST_SECRETS_KEYS has a key id twice');
+    throw new ConfigError(`invalid configuration: ${variable} has a key id twice`);
   return keys;
 }
 
+/** Parses HOLDFAST_SECRETS_KEYS (see parseKeyList). */
+export function parseSecretsKeys(value: string): MasterKey[] {
+  return parseKeyList('HOLDFAST_SECRETS_KEYS', value);
+}
+
+/** Where a key list is read from, and the file its development key is generated into. */
+export interface KeyListSource {
+  /** The environment variable, e.g. `HOLDFAST_SECRETS_KEYS`. */
+  readonly variable: string;
+  /** The development key's file name under `<HOLDFAST_CACHE or ~/.cache/holdfast>`. */
+  readonly devFile: string;
+}
+
+export const SECRETS_KEYS: KeyListSource = { variable: 'HOLDFAST_SECRETS_KEYS', devFile: 'secrets-key' };
+
 /**
- * The development key: generated once into `<HOLDFAST_CACHE or ~/.cache/holdfast>/secrets-key`
+ * The development key: generated once into `<HOLDFAST_CACHE or ~/.cache/holdfast>/<devFile>`
  * (mode 0600) and reused by every local process, like the rest of the local stack's state.
  */
-function localDevelopmentKeys(env: Readonly<Record<string, string | undefined>>): MasterKey[] {
+function localDevelopmentKeys(
+  source: KeyListSource,
+  env: Readonly<Record<string, string | undefined>>,
+): MasterKey[] {
   const dir = env.HOLDFAST_CACHE ?? join(homedir(), '.cache', 'holdfast');
-  const file = join(dir, 'secrets-key');
+  const file = join(dir, source.devFile);
   mkdirSync(dir, { recursive: true });
   try {
     writeFileSync(file, `dev-${randomBytes(3).toString('hex')}:${randomBytes(32).toString('base64')}\n`, {
@@ -167,19 +186,27 @@ function localDevelopmentKeys(env: Readonly<Record<string, string | undefined>>)
   } catch (err) {
     if ((err as { code?: string }).code !== 'EEXIST') throw err;
   }
-  return parseSecretsKeys(readFileSync(file, 'utf8'));
+  return parseKeyList(source.variable, readFileSync(file, 'utf8'));
 }
 
 /**
- * The keyring from HOLDFAST_SECRETS_KEYS. Without it: in production (NODE_ENV=production) a
- * ConfigError, so a service never starts with a made-up key; elsewhere the local development key.
+ * A key list from the environment. Without it: in production (NODE_ENV=production) a ConfigError,
+ * so a service never starts with a made-up key; elsewhere the local development key.
  */
-export function loadSecretsKeyring(env: Readonly<Record<string, string | undefined>>): SecretsKeyring {
-  const value = env.HOLDFAST_SECRETS_KEYS;
-  if (value) return new SecretsKeyring(parseSecretsKeys(value));
+export function loadKeyList(
+  source: KeyListSource,
+  env: Readonly<Record<string, string | undefined>>,
+): MasterKey[] {
+  const value = env[source.variable];
+  if (value) return parseKeyList(source.variable, value);
   if (env.NODE_ENV === 'production')
-    throw new ConfigError('invalid configuration: HOLDFAST_SECRETS_KEYS is required in production');
-  return new SecretsKeyring(localDevelopmentKeys(env));
+    throw new ConfigError(`invalid configuration: ${source.variable} is required in production`);
+  return localDevelopmentKeys(source, env);
+}
+
+/** The keyring from HOLDFAST_SECRETS_KEYS (see loadKeyList). */
+export function loadSecretsKeyring(env: Readonly<Record<string, string | undefined>>): SecretsKeyring {
+  return new SecretsKeyring(loadKeyList(SECRETS_KEYS, env));
 }
 
 let ambient: SecretsKeyring | undefined;
