@@ -61,6 +61,7 @@ await runService({
     });
     ctx.onStop('retention', () => retention.stop());
     registerConsumerLag(registry, [projector.lag]);
+    metrics.watchDeadLetters(registry, pool, config.readSchema);
     readiness.add('consumer', () => projector.health.check(opsConfig.consumerStuckMs));
     return { crashed: projector.crashed };
   },

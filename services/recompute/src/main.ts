@@ -35,6 +35,7 @@ import { scheduleNightly } from './nightly/nightly-schedule.js';
 import { scoreTaskAccount } from './scoring/recompute-account.js';
 import { startSyncConsumer } from './sync-consumer.js';
 import type { SyncTaskRef } from './sync-task-store.js';
+import { watchSyncTasks } from './metrics.js';
 
 const r = new EnvReader(process.env);
 const config = r.done({
@@ -138,6 +139,7 @@ await runService({
     ]);
     ctx.onStop('consumer_lag', () => lag.close());
     registerConsumerLag(registry, [lag]);
+    watchSyncTasks(registry, pool);
     const positions = LogPositions.create(kafka, infra.topicPrefix);
     // Closing positions that never connected may reject; nothing is left open then.
     ctx.onStop('log_positions', () => positions.close().catch(() => {}));

@@ -1,3 +1,4 @@
+import { rawQuery, type Pool } from '@holdfast/db';
 import type { LagSource } from '@holdfast/kafka';
 import { Counter, Gauge, Histogram, type Registry } from '@holdfast/platform';
 
@@ -35,6 +36,31 @@ export class ProjectorMetrics {
           for (const l of await source().catch(() => []))
             this.set({ topic: l.topic, partition: String(l.partition) }, l.lag);
         }
+      },
+    });
+  }
+
+  /**
+   * Adds `holdfast_dead_letters{projection}`: records waiting in the dead-letter table (status `dead`,
+   * not yet re-driven), read from PostgreSQL at scrape time. A scrape while PostgreSQL is away leaves
+   * it out (the alert on it then waits rather than clears).
+   */
+  watchDeadLetters(registry: Registry, pool: Pool, schema: string): void {
+    new Gauge({
+      name: 'holdfast_dead_letters',
+      help: 'Records in the dead-letter table not yet re-driven, by projection.',
+      labelNames: ['projection'],
+      registers: [registry],
+      async collect() {
+        const result = await rawQuery<{ projection: string; n: number }>(
+          pool,
+          'metrics.dead-letters',
+          `select projection, count(*)::int as n from "${schema}".dead_letters
+            where status = 'dead' group by projection`,
+        ).catch(() => undefined);
+        if (!result) return this.reset();
+        this.reset();
+        for (const r of result.rows) this.set({ projection: r.projection }, r.n);
       },
     });
   }
