@@ -1,7 +1,8 @@
 // Tools some tests drive, from Debian's packages (never a test tool's own download): Chromium for the
 // browser test, docker-compose to validate the compose file with a real implementation, openssl for
-// the certificates of the SASL_SSL broker test. On a fresh machine the missing ones are installed
-// here, once, when we may (root with apt-get); otherwise the reason is printed and those tests say so.
+// the certificates of the SASL_SSL broker test, promtool (Debian's prometheus) for the alerting rules.
+// On a fresh machine the missing ones are installed here, once, when we may (root with apt-get);
+// otherwise the reason is printed and those tests say so.
 import { execSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 
@@ -9,6 +10,7 @@ const TOOLS = [
   { bin: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', pkg: 'chromium', why: 'the browser test' },
   { bin: '/usr/bin/docker-compose', pkg: 'docker-compose', why: 'the compose validation' },
   { bin: '/usr/bin/openssl', pkg: 'openssl', why: 'the SASL_SSL broker test' },
+  { bin: '/usr/bin/promtool', pkg: 'prometheus', why: 'the alerting-rule tests' },
 ];
 
 export function ensureSystemTools() {
