@@ -7,7 +7,7 @@ export { createKafka } from './client.js';
 export { kafkaSecurityOptions, UnwrittenPartitionsError } from './kafkajs-adapter.js';
 export { ignoreKafkajsNegativeTimeoutWarning } from './kafkajs-timeout-warning.js';
 export type * from './ports.js';
-export { LOCAL_REPLICATION, TOPICS, ensureTopics, topicName } from './topics.js';
+export { LOCAL_REPLICATION, TOPICS, ensureTopics, topicConfigs, topicName } from './topics.js';
 export { TransactionalAppender, type Appender } from './appender.js';
 export {
   IdempotentBatchAppender,

@@ -1,6 +1,6 @@
 import type { KafkaAdmin } from './ports.js';
 import { TOPIC_RECORDS, type TopicName } from '@holdfast/contracts';
-import type { TopicReplicationConfig } from '@holdfast/platform';
+import { DEFAULT_RETENTION, type RetentionConfig, type TopicReplicationConfig } from '@holdfast/platform';
 
 /** One copy locally (a single broker); production uses 3 copies, 2 of which must acknowledge. */
 export const LOCAL_REPLICATION: TopicReplicationConfig = Object.freeze({
@@ -16,12 +16,39 @@ export function topicName(prefix: string, topic: TopicName): string {
   return `${prefix}${topic}`;
 }
 
+const DAY_MS = 86_400_000;
+
 /**
- * Creates the topics that do not exist yet: infinite retention (the log is the source of truth),
+ * The broker-side configuration a topic is created with. Every topic of the event log keeps its
+ * records forever (`retention.ms` -1: the log is the source of truth); holdfast.dlq, which holds
+ * whole copies of records no consumer could apply, keeps them `retention.deadLetterDays` days, like
+ * read_models.dead_letters.
+ *
+ * @example
+ * topicConfigs('holdfast.dlq', LOCAL_REPLICATION, { deadLetterDays: 30, pixelEventDays: 395 })['retention.ms']; // '2592000000'
+ */
+export function topicConfigs(
+  topic: TopicName,
+  replication: TopicReplicationConfig,
+  retention: Pick<RetentionConfig, 'deadLetterDays'>,
+): Record<string, string> {
+  return {
+    'min.insync.replicas': String(replication.minInsyncReplicas),
+    'retention.ms': topic === 'holdfast.dlq' ? String(retention.deadLetterDays * DAY_MS) : '-1',
+    'retention.bytes': '-1',
+    'cleanup.policy': 'delete',
+    'max.message.bytes': String(32 * 1024 * 1024),
+  };
+}
+
+/**
+ * Creates the topics that do not exist yet (configured by `topicConfigs`): infinite retention but for
+ * holdfast.dlq (the log is the source of truth; dead letters are kept `retention.deadLetterDays`),
  * messages up to 32 MiB (one ingest batch), `replication` copies of which `min.insync.replicas` must
  * acknowledge a write (producers use acks=all, so with 3/2 a write survives the loss of a broker and
- * is refused rather than kept in one copy when two are down). Partitions and replication are fixed at
- * creation (existing topics are not altered); records are keyed by account id, so an account's
+ * is refused rather than kept in one copy when two are down). Partitions, replication and retention are
+ * fixed at creation (existing topics are not altered: docs/security.md "Retention" gives the
+ * kafka-configs command that changes holdfast.dlq's retention); records are keyed by account id, so an account's
  * history stays on one partition and replays in order.
  *
  * @example
@@ -32,8 +59,10 @@ export async function ensureTopics(
   prefix: string,
   partitions: number,
   replication: TopicReplicationConfig = LOCAL_REPLICATION,
+  retention: Pick<RetentionConfig, 'deadLetterDays'> = DEFAULT_RETENTION,
 ): Promise<void> {
-  const wanted = TOPICS.map((t) => topicName(prefix, t));
+  const logical = new Map(TOPICS.map((t) => [topicName(prefix, t), t]));
+  const wanted = [...logical.keys()];
   // KRaft answers "This server does not host this topic-partition" for a moment after a topic is
   // created (and when several processes create topics at once); such answers are retried.
   for (let attempt = 1; ; attempt++) {
@@ -46,13 +75,7 @@ export async function ensureTopics(
             topic,
             partitions,
             replicationFactor: replication.replicationFactor,
-            configs: {
-              'min.insync.replicas': String(replication.minInsyncReplicas),
-              'retention.ms': '-1',
-              'retention.bytes': '-1',
-              'cleanup.policy': 'delete',
-              'max.message.bytes': String(32 * 1024 * 1024),
-            },
+            configs: topicConfigs(logical.get(topic)!, replication, retention),
           })),
         );
       }

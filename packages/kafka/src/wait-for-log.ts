@@ -6,7 +6,7 @@ import { ensureTopics } from './topics.js';
 /** What reaching the log needs: the topics to ensure and the registry to connect to. */
 export type LogSettings = Pick<
   InfraConfig,
-  'topicPrefix' | 'partitions' | 'topicReplication' | 'schemaRegistryUrl' | 'registryAuth'
+  'topicPrefix' | 'partitions' | 'topicReplication' | 'schemaRegistryUrl' | 'registryAuth' | 'retention'
 >;
 
 /** Creates the topics that are missing (`ensureTopics`) through a short-lived admin client. */
@@ -14,7 +14,7 @@ export async function ensureTopicsOf(kafka: KafkaClient, s: LogSettings): Promis
   const admin = kafka.admin();
   await admin.connect();
   try {
-    await ensureTopics(admin, s.topicPrefix, s.partitions, s.topicReplication);
+    await ensureTopics(admin, s.topicPrefix, s.partitions, s.topicReplication, s.retention);
   } finally {
     await admin.disconnect();
   }

@@ -93,6 +93,46 @@ export interface InfraConfig extends TransportConfig {
   readonly pgStatementTimeoutMs?: number;
   /** How long opening a PostgreSQL connection may take (HOLDFAST_PG_CONNECT_TIMEOUT_MS, default 10 s). */
   readonly pgConnectTimeoutMs?: number;
+  /** What the read side and the dead-letter topic keep, and for how long (see `readRetentionConfig`). */
+  readonly retention?: RetentionConfig;
+}
+
+/**
+ * Retention periods, in days, of what must not be kept forever. Part of the infrastructure config
+ * because every service may create the holdfast.dlq topic (its `retention.ms`) and the CLI's
+ * `holdfast replay` applies the same cut as the projector's retention pass.
+ */
+export interface RetentionConfig {
+  /**
+   * Dead letters (HOLDFAST_DEAD_LETTER_RETENTION_DAYS, default 30): rows of read_models.dead_letters
+   * by the Kafka timestamp of the record, whatever their status, and the holdfast.dlq topic.
+   */
+  readonly deadLetterDays: number;
+  /** Pixel events (HOLDFAST_PIXEL_RETENTION_DAYS, default 395 = 13 months), by `received_at`. */
+  readonly pixelEventDays: number;
+}
+
+/** The default retention: dead letters 30 days, pixel events 395 days (13 months). */
+export const DEFAULT_RETENTION: RetentionConfig = Object.freeze({ deadLetterDays: 30, pixelEventDays: 395 });
+
+/**
+ * HOLDFAST_DEAD_LETTER_RETENTION_DAYS (1 to 3650, default 30) and HOLDFAST_PIXEL_RETENTION_DAYS (1 to
+ * 3650, default 395).
+ *
+ * @example
+ * readRetentionConfig(new EnvReader({ HOLDFAST_PIXEL_RETENTION_DAYS: '180' })); // { deadLetterDays: 30, pixelEventDays: 180 }
+ */
+export function readRetentionConfig(r: EnvReader): RetentionConfig {
+  return {
+    deadLetterDays: r.int('HOLDFAST_DEAD_LETTER_RETENTION_DAYS', DEFAULT_RETENTION.deadLetterDays, {
+      min: 1,
+      max: 3650,
+    }),
+    pixelEventDays: r.int('HOLDFAST_PIXEL_RETENTION_DAYS', DEFAULT_RETENTION.pixelEventDays, {
+      min: 1,
+      max: 3650,
+    }),
+  };
 }
 
 export function readInfraConfig(r: EnvReader): InfraConfig {
@@ -110,5 +150,6 @@ export function readInfraConfig(r: EnvReader): InfraConfig {
     ...readTransportConfig(r),
     pgStatementTimeoutMs: r.int('HOLDFAST_PG_STATEMENT_TIMEOUT_MS', 30_000, { min: 0, max: 86_400_000 }),
     pgConnectTimeoutMs: r.int('HOLDFAST_PG_CONNECT_TIMEOUT_MS', 10_000, { min: 100, max: 600_000 }),
+    retention: readRetentionConfig(r),
   };
 }

@@ -11,8 +11,31 @@ export interface Logger {
   readonly debugEnabled?: () => boolean;
 }
 
-// Keys that could carry personal data are censored whatever the caller passes.
-const REDACT = ['email', 'phone', 'name', 'customer_name', '*.email', '*.phone', '*.name', '*.customer_name'];
+/**
+ * Keys that could carry personal data or a credential, censored whatever the caller passes, at the
+ * top level and one level down (a safety net: no log line is meant to carry them at all).
+ */
+export const REDACTED_LOG_KEYS = [
+  'email',
+  'phone',
+  'name',
+  'customer_name',
+  'address',
+  'shipping_city',
+  'shipping_state',
+  'shipping_zip',
+  'token',
+  'authorization',
+] as const;
+
+const REDACT = [
+  ...REDACTED_LOG_KEYS,
+  ...REDACTED_LOG_KEYS.map((k) => `*.${k}`),
+  // Request headers as pino's and express' request objects carry them.
+  'headers.authorization',
+  'req.headers.authorization',
+  '*.headers.authorization',
+];
 
 function wrap(p: pino.Logger): Logger {
   return {
@@ -25,9 +48,17 @@ function wrap(p: pino.Logger): Logger {
   };
 }
 
-/** A JSON logger (pino) on stdout; LOG_LEVEL sets the level (default info, `silent` in tests). */
-export function createLogger(service: string, level = process.env.LOG_LEVEL ?? 'info'): Logger {
-  return wrap(pino({ level, base: { service }, redact: { paths: REDACT, censor: '[redacted]' } }));
+/**
+ * A JSON logger (pino) on stdout (or `destination`); LOG_LEVEL sets the level (default info, `silent`
+ * in tests). Keys of REDACTED_LOG_KEYS are censored as `[redacted]`.
+ */
+export function createLogger(
+  service: string,
+  level = process.env.LOG_LEVEL ?? 'info',
+  destination?: pino.DestinationStream,
+): Logger {
+  const options = { level, base: { service }, redact: { paths: REDACT, censor: '[redacted]' } };
+  return wrap(destination ? pino(options, destination) : pino(options));
 }
 
 /** A logger that drops everything (tests). */

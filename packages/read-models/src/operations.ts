@@ -1,4 +1,4 @@
-import type { InfraConfig, Logger } from '@holdfast/platform';
+import type { InfraConfig, Logger, RetentionConfig } from '@holdfast/platform';
 import type { Pool } from '@holdfast/db';
 
 /**
@@ -87,7 +87,10 @@ export interface RebuildOptions {
   readonly onProgress?: (p: RebuildProgress) => void;
   /** Lag (records) small enough to pause the live projector for the final catch-up. Default 20,000. */
   readonly pauseBelow?: number;
+  /** The clock of the group name and of the retention cut applied before the switch. */
   readonly now?: () => Date;
+  /** The retention applied to the rebuilt tables before the switch (InfraConfig.retention); default 30 / 395 days. */
+  readonly retention?: RetentionConfig;
 }
 
 export interface RebuildResult {

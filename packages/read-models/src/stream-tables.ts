@@ -30,6 +30,10 @@ export const ingestBatchesDdl = (s: string): string => `
   );
   create index if not exists ingest_batches_by_account on "${s}".ingest_batches (account_id, received_at desc);`;
 
+/**
+ * pixel_events: browser events. `pixel_events_by_received` lets the retention pass delete by
+ * received_at (HOLDFAST_PIXEL_RETENTION_DAYS) without reading the whole table.
+ */
 export const pixelEventsDdl = (s: string): string => `
   create table if not exists "${s}".pixel_events (
     account_id uuid not null,
@@ -54,7 +58,8 @@ export const pixelEventsDdl = (s: string): string => `
     primary key (account_id, event_id)
   );
   create index if not exists pixel_events_by_time on "${s}".pixel_events (account_id, occurred_at);
-  create index if not exists pixel_events_by_visitor on "${s}".pixel_events (account_id, anonymous_id, occurred_at);`;
+  create index if not exists pixel_events_by_visitor on "${s}".pixel_events (account_id, anonymous_id, occurred_at);
+  create index if not exists pixel_events_by_received on "${s}".pixel_events (received_at);`;
 
 /** campaign_sends: one row per message sent; attribution joins orders to it. */
 export const campaignSendsDdl = (s: string): string => `
@@ -77,7 +82,9 @@ export const campaignSendsDdl = (s: string): string => `
 /**
  * dead_letters: records a projection could never apply. Written in the same transaction as the
  * checkpoint that moves past them, so "skipped" and "recorded" cannot disagree. `record_timestamp`
- * is the Kafka timestamp (not now()), so a rebuild reproduces the table.
+ * is the Kafka timestamp (not now()), so a rebuild reproduces the table; it is also what the retention
+ * pass expires them by (HOLDFAST_DEAD_LETTER_RETENTION_DAYS, 30 days by default). A letter keeps the
+ * record's raw bytes (what a re-drive appends) and never a decoded copy of it.
  */
 export const deadLettersDdl = (s: string): string => `
   create table if not exists "${s}".dead_letters (

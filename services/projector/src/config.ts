@@ -17,7 +17,10 @@ export interface ProjectorProcessConfig extends InfraConfig {
   readonly memoryBudget: { readonly customers: number; readonly orders: number };
   /** Comma-separated HOLDFAST_PROJECTIONS; empty = all. */
   readonly projections: readonly string[];
-  /** How often expired rows are deleted (HOLDFAST_RETENTION_INTERVAL_MS, default 600,000: batch records past 90 days). */
+  /**
+   * How often expired rows are deleted (HOLDFAST_RETENTION_INTERVAL_MS, default 600,000): batch records
+   * past 90 days, pixel events and dead letters past `retention` (InfraConfig).
+   */
   readonly retentionIntervalMs: number;
 }
 

@@ -5,7 +5,8 @@
  *
  * - The read models' DDL and table names are `@holdfast/read-models`'.
  * - `startProjector(config, deps)`: run in-process; `main.ts` is the process entry.
- * - `rebuildReadModels(...)`: `holdfast replay`; `listDeadLetters`/`redriveDeadLetters`: `holdfast dlq`.
+ * - `rebuildReadModels(...)`: `holdfast replay`; `listDeadLetters`/`redriveDeadLetters`: `holdfast dlq`;
+ *   `deleteDeadLettersForEvents`: what an erasure calls; `startRetention`: the retention pass.
  * - `wireProjections(options)`: one definition object per stream (`{ name, topic, handles, tables,
  *   apply }`), each with its own state and the runner options its wiring supplies (`lookahead`).
  */
@@ -35,11 +36,22 @@ export { rebuildReadModels, type RebuildOptions, type RebuildResult } from './re
 export type { RebuildProgress } from './replay/rebuild-tracker.js';
 export { readModelDigest, type TableDigest } from './replay/table-digest.js';
 export {
+  deadLettersOfEvents,
+  deleteDeadLettersForEvents,
+  expireDeadLetters,
   listDeadLetters,
   redriveDeadLetters,
   type DeadLetterFilter,
   type DeadLetterRow,
+  type StoredLetter,
 } from './dlq/dead-letter-store.js';
+export {
+  applyRetention,
+  retentionRules,
+  startRetention,
+  type Retention,
+  type RetentionRule,
+} from './retention.js';
 export {
   PoisonRecordError,
   type AnyProjection,

@@ -3,7 +3,8 @@
  * (/healthz, /readyz, /metrics on PORT), waits for Kafka, the registry and PostgreSQL (with backoff:
  * a dependency that is not up yet is waited for, never a reason to exit), ensures topics and the
  * read-model schema, and folds the log into PostgreSQL; every 10 minutes it deletes what the spec's
- * retention rules expired (batch records past 90 days). SIGTERM/SIGINT stop it cleanly (runService:
+ * retention rules expired (batch records past 90 days, pixel events past HOLDFAST_PIXEL_RETENTION_DAYS,
+ * dead letters past HOLDFAST_DEAD_LETTER_RETENTION_DAYS). SIGTERM/SIGINT stop it cleanly (runService:
  * the current chunk commits or rolls back; nothing is lost either way). A consumer that crashes for
  * good (a bug) exits non-zero so the supervisor restarts it.
  */
@@ -58,6 +59,7 @@ await runService({
       schema: config.readSchema,
       logger,
       intervalMs: config.retentionIntervalMs,
+      retention: config.retention,
     });
     ctx.onStop('retention', () => retention.stop());
     registerConsumerLag(registry, [projector.lag]);

@@ -1,5 +1,6 @@
 import type { EventName, EventTypes, TopicName } from '@holdfast/contracts';
 import type { Pool, PoolClient } from '@holdfast/db';
+import type { RetentionConfig } from '@holdfast/platform';
 
 /** One decoded record handed to a projection, with its position in the log. */
 export type ProjectedEvent<N extends EventName = EventName> = {
@@ -67,12 +68,13 @@ export interface Projection<N extends EventName = EventName> {
   readonly tables: readonly string[];
   apply(events: readonly ProjectedEvent<N>[], tx: ProjectionTx): Promise<void>;
   /**
-   * Deletes the rows of its tables that a retention rule of the spec has expired at `now`, and
-   * answers how many. Run by the projector's retention pass (`startRetention`), never from `apply`
-   * (which has no clock): a replay brings expired rows back and the next pass deletes them again.
-   * Idempotent, so several projector processes may run it at once.
+   * Deletes the rows of its tables that a retention rule (of the spec, or `retention` of the
+   * configuration) has expired at `now`, and answers how many. Run by the projector's retention pass
+   * (`startRetention`) and by a rebuild right before its switch, never from `apply` (which has no
+   * clock): a replay folds expired rows back, and the rebuild's cut removes them before anyone reads
+   * them. Idempotent, so several projector processes may run it at once.
    */
-  expire?(pool: Pool, schema: string, now: Date): Promise<number>;
+  expire?(pool: Pool, schema: string, now: Date, retention: RetentionConfig): Promise<number>;
 }
 
 /** A projection over any record type, as the runner holds them. */

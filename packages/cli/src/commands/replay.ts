@@ -48,6 +48,7 @@ export const registerReplay: RegisterCommand = (program, context) => {
             chunkSize: o.chunk,
             noSwitch: !o.switch,
             onProgress: reporter(ctx),
+            retention: cfg.retention,
           },
           connected.deps,
         );

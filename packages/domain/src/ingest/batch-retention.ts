@@ -1,7 +1,7 @@
+import { keptSince } from '../retention/retention-horizon.js';
+
 /** The spec's retention of ingest batch records ("Records are retained 90 days"). */
 export const BATCH_RECORD_RETENTION_DAYS = 90;
-
-const DAY_MS = 86_400_000;
 
 /**
  * The oldest `received_at` a batch record may have at `now` and still be kept (and listed): older
@@ -12,5 +12,5 @@ const DAY_MS = 86_400_000;
  * batchRecordsKeptSince(new Date('2026-04-01T00:00:00Z')) // 2026-01-01T00:00:00.000Z
  */
 export function batchRecordsKeptSince(now: Date): Date {
-  return new Date(now.getTime() - BATCH_RECORD_RETENTION_DAYS * DAY_MS);
+  return keptSince(now, BATCH_RECORD_RETENTION_DAYS);
 }

@@ -120,8 +120,14 @@ describe('accessLog', () => {
     const unknown = await fetch(`${base}/customer/ann@example.com`);
     expect(unknown.status).toBe(404);
     expect(unknown.headers.get('x-request-id')).toMatch(UUID);
-    expect(await lastLine()).toMatchObject({ method: 'GET', route: 'unmatched', status: 404 });
+    expect(await lastLine()).toMatchObject({ method: 'GET', route: '/:redacted/:redacted', status: 404 });
     expect(JSON.stringify(lines)).not.toContain('example.com');
+
+    lines.length = 0;
+    const token = await fetch(`${base}/unsubscribe/v1.c2VjcmV0LXRva2Vu.sig?List-Unsubscribe=One-Click`);
+    expect(token.status).toBe(404);
+    expect(await lastLine()).toMatchObject({ method: 'GET', route: '/unsubscribe/:token', status: 404 });
+    expect(JSON.stringify(lines)).not.toContain('c2VjcmV0LXRva2Vu');
   });
 
   it('logs a request the client abandoned before the answer, marked aborted', async () => {

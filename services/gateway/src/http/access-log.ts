@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { RequestHandler, Response } from 'express';
 import { startServerSpan, type Logger } from '@holdfast/platform';
+import { loggedRoute } from './redact-path.js';
 import { runAsRequest } from './request-context.js';
 
 /** The longest X-Request-Id taken from a client. */
@@ -23,7 +24,8 @@ export function requestIdOf(res: Response): string | undefined {
 /**
  * Gives every request an id (the client's X-Request-Id when well formed, else a new one), echoes it
  * in the answer's X-Request-Id, and writes one `http_request` line when the request ends: method,
- * route template (never the raw path or query, which may carry personal data), status, duration,
+ * route template (`loggedRoute`: never the raw path or query, which may carry a token or personal
+ * data; an unmatched path is redacted), status, duration,
  * account id when authenticated, request id. Logged at info: LOG_LEVEL=warn silences these lines.
  */
 export function accessLog(logger: Logger): RequestHandler {
@@ -38,10 +40,7 @@ export function accessLog(logger: Logger): RequestHandler {
       'holdfast.request_id': requestId,
     });
     res.once('close', () => {
-      // The mount point is noted on the way in (noteMount): req.baseUrl is reset when an error leaves a router.
-      const mount = (res.locals.mount as string | undefined) ?? '';
-      const path = (req.route as { path?: unknown } | undefined)?.path;
-      const route = typeof path === 'string' ? `${mount}${path}` : mount ? `${mount}/*` : 'unmatched';
+      const route = loggedRoute(req, res);
       const principal = res.locals.principal as { accountId?: string } | undefined;
       span?.end(
         `${req.method} ${route}`,

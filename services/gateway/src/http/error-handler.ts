@@ -7,6 +7,7 @@ import {
   PAYLOAD_TOO_LARGE_TEXT,
   PayloadTooLargeError,
 } from './body-reader.js';
+import { loggedRoute } from './redact-path.js';
 import { ValidationFailedError } from './validation-failed.js';
 
 /** The detail of an unexpected failure: nothing about the cause leaks to the client. */
@@ -41,7 +42,8 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     } else {
       logger.error('unhandled_error', {
         method: req.method,
-        path: req.path,
+        // The template (or redacted path), never req.path: /unsubscribe/<token> would log the token.
+        route: loggedRoute(req, res),
         error: (err as Error)?.message,
         stack: (err as Error)?.stack,
       });

@@ -1,6 +1,7 @@
 import { createDb, kyselyOn, sql, withTransaction, type Pool } from '@holdfast/db';
+import { keptSince } from '@holdfast/domain';
 import { topicName, type Appender } from '@holdfast/kafka';
-import type { TopicName } from '@holdfast/contracts';
+import type { AnyEvent, EventCodec, TopicName } from '@holdfast/contracts';
 import type { DeadLetterFilter, DeadLetterRow, ReadModelTables } from '@holdfast/read-models';
 import type { Kysely, SelectQueryBuilder } from 'kysely';
 
@@ -102,5 +103,105 @@ export async function redriveDeadLetters(
       .where('id', '=', anyOf(redrivable.map((r) => r.id)))
       .execute();
     return { redriven: redrivable.map((r) => r.id) };
+  });
+}
+
+/**
+ * Deletes the dead letters whose record has a Kafka timestamp older than `days` before `now`,
+ * whatever their status (a re-driven letter's copy is in the log; a dead one past the retention was
+ * not fixed in time, and its record is still in its topic for a later re-post). Letters keep a whole
+ * copy of a record, personal data included, so they must not outlive the retention
+ * (HOLDFAST_DEAD_LETTER_RETENTION_DAYS). By the record's timestamp, not the time of the failure, so a
+ * rebuild that dead-letters the same records again cuts the same ones.
+ *
+ * @example
+ * const deleted = await expireDeadLetters(pool, 'read_models', new Date(), 30);
+ */
+export async function expireDeadLetters(
+  pool: Pool,
+  schema: string,
+  now: Date,
+  days: number,
+): Promise<number> {
+  const r = await readModels(pool, schema)
+    .deleteFrom('dead_letters')
+    .where('record_timestamp', '<', keptSince(now, days))
+    .executeTakeFirst();
+  return Number(r.numDeletedRows);
+}
+
+/** A stored dead letter as `deadLettersOfEvents` looks at it: its id and the record's raw bytes. */
+export interface StoredLetter {
+  readonly id: string;
+  readonly value: Buffer | null;
+}
+
+/**
+ * The ids of the letters whose record carries one of `eventIds` (`metadata.event_id`), decoded with
+ * `decode`. A letter whose bytes cannot be decoded (often why it is a letter) or that are empty is
+ * never matched: nothing in it can be attributed; the retention deletes it in time.
+ *
+ * @example
+ * deadLettersOfEvents(letters, (b) => codec.decodeKnown(b), ['5f0c…']); // ['commerce:0:42']
+ */
+export function deadLettersOfEvents(
+  letters: readonly StoredLetter[],
+  decode: (value: Buffer) => AnyEvent | undefined,
+  eventIds: readonly string[],
+): string[] {
+  const wanted = new Set(eventIds);
+  return letters
+    .filter((l) => {
+      if (!l.value) return false;
+      let decoded: AnyEvent | undefined;
+      try {
+        decoded = decode(l.value);
+      } catch {
+        return false;
+      }
+      const eventId = (decoded?.value as { metadata?: { event_id?: unknown } } | undefined)?.metadata
+        ?.event_id;
+      return typeof eventId === 'string' && wanted.has(eventId);
+    })
+    .map((l) => l.id);
+}
+
+/**
+ * Deletes the dead letters of `accountId` whose record is one of `eventIds` (for an erasure: a
+ * letter holds a whole copy of the record), and answers their ids. Only the account's letters are
+ * decoded (letters are keyed by account id, like the records). The holdfast.dlq topic's copies are
+ * not touched: they expire with the topic's retention.ms.
+ *
+ * @example
+ * const { deleted } = await deleteDeadLettersForEvents(pool, 'read_models', codec, accountId, [eventId]);
+ */
+export async function deleteDeadLettersForEvents(
+  pool: Pool,
+  schema: string,
+  codec: Pick<EventCodec, 'decode'>,
+  accountId: string,
+  eventIds: readonly string[],
+): Promise<{ deleted: string[] }> {
+  if (!eventIds.length) return { deleted: [] };
+  return withTransaction(pool, async (client) => {
+    const db = kyselyOn<ReadModelTables>(client).withSchema(schema);
+    const rows = await db
+      .selectFrom('dead_letters')
+      .select(['id', 'record_value'])
+      .where('account_id', '=', accountId)
+      .forUpdate()
+      .execute();
+    // Decoded up front (a schema id the process has not seen is fetched), then matched purely.
+    const decoded = new Map<Buffer, AnyEvent | undefined>();
+    for (const r of rows)
+      if (r.record_value)
+        decoded.set(r.record_value, await codec.decode(r.record_value).catch(() => undefined));
+    const ids = deadLettersOfEvents(
+      rows.map((r) => ({ id: r.id, value: r.record_value })),
+      (value) => decoded.get(value),
+      eventIds,
+    );
+    if (ids.length) await db.deleteFrom('dead_letters').where('id', '=', anyOf(ids)).execute();
+    return { deleted: ids };
   });
 }

@@ -1,12 +1,27 @@
+import { rawQuery } from '@holdfast/db';
+import { keptSince } from '@holdfast/domain';
 import { qualified, type Projection } from '../projection.js';
 import { columnsOf } from './sql-arrays.js';
 
-/** Browser events → read_models.pixel_events. The client's event_id makes a resend a no-op. */
+/**
+ * Browser events → read_models.pixel_events. The client's event_id makes a resend a no-op. Events
+ * received more than `retention.pixelEventDays` ago (HOLDFAST_PIXEL_RETENTION_DAYS, 13 months by
+ * default) are deleted by `expire`: by `received_at`, the gateway's clock, never the browser's.
+ */
 export const pixelEventsProjection: Projection<'PixelEventCollected'> = {
   name: 'pixel-events',
   topic: 'holdfast.pixel-events',
   handles: ['PixelEventCollected'],
   tables: ['pixel_events'],
+  async expire(pool, schema, now, retention) {
+    const r = await rawQuery(
+      pool,
+      'pixel-events.expire',
+      `delete from ${qualified(schema, 'pixel_events')} where received_at < $1`,
+      [keptSince(now, retention.pixelEventDays)],
+    );
+    return r.rowCount ?? 0;
+  },
   async apply(events, tx) {
     await tx.client.query(
       tx.named(

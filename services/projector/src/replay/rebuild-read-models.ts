@@ -2,8 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { inTransaction, rawQuery, type PoolClient } from '@holdfast/db';
 import { topicName } from '@holdfast/kafka';
 import { selectProjections } from '../projections/index.js';
+import { DEFAULT_RETENTION } from '@holdfast/platform';
 import { assertSchemaName, createDeferredIndexes, ensureReadModelSchema } from '@holdfast/read-models';
 import { startProjector, type ProjectorDeps } from '../runtime/start-projector.js';
+import { applyRetention, retentionRules } from '../retention.js';
 import { RebuildTracker } from './rebuild-tracker.js';
 import { lockLiveSchema, moveTables } from './switch-tables.js';
 import type { RebuildOptions, RebuildProgress, RebuildResult } from '@holdfast/read-models';
@@ -20,6 +22,13 @@ export type { RebuildOptions, RebuildResult };
  *    up to the high watermarks taken under the lock (final), and moves the rebuilt tables in, in that
  *    same transaction. The rebuilt checkpoints are then at or past everything the live projector had
  *    applied, so it resumes without a gap; should it ever find one, it rewinds (SeekGuard).
+ *
+ * Between the two, the retention rules (`retentionRules`: batch records, pixel events, dead letters)
+ * are applied to `<schema>_next` at `opts.now` with `opts.retention`: the log keeps every record, so a
+ * replay folds back what the live tables had expired, and this cut removes it again before anyone can
+ * read it. The fold itself stays free of any clock (deterministic); the cut is the same pure horizon
+ * (`keptSince`) the live retention pass uses. Records folded by the final catch-up are newer than the
+ * cut (received minutes ago), so applying it before that catch-up is the same as after it.
  *
  * @example
  * await rebuildReadModels({ topicPrefix: '', readSchema: 'read_models', onProgress: console.log }, deps);
@@ -107,6 +116,14 @@ async function rebuild(
       if (tracker.remaining(targets) <= (opts.pauseBelow ?? 20_000)) break;
       await wait('catch-up', targets);
     }
+    const cut = await applyRetention(
+      retentionRules(projections),
+      deps.pool,
+      next,
+      opts.now?.() ?? new Date(),
+      opts.retention ?? DEFAULT_RETENTION,
+    );
+    deps.logger.info('rebuild_retention_applied', { schema: next, rows: cut });
     if (opts.noSwitch) {
       await stop();
       return { projections: names, nextSchema: next, elapsedMs: Date.now() - started };

@@ -5,6 +5,7 @@ import { createTestEnv, type TestEnv } from '@holdfast/testing';
 import { selectProjections } from '../projections/index.js';
 import { consumerLag } from '../runtime/consumer-lag.js';
 import { startProjector, type ProjectorDeps, type RunningProjector } from '../runtime/start-projector.js';
+import { applyRetention, retentionRules } from '../retention.js';
 import { appendInBatches, mixedStream } from '../test-support/mixed-stream.js';
 import { until } from '../test-support/until.js';
 import { rebuildReadModels } from './rebuild-read-models.js';
@@ -58,6 +59,20 @@ afterAll(async () => {
   await t?.close();
 });
 
+// The retention cut every comparison is made after (a rebuild applies it before its switch; here the
+// live tables get the same one before they are digested). The stream's records are received from
+// 2025-01-03 on, about a day apart per append: at this "now" the first appends' batch records (90
+// days) and the first append's pixel events (91 days) are past the horizon, later ones are not.
+const CUT_AT = new Date(Date.UTC(2025, 0, 1) + 94 * 86_400_000);
+const RETENTION = { deadLetterDays: 30, pixelEventDays: 91 };
+const cut = { now: () => CUT_AT, retention: RETENTION };
+
+/** `schema`'s digest after the retention cut at CUT_AT (what a rebuild switches in). */
+async function retainedDigest(schema: string) {
+  await applyRetention(retentionRules(selectProjections()), t.pool, schema, CUT_AT, RETENTION);
+  return readModelDigest(t.pool, schema);
+}
+
 const append = () =>
   appendInBatches(
     appender,
@@ -81,7 +96,13 @@ async function liveCaughtUp(): Promise<void> {
 /** A from-scratch rebuild into read_models_next (not switched in), digested. */
 async function freshRebuildDigest() {
   await rebuildReadModels(
-    { topicPrefix: t.topicPrefix, readSchema: DEFAULT_READ_MODEL_SCHEMA, noSwitch: true, chunkSize: 700 },
+    {
+      topicPrefix: t.topicPrefix,
+      readSchema: DEFAULT_READ_MODEL_SCHEMA,
+      noSwitch: true,
+      chunkSize: 700,
+      ...cut,
+    },
     deps,
   );
   return readModelDigest(t.pool, 'read_models_next');
@@ -91,9 +112,13 @@ describe('replay', () => {
   it('rebuilds every read-model table identically from offset 0, with progress, and switches it in', async () => {
     await append();
     await liveCaughtUp();
-    const before = await readModelDigest(t.pool, DEFAULT_READ_MODEL_SCHEMA);
+    const uncut = await readModelDigest(t.pool, DEFAULT_READ_MODEL_SCHEMA);
+    const before = await retainedDigest(DEFAULT_READ_MODEL_SCHEMA);
     expect(before.orders!.rows).toBeGreaterThan(200);
     expect(before.dead_letters!.rows).toBeGreaterThan(0);
+    // The cut removed expired rows the log still holds: the rebuild must not bring them back.
+    expect(before.pixel_events!.rows).toBeLessThan(uncut.pixel_events!.rows);
+    expect(before.ingest_batches!.rows).toBeLessThan(uncut.ingest_batches!.rows);
     const progress: RebuildProgress[] = [];
     // A different chunk size than live: the fold must not depend on where chunks are cut.
     const result = await rebuildReadModels(
@@ -102,6 +127,7 @@ describe('replay', () => {
         readSchema: DEFAULT_READ_MODEL_SCHEMA,
         chunkSize: 333,
         onProgress: (p) => progress.push(p),
+        ...cut,
       },
       deps,
     );
@@ -129,7 +155,7 @@ describe('replay', () => {
 
   it('loses and duplicates nothing when the log keeps growing during a rebuild', async () => {
     const rebuilding = rebuildReadModels(
-      { topicPrefix: t.topicPrefix, readSchema: DEFAULT_READ_MODEL_SCHEMA, chunkSize: 1000 },
+      { topicPrefix: t.topicPrefix, readSchema: DEFAULT_READ_MODEL_SCHEMA, chunkSize: 1000, ...cut },
       deps,
     );
     await append();
@@ -141,7 +167,7 @@ describe('replay', () => {
     const fresh = JSON.stringify(await freshRebuildDigest());
     const settled = await until(
       'live equals a fresh rebuild',
-      async () => JSON.stringify(await readModelDigest(t.pool, DEFAULT_READ_MODEL_SCHEMA)),
+      async () => JSON.stringify(await retainedDigest(DEFAULT_READ_MODEL_SCHEMA)),
       (d) => d === fresh,
     );
     expect(settled).toBe(fresh);
@@ -151,7 +177,7 @@ describe('replay', () => {
     // Build without switching, let live run ahead, then switch with no catch-up: the live projector
     // finds checkpoints behind what it applied and must re-apply the difference into the new tables.
     await rebuildReadModels(
-      { topicPrefix: t.topicPrefix, readSchema: DEFAULT_READ_MODEL_SCHEMA, noSwitch: true },
+      { topicPrefix: t.topicPrefix, readSchema: DEFAULT_READ_MODEL_SCHEMA, noSwitch: true, ...cut },
       deps,
     );
     await append();
@@ -162,7 +188,7 @@ describe('replay', () => {
     const fresh = JSON.stringify(await freshRebuildDigest());
     await until(
       `live equals a fresh rebuild ${fresh}`,
-      async () => JSON.stringify(await readModelDigest(t.pool, DEFAULT_READ_MODEL_SCHEMA)),
+      async () => JSON.stringify(await retainedDigest(DEFAULT_READ_MODEL_SCHEMA)),
       (d) => d === fresh,
     );
     expect(rewinds.length).toBeGreaterThan(rewindsBefore);
@@ -170,7 +196,7 @@ describe('replay', () => {
 
   it('asks for the rewind again when its seek is lost (a rebalance), until a chunk from it commits', async () => {
     await rebuildReadModels(
-      { topicPrefix: t.topicPrefix, readSchema: DEFAULT_READ_MODEL_SCHEMA, noSwitch: true },
+      { topicPrefix: t.topicPrefix, readSchema: DEFAULT_READ_MODEL_SCHEMA, noSwitch: true, ...cut },
       deps,
     );
     await append();
@@ -190,7 +216,7 @@ describe('replay', () => {
     const fresh = JSON.stringify(await freshRebuildDigest());
     await until(
       `live equals a fresh rebuild ${fresh}`,
-      async () => JSON.stringify(await readModelDigest(t.pool, DEFAULT_READ_MODEL_SCHEMA)),
+      async () => JSON.stringify(await retainedDigest(DEFAULT_READ_MODEL_SCHEMA)),
       (d) => d === fresh,
     );
     expect(rewinds.length - rewindsBefore).toBeGreaterThan(seeksLost);

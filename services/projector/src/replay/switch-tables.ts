@@ -68,7 +68,7 @@ export async function moveTables(
     ['projection_checkpoints', 'projection, topic, partition, last_offset, updated_at'],
     [
       'dead_letters',
-      'projection, topic, partition, record_offset, account_id, reason, record_key, record_value, record_timestamp, status, redriven_at',
+      'projection, topic, partition, record_offset, account_id, reason, record_key, record_value, record_timestamp, status, redriven_at, request_id',
     ],
   ] as const;
   for (const [t, cols] of shared) {
