@@ -131,6 +131,34 @@ export default tseslint.config(
     },
   },
   {
+    // No master key at the public edge (docs/security.md): the gateway loads HOLDFAST_UNSUBSCRIBE_KEYS
+    // and HOLDFAST_INBOUND_KEYS only, never HOLDFAST_SECRETS_KEYS nor what opens with it. Its tests
+    // may still seal with a master keyring, as the CLI does.
+    files: ['services/gateway/src/**/*.ts'],
+    ignores: ['**/*.test.ts', 'services/gateway/src/**/testing/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: '@holdfast/db',
+              importNames: [
+                'defaultSecretsKeyring',
+                'loadSecretsKeyring',
+                'parseSecretsKeys',
+                'loadProviderConnections',
+                'legacyUnsubscribeKeys',
+              ],
+              message: 'The gateway holds no master key: use config.unsubscribeKeys or config.inboundKeys.',
+            },
+          ],
+          patterns: [{ group: ['@holdfast/*/src/*'], message: 'Import the package, not its files.' }],
+        },
+      ],
+    },
+  },
+  {
     // Tests that need the projector itself: the CLI's port conformance (the CLI depends on
     // projector-port.ts and loads the projector behind it) and the fx commands' integration test.
     files: ['packages/cli/src/projector-port.test.ts', 'packages/cli/src/commands/rates.int.test.ts'],

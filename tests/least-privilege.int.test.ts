@@ -165,8 +165,16 @@ describe('gateway role', () => {
         where account_id = '${A}' and trigger = 'api'`,
     );
     expect((await as(g, 'select 1 from read_models.orders')).rowCount).toBe(5);
+    // The SMS tokens sealed for it under HOLDFAST_INBOUND_KEYS: the only provider secret it reads.
+    await as(g, 'select key_id, wrapped_key, ciphertext from control.provider_inbound_secrets');
   });
   it('cannot write the read models, rewrite a key, or read secrets and dead letters', async () => {
+    // Sealed under the master keys, which the gateway does not hold; nor may it write its own copy.
+    // A database upgraded from a release that granted it has the grant taken back by the next migrate.
+    await t.pool.query(`grant select on control.provider_secrets to ${g}`);
+    await migrateToLatest(t.db as Kysely<unknown>);
+    await denied(g, `select * from control.provider_secrets`);
+    await denied(g, `delete from control.provider_inbound_secrets`);
     await denied(
       g,
       `insert into read_models.orders (account_id, order_id, customer_id, order_date, order_amount, product_name,

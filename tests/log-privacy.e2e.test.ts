@@ -9,7 +9,7 @@ import {
   connectTile,
   createAccount,
   createPixelKey,
-  loadSecretsKeyring,
+  loadUnsubscribeKeys,
   mintApiKey,
   signUnsubscribeToken,
 } from '@holdfast/db';
@@ -182,7 +182,7 @@ describe('log privacy', () => {
     ];
     expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 204]);
     const customerId = (JSON.parse(answers[2]!.text) as { customer_id: string }).customer_id;
-    realToken = signUnsubscribeToken(loadSecretsKeyring(process.env), {
+    realToken = signUnsubscribeToken(loadUnsubscribeKeys(process.env), {
       accountId,
       customerId,
       channel: 'email',

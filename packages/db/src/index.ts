@@ -15,6 +15,7 @@ export * from './credentials.js';
 export * from './control-plane.js';
 export * from './control-plane-queries.js';
 export * from './sync-tasks.js';
+export * from './key-list.js';
 export * from './secrets-keyring.js';
 export * from './webhook-secrets.js';
 export * from './webhook-deliveries.js';

@@ -65,6 +65,12 @@ export interface ProviderSecretsTable {
   updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
 }
 
+/**
+ * control.provider_inbound_secrets: an SMS provider's auth token once more, sealed under
+ * HOLDFAST_INBOUND_KEYS (the only provider secret the public gateway may open).
+ */
+export type ProviderInboundSecretsTable = ProviderSecretsTable;
+
 /** control.pixel_keys */
 export interface PixelKeysTable {
   id: string;
@@ -185,6 +191,7 @@ export interface Database {
   'control.tiles': TilesTable;
   'control.providers': ProvidersTable;
   'control.provider_secrets': ProviderSecretsTable;
+  'control.provider_inbound_secrets': ProviderInboundSecretsTable;
   'control.pixel_keys': PixelKeysTable;
   'control.pixel_origins': PixelOriginsTable;
   'control.webhook_subscriptions': WebhookSubscriptionsTable;

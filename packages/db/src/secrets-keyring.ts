@@ -1,14 +1,11 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { join } from 'node:path';
 import { ConfigError } from '@holdfast/platform';
+import { loadKeyList, parseKeyList, type NamedKey } from './key-list.js';
 
 /** A master key: its id (stored beside every data key it wraps) and 32 bytes of AES-256 key. */
-export interface MasterKey {
-  readonly id: string;
-  readonly key: Buffer;
-}
+export type MasterKey = NamedKey;
+
+const SECRETS_SETTING = 'HOLDFAST_SECRETS_KEYS';
 
 /**
  * A secret at rest (envelope encryption): a fresh data key per secret encrypts the secret, and the
@@ -55,10 +52,19 @@ export class SecretsKeyring {
   private readonly byId: ReadonlyMap<string, Buffer>;
   readonly currentKeyId: string;
 
-  constructor(keys: readonly MasterKey[]) {
+  /** `setting`: where the keys come from, named in the errors. */
+  constructor(
+    keys: readonly MasterKey[],
+    readonly setting: string = SECRETS_SETTING,
+  ) {
     if (!keys.length) throw new ConfigError('a secrets keyring needs at least one master key');
     this.byId = new Map(keys.map((k) => [k.id, k.key]));
     this.currentKeyId = keys[0]!.id;
+  }
+
+  /** The ids of the keys held, current first. */
+  get keyIds(): string[] {
+    return [...this.byId.keys()];
   }
 
   /** Whether the keyring holds master key `keyId`. */
@@ -67,14 +73,14 @@ export class SecretsKeyring {
   }
 
   /**
-   * A key for one purpose (e.g. signing unsubscribe links), derived from master key `keyId` (default:
-   * the current one) with HKDF-SHA256, so no second secret has to be configured and a derived key
-   * reveals nothing about the master key. Keys derived from an older master key stay derivable while
-   * it is configured, so links signed before a key rotation keep working until it is removed.
+   * A key for one purpose, derived from master key `keyId` (default: the current one) with
+   * HKDF-SHA256: a derived key reveals nothing about the master key. Unsubscribe links were signed
+   * with `deriveKey('unsubscribe-token')` before they had a key of their own (HOLDFAST_UNSUBSCRIBE_KEYS);
+   * `holdfast secrets legacy-unsubscribe-keys` exports those derived keys so such links keep verifying.
    */
   deriveKey(purpose: string, keyId: string = this.currentKeyId): { keyId: string; key: Buffer } {
     const master = this.byId.get(keyId);
-    if (!master) throw new SecretUnreadableError(`no master key "${keyId}" in HOLDFAST_SECRETS_KEYS`);
+    if (!master) throw new SecretUnreadableError(`no master key "${keyId}" in ${this.setting}`);
     return {
       keyId,
       key: Buffer.from(hkdfSync('sha256', master, Buffer.alloc(0), `holdfast.${purpose}`, 32)),
@@ -94,7 +100,7 @@ export class SecretsKeyring {
 
   private unwrap(s: SealedSecret): Buffer {
     const master = this.byId.get(s.keyId);
-    if (!master) throw new SecretUnreadableError(`no master key "${s.keyId}" in HOLDFAST_SECRETS_KEYS`);
+    if (!master) throw new SecretUnreadableError(`no master key "${s.keyId}" in ${this.setting}`);
     try {
       return gcmOpen(master, s.wrappedKey, `holdfast.dek/${s.keyId}`);
     } catch {
@@ -126,87 +132,22 @@ export class SecretsKeyring {
 }
 
 /**
- * Parses a key list such as HOLDFAST_SECRETS_KEYS: `id:base64,id:base64`, current first; each key
- * exactly 32 bytes. `variable` names the setting in the errors.
+ * Parses HOLDFAST_SECRETS_KEYS: `id:base64,id:base64`, current first; each key exactly 32 bytes.
  *
  * @example
- * parseKeyList('HOLDFAST_PRIVACY_KEYS', `k1:${randomBytes(32).toString('base64')}`);
+ * parseSecretsKeys(`k1:${randomBytes(32).toString('base64')}`);
  */
-export function parseKeyList(variable: string, value: string): MasterKey[] {
-  const keys = value
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean)
-    .map((entry) => {
-      const m = /^([A-Za-z0-9._-]{1,32}):([A-Za-z0-9+/=_-]+)$/.exec(entry);
-      const key = m ? Buffer.from(m[2]!, 'base64') : Buffer.alloc(0);
-      if (!m || key.length !== 32)
-        throw new ConfigError(
-          `invalid configuration: ${variable} must be id:base64 entries of 32-byte keys, current first`,
-        );
-      return { id: m[1]!, key };
-    });
-  if (!keys.length) throw new ConfigError(`invalid configuration: ${variable} is empty`);
-  if (new Set(keys.map((k) => k.id)).size !== keys.length)
-    throw new ConfigError(`invalid configuration: ${variable} has a key id twice`);
-  return keys;
-}
-
-/** Parses HOLDFAST_SECRETS_KEYS (see parseKeyList). */
 export function parseSecretsKeys(value: string): MasterKey[] {
-  return parseKeyList('HOLDFAST_SECRETS_KEYS', value);
-}
-
-/** Where a key list is read from, and the file its development key is generated into. */
-export interface KeyListSource {
-  /** The environment variable, e.g. `HOLDFAST_SECRETS_KEYS`. */
-  readonly variable: string;
-  /** The development key's file name under `<HOLDFAST_CACHE or ~/.cache/holdfast>`. */
-  readonly devFile: string;
-}
-
-export const SECRETS_KEYS: KeyListSource = { variable: 'HOLDFAST_SECRETS_KEYS', devFile: 'secrets-key' };
-
-/**
- * The development key: generated once into `<HOLDFAST_CACHE or ~/.cache/holdfast>/<devFile>`
- * (mode 0600) and reused by every local process, like the rest of the local stack's state.
- */
-function localDevelopmentKeys(
-  source: KeyListSource,
-  env: Readonly<Record<string, string | undefined>>,
-): MasterKey[] {
-  const dir = env.HOLDFAST_CACHE ?? join(homedir(), '.cache', 'holdfast');
-  const file = join(dir, source.devFile);
-  mkdirSync(dir, { recursive: true });
-  try {
-    writeFileSync(file, `dev-${randomBytes(3).toString('hex')}:${randomBytes(32).toString('base64')}\n`, {
-      flag: 'wx',
-      mode: 0o600,
-    });
-  } catch (err) {
-    if ((err as { code?: string }).code !== 'EEXIST') throw err;
-  }
-  return parseKeyList(source.variable, readFileSync(file, 'utf8'));
+  return parseKeyList(SECRETS_SETTING, value);
 }
 
 /**
- * A key list from the environment. Without it: in production (NODE_ENV=production) a ConfigError,
- * so a service never starts with a made-up key; elsewhere the local development key.
+ * The keyring from HOLDFAST_SECRETS_KEYS. Without it: in production (NODE_ENV=production) a
+ * ConfigError, so a service never starts with a made-up key; elsewhere the local development key
+ * (`~/.cache/holdfast/secrets-key`).
  */
-export function loadKeyList(
-  source: KeyListSource,
-  env: Readonly<Record<string, string | undefined>>,
-): MasterKey[] {
-  const value = env[source.variable];
-  if (value) return parseKeyList(source.variable, value);
-  if (env.NODE_ENV === 'production')
-    throw new ConfigError(`invalid configuration: ${source.variable} is required in production`);
-  return localDevelopmentKeys(source, env);
-}
-
-/** The keyring from HOLDFAST_SECRETS_KEYS (see loadKeyList). */
 export function loadSecretsKeyring(env: Readonly<Record<string, string | undefined>>): SecretsKeyring {
-  return new SecretsKeyring(loadKeyList(SECRETS_KEYS, env));
+  return new SecretsKeyring(loadKeyList(env, SECRETS_SETTING, 'secrets-key'));
 }
 
 let ambient: SecretsKeyring | undefined;
@@ -218,4 +159,41 @@ let ambient: SecretsKeyring | undefined;
 export function defaultSecretsKeyring(): SecretsKeyring {
   ambient ??= loadSecretsKeyring(process.env);
   return ambient;
+}
+
+const INBOUND_SETTING = 'HOLDFAST_INBOUND_KEYS';
+
+/**
+ * The keys that seal the one secret the public gateway may open: each SMS provider's auth token, kept
+ * a second time apart from the provider's other secrets (control.provider_inbound_secrets) so the
+ * inbound STOP webhook can check the provider's signature without the master keys. Same envelope
+ * encryption and rotation as the master keys (`rewrap`); a distinct class so the master keyring is
+ * never passed where the inbound one is expected.
+ *
+ * @example
+ * const inbound = loadInboundKeyring(process.env); // HOLDFAST_INBOUND_KEYS
+ */
+export class InboundKeyring extends SecretsKeyring {
+  /** Tells the two keyrings apart for the type checker (a master keyring has no `seals`). */
+  readonly seals = 'sms-inbound-token' as const;
+
+  constructor(keys: readonly NamedKey[]) {
+    super(keys, INBOUND_SETTING);
+  }
+}
+
+/**
+ * The inbound keyring from HOLDFAST_INBOUND_KEYS (`id:base64-of-32-bytes`, comma-separated, current
+ * first). Required in production; elsewhere generated once into `~/.cache/holdfast/inbound-key`.
+ */
+export function loadInboundKeyring(env: Readonly<Record<string, string | undefined>>): InboundKeyring {
+  return new InboundKeyring(loadKeyList(env, INBOUND_SETTING, 'inbound-key'));
+}
+
+let ambientInbound: InboundKeyring | undefined;
+
+/** The inbound keyring of this process's environment, loaded once (tests and the CLI embed it). */
+export function defaultInboundKeyring(): InboundKeyring {
+  ambientInbound ??= loadInboundKeyring(process.env);
+  return ambientInbound;
 }

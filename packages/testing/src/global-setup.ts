@@ -52,6 +52,9 @@ export default async function setup(): Promise<() => Promise<void>> {
   process.env.HOLDFAST_OUTBOUND_ALLOW_HTTP ??= 'true';
   process.env.HOLDFAST_OUTBOUND_ALLOW ??= '127.0.0.1:*,[::1]:*';
   process.env.HOLDFAST_SECRETS_KEYS ??= `test-${runId}:${randomBytes(32).toString('base64')}`;
+  // The gateway's own keys (unsubscribe links, SMS inbound tokens): never the master key.
+  process.env.HOLDFAST_UNSUBSCRIBE_KEYS ??= `unsub-${runId}:${randomBytes(32).toString('base64')}`;
+  process.env.HOLDFAST_INBOUND_KEYS ??= `inbound-${runId}:${randomBytes(32).toString('base64')}`;
   return async () => {
     if (process.env.HOLDFAST_KEEP_TEST_DATA) return;
     await dropRunResources(env, runId);

@@ -1,5 +1,5 @@
 import express, { type Express } from 'express';
-import { createDb, defaultSecretsKeyring, type Pool, type SecretsKeyring } from '@holdfast/db';
+import { createDb, type Pool } from '@holdfast/db';
 import type { Appender, LogPositionSource, SinglePartitionAppender } from '@holdfast/kafka';
 import {
   createMetricsRegistry,
@@ -63,8 +63,6 @@ export interface GatewayDeps {
    * HOLDFAST_OPS_ON_API_PORT is set: operational endpoints stay off the public surface.
    */
   readonly opsOnApiPort?: boolean;
-  /** Verifies unsubscribe links and opens SMS provider tokens. Default: HOLDFAST_SECRETS_KEYS of the process. */
-  readonly keyring?: SecretsKeyring;
 }
 
 /** A built gateway: the express app plus what must be stopped with it. */
@@ -148,7 +146,10 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps): P
   app.use(
     createConsentRouter({
       ...ctx,
-      keyring: () => deps.keyring ?? defaultSecretsKeyring(),
+      // Its own keys only: no master key reaches the public edge (config.ts).
+      unsubscribeKeys: config.unsubscribeKeys,
+      inboundKeys: config.inboundKeys,
+      limiter: new Limiter(counter),
       publicUrl: config.publicUrl,
       readModelSchema: config.readModelSchema,
     }),

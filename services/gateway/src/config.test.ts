@@ -1,6 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { randomBytes } from 'node:crypto';
+import { inspect } from 'node:util';
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import { InboundKeyring, SecretsKeyring } from '@holdfast/db';
 import { ConfigError } from '@holdfast/platform';
-import { loadGatewayConfig } from './config.js';
+import { loadGatewayConfig, type GatewayConfig } from './config.js';
 
 const base = { DATABASE_URL: 'postgres://127.0.0.1/x' };
 
@@ -73,6 +76,66 @@ describe('loadGatewayConfig: bounded resources', () => {
   it('given a bad TRUST_PROXY and a bad budget, when loaded, then both are named at once', () => {
     expect(() => loadGatewayConfig({ ...base, TRUST_PROXY: 'true', BODY_BUDGET_BYTES: 'x' })).toThrow(
       /BODY_BUDGET_BYTES.*TRUST_PROXY=true/,
+    );
+  });
+});
+
+describe('loadGatewayConfig: keys (no master key at the public edge)', () => {
+  const key = (id: string) => ({ id, b64: randomBytes(32).toString('base64') });
+  const master = key('k1');
+  const unsubscribe = key('u1');
+  const inbound = key('i1');
+  const prod = {
+    ...base,
+    NODE_ENV: 'production',
+    HOLDFAST_UNSUBSCRIBE_KEYS: `${unsubscribe.id}:${unsubscribe.b64}`,
+    HOLDFAST_INBOUND_KEYS: `${inbound.id}:${inbound.b64}`,
+  };
+  const hex = (b64: string) => Buffer.from(b64, 'base64').toString('hex');
+
+  it('given production with its two keys and no HOLDFAST_SECRETS_KEYS, when loaded, then it starts with them', () => {
+    const c = loadGatewayConfig(prod);
+    expect([c.unsubscribeKeys.currentKeyId, c.inboundKeys.currentKeyId]).toEqual(['u1', 'i1']);
+  });
+
+  it('given HOLDFAST_SECRETS_KEYS in its environment, when loaded, then the master key is nowhere in the parsed config', () => {
+    const c = loadGatewayConfig({ ...prod, HOLDFAST_SECRETS_KEYS: `${master.id}:${master.b64}` });
+    // Every field, private maps of the key classes included, as node prints them (Buffers as hex).
+    const everything = inspect(c, {
+      depth: 20,
+      showHidden: true,
+      maxArrayLength: null,
+      maxStringLength: null,
+    });
+    expect(everything).toContain(hex(unsubscribe.b64).match(/../g)!.slice(0, 8).join(' '));
+    expect(everything).toContain(hex(inbound.b64).match(/../g)!.slice(0, 8).join(' '));
+    expect(everything).not.toContain(hex(master.b64).match(/../g)!.slice(0, 8).join(' '));
+    expect(everything).not.toContain(master.b64);
+    expect(Object.values(c).some((v) => v instanceof SecretsKeyring && !(v instanceof InboundKeyring))).toBe(
+      false,
+    );
+    // And by type: no field of the config is a master keyring.
+    type MasterField = {
+      [K in keyof GatewayConfig]: GatewayConfig[K] extends InboundKeyring
+        ? never
+        : GatewayConfig[K] extends SecretsKeyring
+          ? K
+          : never;
+    }[keyof GatewayConfig];
+    expectTypeOf<MasterField>().toBeNever();
+  });
+
+  it('given production without its keys, when loaded, then start-up fails naming both', () => {
+    expect(() => loadGatewayConfig({ ...base, NODE_ENV: 'production' })).toThrow(
+      new ConfigError(
+        'invalid configuration: HOLDFAST_UNSUBSCRIBE_KEYS is required in production; HOLDFAST_INBOUND_KEYS is required in production',
+      ),
+    );
+  });
+
+  it('given a malformed key, when loaded, then the message names its setting', () => {
+    expect(() => loadGatewayConfig({ ...prod, HOLDFAST_INBOUND_KEYS: 'i1:short' })).toThrow(
+      'HOLDFAST_INBOUND_KEYS must be id:base64 entries of 32-byte keys, current first',
     );
   });
 });

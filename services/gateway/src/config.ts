@@ -1,4 +1,10 @@
 import { isIP } from 'node:net';
+import {
+  loadInboundKeyring,
+  loadUnsubscribeKeys,
+  type InboundKeyring,
+  type UnsubscribeKeys,
+} from '@holdfast/db';
 import { ConfigError, EnvReader, readInfraConfig, type InfraConfig } from '@holdfast/platform';
 import { DEFAULT_READ_MODEL_SCHEMA, READ_SCHEMA_SETTING } from '@holdfast/read-models';
 
@@ -35,6 +41,19 @@ export interface GatewayConfig {
    * provider signs its inbound webhook over it; null: the request's own scheme and host.
    */
   readonly publicUrl: string | null;
+  /**
+   * HOLDFAST_UNSUBSCRIBE_KEYS: verifies unsubscribe links (the recompute signs them with the same
+   * keys). Required in production; in development the local key of ~/.cache/holdfast.
+   */
+  readonly unsubscribeKeys: UnsubscribeKeys;
+  /**
+   * HOLDFAST_INBOUND_KEYS: opens the SMS providers' auth tokens sealed for the inbound STOP webhook
+   * (control.provider_inbound_secrets), and nothing else. Required in production.
+   *
+   * The gateway never reads HOLDFAST_SECRETS_KEYS: the master keys (every provider and webhook secret)
+   * stay off the public edge (docs/security.md).
+   */
+  readonly inboundKeys: InboundKeyring;
   /** HOLDFAST_TEST_MODE: a test or benchmark deployment; required by `unsafeLiftLimits`. */
   readonly testMode: boolean;
   /**
@@ -135,6 +154,17 @@ export function loadGatewayConfig(env: Readonly<Record<string, string | undefine
   const requestTimeoutMs = r.int('REQUEST_TIMEOUT_MS', 120_000, { min: 100, max: 3_600_000 });
   if (requestTimeoutMs < headersTimeoutMs)
     problems.push('REQUEST_TIMEOUT_MS must be at least HEADERS_TIMEOUT_MS');
+  const keys = <T>(load: () => T): T | undefined => {
+    try {
+      return load();
+    } catch (err) {
+      if (!(err instanceof ConfigError)) throw err;
+      problems.push(err.message.replace(/^invalid configuration: /, ''));
+      return undefined;
+    }
+  };
+  const unsubscribeKeys = keys(() => loadUnsubscribeKeys(env));
+  const inboundKeys = keys(() => loadInboundKeyring(env));
   let config: GatewayConfig;
   try {
     config = r.done({
@@ -144,6 +174,9 @@ export function loadGatewayConfig(env: Readonly<Record<string, string | undefine
       readModelSchema,
       trustProxy,
       publicUrl,
+      // Undefined only with a problem recorded, which throws below.
+      unsubscribeKeys: unsubscribeKeys!,
+      inboundKeys: inboundKeys!,
       bodyBudgetBytes: r.int('BODY_BUDGET_BYTES', 256 * 1024 * 1024, {
         min: 32 * 1024 * 1024,
         max: 64 * 1024 ** 3,

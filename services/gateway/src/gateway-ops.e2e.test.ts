@@ -1,10 +1,18 @@
 // The gateway as a real process: /readyz and /metrics only on its ops listener (never on the public
 // API port), not ready until the projector has created the read models (it runs no DDL itself), and every PostgreSQL connection of its own terminated costs nothing: it stays up, the
-// credential LISTEN reconnects, and a revoked key is still refused at once.
+// credential LISTEN reconnects, and a revoked key is still refused at once. It runs in production
+// mode without HOLDFAST_SECRETS_KEYS at all: the gateway holds no master key, only its own two keys.
 import type { ChildProcess } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { revokeApiKey } from '@holdfast/db';
+import {
+  loadUnsubscribeKeys,
+  parseUnsubscribeKeys,
+  revokeApiKey,
+  signUnsubscribeToken,
+  UnsubscribeKeys,
+} from '@holdfast/db';
 import { DEFAULT_READ_MODEL_SCHEMA, ensureReadModelSchema } from '@holdfast/read-models';
 import { createTestEnv, spawnTs, type TestEnv } from '@holdfast/testing';
 import { call, newAccount } from './test-support/harness.js';
@@ -17,14 +25,19 @@ let ops = '';
 
 beforeAll(async () => {
   t = await createTestEnv('gwops');
-  child = spawnTs('services/gateway/src/main.ts', {
-    ...t.env,
-    PORT: '0',
-    HOST: '127.0.0.1',
-    HOLDFAST_OPS_HOST: '127.0.0.1',
-    PRODUCER_POOL_SIZE: '1',
-    LOG_LEVEL: 'info',
-  });
+  child = spawnTs(
+    'services/gateway/src/main.ts',
+    {
+      ...t.env,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      HOLDFAST_OPS_HOST: '127.0.0.1',
+      PRODUCER_POOL_SIZE: '1',
+      LOG_LEVEL: 'info',
+      NODE_ENV: 'production',
+    },
+    { unset: ['HOLDFAST_SECRETS_KEYS'] },
+  );
   [api, ops] = await new Promise<[string, string]>((resolve, reject) => {
     let seen = '';
     createInterface({ input: child!.stdout! }).on('line', (line) => {
@@ -79,6 +92,16 @@ describe('gateway process: ops listener and PostgreSQL connection loss', () => {
       ready: true,
       checks: { postgres: 'ok', kafka: 'ok', registry: 'ok', read_models: 'ok' },
     });
+  });
+
+  it('started in production without HOLDFAST_SECRETS_KEYS; verifies unsubscribe links with HOLDFAST_UNSUBSCRIBE_KEYS', async () => {
+    expect(t.env.HOLDFAST_UNSUBSCRIBE_KEYS).toBeTruthy();
+    const subject = { accountId: randomUUID(), customerId: randomUUID(), channel: 'email' as const };
+    const token = signUnsubscribeToken(loadUnsubscribeKeys(t.env), subject);
+    const page = await fetch(`${api}/unsubscribe/${token}`);
+    expect(page.status).toBe(200);
+    const other = new UnsubscribeKeys(parseUnsubscribeKeys(`u1:${randomBytes(32).toString('base64')}`));
+    expect((await fetch(`${api}/unsubscribe/${signUnsubscribeToken(other, subject)}`)).status).toBe(404);
   });
 
   it('serves /healthz, /readyz and /metrics on the ops listener only', async () => {

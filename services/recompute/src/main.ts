@@ -4,7 +4,7 @@
 // with backoff, never a reason to exit. SIGTERM/SIGINT stop it cleanly (runService).
 import type { Kysely } from 'kysely';
 import { sendsOnTrigger } from '@holdfast/domain';
-import { createDb, createPool, loadSecretsKeyring, migrateToLatest } from '@holdfast/db';
+import { createDb, createPool, loadSecretsKeyring, loadUnsubscribeKeys, migrateToLatest } from '@holdfast/db';
 import { DEFAULT_READ_MODEL_SCHEMA, READ_SCHEMA_SETTING } from '@holdfast/read-models';
 import {
   connectKafka,
@@ -55,6 +55,10 @@ const config = r.done({
   },
 });
 const { infra } = config;
+// Both required in production: the master keys open the providers' credentials, the unsubscribe keys
+// sign the links (the gateway verifies them with the same keys, and holds no master key).
+const keyring = loadSecretsKeyring(process.env);
+const unsubscribeKeys = loadUnsubscribeKeys(process.env);
 // An unsubscribe link must work from any inbox: https, except on a test stack.
 if (config.publicUrl && !config.publicUrl.startsWith('https://') && !config.testMode)
   throw new ConfigError('invalid configuration: HOLDFAST_PUBLIC_URL must be an https:// URL');
@@ -111,7 +115,8 @@ await runService({
         logger,
         outbound: createOutboundClient(config.outbound),
         outboundPolicy: config.outbound,
-        keyring: loadSecretsKeyring(process.env),
+        keyring,
+        unsubscribeKeys,
       },
     );
     const recompute = async (task: SyncTaskRef) => {

@@ -3,7 +3,7 @@ import { Option, type Command } from 'commander';
 import { setEmailProvider, setSmsProvider } from '@holdfast/db';
 import { CliError, type CliContext } from '../context.js';
 import { accountOption, httpUrl } from '../format.js';
-import { keyringFor } from './secrets.js';
+import { inboundKeyringFor, keyringFor } from './secrets.js';
 
 /** A secret from a file (never from the command line, where `ps` and shell history would show it). */
 function secretFile(path: string, what: string): string {
@@ -124,6 +124,7 @@ export function registerProviderSettings(
           { provider: o.provider, baseUrl, accountSid: o.accountSid, from: o.from },
           token,
           keyringFor(ctx),
+          inboundKeyringFor(ctx),
         );
         ctx.out(
           { account_id: o.account, provider: o.provider, channel: 'sms', kind: 'twilio', base_url: baseUrl },

@@ -1,6 +1,10 @@
 import {
   countPlaintextWebhookSecrets,
+  legacyUnsubscribeKeys,
+  loadInboundKeyring,
   loadSecretsKeyring,
+  sealInboundSecrets,
+  type InboundKeyring,
   SecretUnreadableError,
   type SecretsKeyring,
   rewrapSecrets,
@@ -22,13 +26,23 @@ export function keyringFor(ctx: CliContext): SecretsKeyring {
   }
 }
 
+/** The inbound keyring (HOLDFAST_INBOUND_KEYS) of the CLI's environment; missing or malformed: a usage error. */
+export function inboundKeyringFor(ctx: CliContext): InboundKeyring {
+  try {
+    return loadInboundKeyring(ctx.env);
+  } catch (err) {
+    if (err instanceof ConfigError) throw new CliError(err.message, 2);
+    throw err;
+  }
+}
+
 async function unlessUnreadable<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (err) {
     if (err instanceof SecretUnreadableError)
       throw new CliError(
-        `${err.message}: put every master key still in use in HOLDFAST_SECRETS_KEYS (the new one first) and run again`,
+        `${err.message}: put every key still in use in ${/HOLDFAST_INBOUND_KEYS/.test(err.message) ? 'HOLDFAST_INBOUND_KEYS' : 'HOLDFAST_SECRETS_KEYS'} (the new one first) and run again`,
         2,
       );
     throw err;
@@ -67,18 +81,47 @@ export const registerSecrets: RegisterCommand = (program, context) => {
   secrets
     .command('rewrap')
     .description(
-      'seal plain-text secrets left from before, and re-wrap every data key under the current master key',
+      'seal plain-text secrets left from before, re-wrap every data key under the current master key, ' +
+        "and seal SMS providers' auth tokens for the gateway under the current inbound key",
     )
     .action(async () => {
       const ctx = context();
       const db = await ctx.db();
       const keyring = keyringFor(ctx);
+      const inboundKeys = inboundKeyringFor(ctx);
       const sealed = await sealPlaintextWebhookSecrets(db, keyring);
       const rewrapped = await unlessUnreadable(() => rewrapSecrets(db, keyring));
+      const inbound = await unlessUnreadable(() => sealInboundSecrets(db, keyring, inboundKeys));
       ctx.out(
-        { current_key_id: keyring.currentKeyId, sealed, rewrapped },
+        {
+          current_key_id: keyring.currentKeyId,
+          sealed,
+          rewrapped,
+          inbound: { current_key_id: inboundKeys.currentKeyId, ...inbound },
+        },
         `Sealed ${sealed} plain-text secret(s); re-wrapped ${rewrapped} data key(s) under ${keyring.currentKeyId}.\n` +
-          `Older master keys can now be removed from HOLDFAST_SECRETS_KEYS.`,
+          `SMS inbound tokens: sealed ${inbound.sealed}, re-wrapped ${inbound.rewrapped} under ${inboundKeys.currentKeyId}.\n` +
+          `Older keys can now be removed from HOLDFAST_SECRETS_KEYS and HOLDFAST_INBOUND_KEYS.`,
+      );
+    });
+
+  secrets
+    .command('legacy-unsubscribe-keys')
+    .description(
+      'print the keys unsubscribe links were signed with before HOLDFAST_UNSUBSCRIBE_KEYS (derived from ' +
+        'each master key): append them to HOLDFAST_UNSUBSCRIBE_KEYS so those links keep working',
+    )
+    .action(() => {
+      const ctx = context();
+      const keyring = keyringFor(ctx);
+      const entries = legacyUnsubscribeKeys(keyring, keyring.keyIds).map(
+        (k) => `${k.id}:${k.key.toString('base64')}`,
+      );
+      ctx.out(
+        { entries },
+        `${entries.join(',')}\n` +
+          '# Append after the current key: HOLDFAST_UNSUBSCRIBE_KEYS=<current>,<the line above>.\n' +
+          '# Derived keys: they verify old links and reveal nothing of the master keys.',
       );
     });
 };

@@ -37,15 +37,25 @@ const CONTROL_GRANTS: ReadonlyArray<readonly [table: string, role: ServiceRole, 
   ['sync_tasks', gateway, 'select, insert, update (status, reason, finished_at)'],
   ['accounts', recompute, 'select'],
   ['providers', recompute, 'select'],
-  // The recompute logs in to the provider (SMTP password, API token); the gateway checks the SMS
-  // provider's signature on inbound STOP replies with the same token.
+  // The recompute logs in to the provider (SMTP password, API token). The gateway checks the SMS
+  // provider's signature on inbound STOP replies with that token only, sealed apart under
+  // HOLDFAST_INBOUND_KEYS: it never reads the master-key-sealed secrets (CONTROL_REVOKES).
   ['provider_secrets', recompute, 'select'],
-  ['provider_secrets', gateway, 'select'],
+  ['provider_inbound_secrets', gateway, 'select'],
   ['sync_tasks', recompute, 'select, insert, update'],
   // The dispatcher signs with the sealed secrets and, at start, seals plain-text ones left from before
   // secrets were encrypted (a new sealed row, then the plain column cleared).
   ['webhook_subscriptions', dispatcher, 'select, update (secret)'],
   ['webhook_secrets', dispatcher, 'select, insert'],
+];
+
+/**
+ * Grants taken back from databases an earlier release granted them on (GRANT is additive, so a
+ * privilege dropped from CONTROL_GRANTS would otherwise stay).
+ */
+const CONTROL_REVOKES: ReadonlyArray<readonly [table: string, role: ServiceRole, privileges: string]> = [
+  // Sealed under the master keys, which the gateway no longer holds (2026-11-27).
+  ['provider_secrets', gateway, 'all'],
 ];
 
 /**
@@ -99,6 +109,9 @@ export async function applyPrivileges(db: Kysely<unknown>): Promise<void> {
         `grant usage on schema control to ${gateway}, ${recompute}, ${dispatcher}, ${operator}`,
       );
       statements.push(`grant select, insert, update, delete on all tables in schema control to ${operator}`);
+      for (const [table, role, privileges] of CONTROL_REVOKES)
+        if (existing.has(`control.${table}`))
+          statements.push(`revoke ${privileges} on ${qualified('control', table)} from ${role}`);
       for (const [table, role, privileges] of CONTROL_GRANTS)
         if (existing.has(`control.${table}`))
           statements.push(`grant ${privileges} on ${qualified('control', table)} to ${role}`);

@@ -1,10 +1,11 @@
 import { Router } from 'express';
 import type { Kysely } from 'kysely';
-import type { Database, Pool, SecretsKeyring } from '@holdfast/db';
+import type { Database, InboundKeyring, Pool, UnsubscribeKeys } from '@holdfast/db';
 import type { Appender } from '@holdfast/kafka';
 import type { Logger } from '@holdfast/platform';
 import type { Clock } from '../clock.js';
 import type { EventFactory } from '../ingest/event-factory.js';
+import type { Limiter } from '../limits/limiter.js';
 import { WebhookReadSide } from '../webhooks/webhook-read-side.js';
 import { ConsentReadSide } from './consent-read-side.js';
 import { smsInboundRoute } from './sms-inbound-route.js';
@@ -18,12 +19,12 @@ export interface ConsentContext {
   readonly events: EventFactory;
   readonly clock: Clock;
   readonly logger: Logger;
-  /**
-   * Verifies unsubscribe tokens and opens the SMS provider's auth token. A getter: the keyring is
-   * loaded on the first request that needs it, so a gateway without HOLDFAST_SECRETS_KEYS still serves
-   * the spec's routes (these answer 500 until it is configured, in production).
-   */
-  readonly keyring: () => SecretsKeyring;
+  /** Verifies unsubscribe tokens (HOLDFAST_UNSUBSCRIBE_KEYS). */
+  readonly unsubscribeKeys: UnsubscribeKeys;
+  /** Opens the SMS providers' auth tokens sealed for the inbound webhook (HOLDFAST_INBOUND_KEYS), nothing else. */
+  readonly inboundKeys: InboundKeyring;
+  /** The shared rate counters: the inbound webhook's per-account and failed-signature-per-IP limits. */
+  readonly limiter: Limiter;
   /** HOLDFAST_PUBLIC_URL: the URL the SMS provider signs over (null: the request's own host). */
   readonly publicUrl: string | null;
   readonly consentReadSide: ConsentReadSide;
@@ -37,7 +38,7 @@ export interface ConsentContext {
  * /unsubscribe/:token, POST /providers/sms/:account_id/inbound. Mount before any body parser.
  *
  * @example
- * app.use(createConsentRouter({ ...ctx, keyring, publicUrl, readModelSchema }));
+ * app.use(createConsentRouter({ ...ctx, unsubscribeKeys, inboundKeys, limiter, publicUrl, readModelSchema }));
  */
 export function createConsentRouter(
   ctx: Omit<ConsentContext, 'consentReadSide' | 'webhookReadSide' | 'projectionWaitMs'> & {
@@ -52,7 +53,7 @@ export function createConsentRouter(
     projectionWaitMs: ctx.projectionWaitMs ?? 3_000,
   };
   const router = Router();
-  router.get('/unsubscribe/:token', unsubscribePage(ctx.keyring));
+  router.get('/unsubscribe/:token', unsubscribePage(ctx.unsubscribeKeys));
   router.post('/unsubscribe/:token', unsubscribeAction(full));
   router.post('/providers/sms/:account_id/inbound', smsInboundRoute(full));
   return router;

@@ -1,6 +1,16 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseSecretsKeys, SecretsKeyring, setSmsProvider, signUnsubscribeToken } from '@holdfast/db';
+import {
+  InboundKeyring,
+  legacyUnsubscribeKeys,
+  parseSecretsKeys,
+  parseUnsubscribeKeys,
+  sealInboundSecrets,
+  SecretsKeyring,
+  setSmsProvider,
+  signUnsubscribeToken,
+  UnsubscribeKeys,
+} from '@holdfast/db';
 import type { RunningProjector } from '@holdfast/projector';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
 import { call, newAccount } from '../test-support/harness.js';
@@ -11,14 +21,18 @@ import { twilioSignature } from './twilio-signature.js';
 let t: TestEnv;
 let projector: RunningProjector;
 let stack: WebStack;
-const keyring = new SecretsKeyring(parseSecretsKeys(`k1:${randomBytes(32).toString('base64')}`));
+const key = (id: string) => `${id}:${randomBytes(32).toString('base64')}`;
+// The master keyring is the CLI's (it connects the provider); the gateway gets only its own two keys.
+const keyring = new SecretsKeyring(parseSecretsKeys(key('k1')));
+const unsubscribeKeys = new UnsubscribeKeys(parseUnsubscribeKeys(key('u1')));
+const inboundKeys = new InboundKeyring(parseSecretsKeys(key('i1')));
 const AUTH_TOKEN = 'inbound-auth-token-0123456789';
 const PUBLIC_URL = 'https://hf.example.com';
 
 beforeAll(async () => {
   t = await createTestEnv('consent');
   projector = await runProjector(t);
-  stack = await startWebStack(t, { keyring, config: { publicUrl: PUBLIC_URL } });
+  stack = await startWebStack(t, { config: { publicUrl: PUBLIC_URL, unsubscribeKeys, inboundKeys } });
 });
 afterAll(async () => {
   await stack?.close();
@@ -52,15 +66,29 @@ async function shopWithCustomers(rows: Record<string, unknown>[]) {
   return a;
 }
 
-const form = async (path: string, params: Record<string, string>, signature?: string) => {
-  const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded' };
+const form = async (
+  path: string,
+  params: Record<string, string>,
+  signature?: string,
+  ip = '198.51.100.1',
+) => {
+  // The stack trusts X-Forwarded-For: each test fails signatures from an IP of its own.
+  const headers: Record<string, string> = {
+    'content-type': 'application/x-www-form-urlencoded',
+    'x-forwarded-for': ip,
+  };
   if (signature !== undefined) headers['x-twilio-signature'] = signature;
   const res = await fetch(`${stack.url}${path}`, {
     method: 'POST',
     headers,
     body: new URLSearchParams(params),
   });
-  return { status: res.status, text: await res.text(), type: res.headers.get('content-type') };
+  return {
+    status: res.status,
+    text: await res.text(),
+    type: res.headers.get('content-type'),
+    retryAfter: res.headers.get('retry-after'),
+  };
 };
 
 describe('unsubscribe links', () => {
@@ -70,7 +98,7 @@ describe('unsubscribe links', () => {
       { external_id: 'U2', email: 'bob@example.com', consent: { marketing_email: true } },
     ]);
     const [ann, bob] = await customers(a.accountId);
-    const token = signUnsubscribeToken(keyring, {
+    const token = signUnsubscribeToken(unsubscribeKeys, {
       accountId: a.accountId,
       customerId: ann!.customer_id,
       channel: 'email',
@@ -128,19 +156,17 @@ describe('unsubscribe links', () => {
       { external_id: 'F1', email: 'f@example.com', consent: { marketing_email: true } },
     ]);
     const [c] = await customers(a.accountId);
-    const other = new SecretsKeyring(parseSecretsKeys(`k1:${randomBytes(32).toString('base64')}`));
-    const forged = signUnsubscribeToken(other, {
-      accountId: a.accountId,
-      customerId: c!.customer_id,
-      channel: 'email',
-    });
-    const real = signUnsubscribeToken(keyring, {
-      accountId: a.accountId,
-      customerId: c!.customer_id,
-      channel: 'email',
-    });
+    const subject = { accountId: a.accountId, customerId: c!.customer_id, channel: 'email' as const };
+    const forged = signUnsubscribeToken(new UnsubscribeKeys(parseUnsubscribeKeys(key('u1'))), subject);
+    // Signed as before the upgrade (a key derived from the master key): unless the operator appended
+    // its legacy key (`holdfast secrets legacy-unsubscribe-keys`), the gateway cannot verify it.
+    const beforeUpgrade = signUnsubscribeToken(
+      new UnsubscribeKeys(legacyUnsubscribeKeys(keyring, ['k1'])),
+      subject,
+    );
+    const real = signUnsubscribeToken(unsubscribeKeys, subject);
     const tampered = `${real.slice(0, -3)}${real.endsWith('AAA') ? 'BBB' : 'AAA'}`;
-    for (const token of [forged, tampered, 'not-a-token', randomUUID()]) {
+    for (const token of [forged, beforeUpgrade, tampered, 'not-a-token', randomUUID()]) {
       expect((await fetch(`${stack.url}/unsubscribe/${token}`)).status).toBe(404);
       expect((await form(`/unsubscribe/${token}`, { 'List-Unsubscribe': 'One-Click' })).status).toBe(404);
     }
@@ -149,21 +175,36 @@ describe('unsubscribe links', () => {
 });
 
 describe('inbound SMS STOP webhook (Twilio-style)', () => {
+  const REFUSED = { status: 403, text: '{"detail":"Invalid request signature"}' };
+  const twilio = {
+    provider: 'twilio',
+    baseUrl: 'https://api.twilio.com',
+    accountSid: 'AC1',
+    from: '+15550109999',
+  };
+  const signer = (accountId: string, token = AUTH_TOKEN) => {
+    const path = `/providers/sms/${accountId}/inbound`;
+    return {
+      path,
+      sign: (p: Record<string, string>, t = token) =>
+        twilioSignature(t, `${PUBLIC_URL}${path}`, Object.entries(p)),
+    };
+  };
+
   it('given a signed STOP from a customer phone, then SMS consent is withdrawn through the log; other messages and bad signatures change nothing', async () => {
     const a = await shopWithCustomers([
       { external_id: 'S1', email: 's1@example.com', phone: '+12025550143', consent: { sms: true } },
       { external_id: 'S2', email: 's2@example.com', phone: '+12025550187', consent: { sms: true } },
     ]);
-    await setSmsProvider(
-      t.db,
-      a.accountId,
-      { provider: 'twilio', baseUrl: 'https://api.twilio.com', accountSid: 'AC1', from: '+15550109999' },
-      AUTH_TOKEN,
-      keyring,
-    );
-    const path = `/providers/sms/${a.accountId}/inbound`;
-    const sign = (p: Record<string, string>, token = AUTH_TOKEN) =>
-      twilioSignature(token, `${PUBLIC_URL}${path}`, Object.entries(p));
+    await setSmsProvider(t.db, a.accountId, twilio, AUTH_TOKEN, keyring, inboundKeys);
+    // The gateway's copy: sealed under the inbound key, not the master key.
+    const copy = await t.db
+      .selectFrom('control.provider_inbound_secrets')
+      .select('key_id')
+      .where('account_id', '=', a.accountId)
+      .execute();
+    expect(copy).toEqual([{ key_id: 'i1' }]);
+    const { path, sign } = signer(a.accountId);
     const hello = {
       MessageSid: 'SM0',
       From: '+12025550143',
@@ -192,10 +233,78 @@ describe('inbound SMS STOP webhook (Twilio-style)', () => {
     ]);
   });
 
-  it('given an account without an SMS provider, or no account, then 404', async () => {
+  it('given no account, an account without SMS provider, a token not sealed for the gateway yet, or a bad signature, then every answer is the same 403; after `secrets rewrap` sealed it, the provider is heard', async () => {
+    const withProvider = await newAccount(t);
+    await setSmsProvider(t.db, withProvider.accountId, twilio, AUTH_TOKEN, keyring, inboundKeys);
+    const withoutProvider = await newAccount(t);
+    // Connected before this release: the master-key-sealed secret only.
+    const older = await newAccount(t);
+    await setSmsProvider(t.db, older.accountId, twilio, AUTH_TOKEN, keyring, inboundKeys);
+    await t.db
+      .deleteFrom('control.provider_inbound_secrets')
+      .where('account_id', '=', older.accountId)
+      .execute();
+    const hello = { MessageSid: 'SM9', From: '+12025550143', To: '+15550109999', Body: 'hi' };
+    const ip = '198.51.100.2';
+    const answers = [];
+    for (const accountId of [randomUUID(), withoutProvider.accountId, older.accountId]) {
+      const { path, sign } = signer(accountId);
+      answers.push(await form(path, hello, sign(hello), ip));
+    }
+    const known = signer(withProvider.accountId);
+    answers.push(await form(known.path, hello, known.sign(hello, 'wrong-token'), ip));
+    answers.push(await form(known.path, hello, undefined, ip));
+    answers.push(await form('/providers/sms/not-an-id/inbound', hello, 'x', ip));
+    expect(answers.map((r) => ({ status: r.status, text: r.text }))).toEqual(Array(6).fill(REFUSED));
+    expect(new Set(answers.map((r) => r.type))).toEqual(new Set(['application/json; charset=utf-8']));
+    expect((await form(known.path, hello, known.sign(hello), ip)).status).toBe(200);
+
+    // The operator's migration: the CLI (master and inbound keys) seals what is missing, once.
+    expect(await sealInboundSecrets(t.db, keyring, inboundKeys)).toMatchObject({ sealed: 1 });
+    expect(await sealInboundSecrets(t.db, keyring, inboundKeys)).toMatchObject({ sealed: 0 });
+    const o = signer(older.accountId);
+    expect((await form(o.path, hello, o.sign(hello), ip)).status).toBe(200);
+  });
+
+  it('given more than 30 failed signatures a minute from one IP, then 429 with Retry-After; another IP is still answered', async () => {
     const a = await newAccount(t);
-    const p = { From: '+12025550143', Body: 'STOP' };
-    expect((await form(`/providers/sms/${a.accountId}/inbound`, p, 'x')).status).toBe(404);
-    expect((await form(`/providers/sms/not-an-id/inbound`, p, 'x')).status).toBe(404);
+    await setSmsProvider(t.db, a.accountId, twilio, AUTH_TOKEN, keyring, inboundKeys);
+    const { path, sign } = signer(a.accountId);
+    const p = { MessageSid: 'SM5', From: '+12025550143', To: '+15550109999', Body: 'hi' };
+    const ip = '198.51.100.3';
+    const statuses: number[] = [];
+    let last = await form(path, p, 'bad', ip);
+    statuses.push(last.status);
+    for (let i = 0; i < 35 && last.status !== 429; i++) {
+      last = await form(path, p, sign(p, 'wrong-token'), ip);
+      statuses.push(last.status);
+    }
+    expect(statuses).toEqual([...Array<number>(30).fill(403), 429]);
+    expect(Number(last.retryAfter)).toBeGreaterThanOrEqual(1);
+    expect(Number(last.retryAfter)).toBeLessThanOrEqual(60);
+    expect(JSON.parse(last.text)).toEqual({
+      detail: `Rate limit exceeded, try again in about ${last.retryAfter} seconds`,
+    });
+    expect((await form(path, p, sign(p), '198.51.100.4')).status).toBe(200);
+  });
+
+  it('given an account whose webhook was called 600 times this minute, then 429 with Retry-After before any lookup, even signed', async () => {
+    const a = await newAccount(t);
+    await setSmsProvider(t.db, a.accountId, twilio, AUTH_TOKEN, keyring, inboundKeys);
+    const { path, sign } = signer(a.accountId);
+    const p = { MessageSid: 'SM6', From: '+12025550143', To: '+15550109999', Body: 'hi' };
+    expect((await form(path, p, sign(p), '198.51.100.5')).status).toBe(200);
+    // The shared counter of this account (every gateway process counts into it), filled to the
+    // limit for this minute and the next (so the test cannot straddle a window).
+    const minute = Math.floor(Date.now() / 60_000) * 60_000;
+    for (const start of [minute, minute + 60_000])
+      await t.pool.query(
+        `insert into control.rate_counters (bucket, window_start, count) values ($1, $2, 600)
+         on conflict (bucket, window_start) do update set count = 600`,
+        [`req:sms-inbound:${a.accountId}`, new Date(start)],
+      );
+    const refused = await form(path, p, sign(p), '198.51.100.6');
+    expect(refused.status).toBe(429);
+    expect(Number(refused.retryAfter)).toBeGreaterThanOrEqual(1);
   });
 });

@@ -10,11 +10,14 @@ import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createAccount,
+  InboundKeyring,
   mintApiKey,
   parseSecretsKeys,
+  parseUnsubscribeKeys,
   SecretsKeyring,
   setEmailProvider,
   setSmsProvider,
+  UnsubscribeKeys,
   verifyUnsubscribeToken,
 } from '@holdfast/db';
 import { LogPositions, TransactionalAppender } from '@holdfast/kafka';
@@ -42,6 +45,10 @@ const NOW = new Date(Math.floor(Date.now() / 1000) * 1000);
 const SID = 'AC00000000000000000000000000000001';
 const TOKEN = 'flow-auth-token';
 const keyring = new SecretsKeyring(parseSecretsKeys(`k1:${randomBytes(32).toString('base64')}`));
+// The recompute signs links and the gateway verifies them with these; the gateway opens the SMS token
+// with the inbound keys. Neither is the master keyring, which only the recompute gets.
+const unsubscribeKeys = new UnsubscribeKeys(parseUnsubscribeKeys(`u1:${randomBytes(32).toString('base64')}`));
+const inboundKeys = new InboundKeyring(parseSecretsKeys(`i1:${randomBytes(32).toString('base64')}`));
 const policy = {
   ...STRICT_OUTBOUND_POLICY,
   allowHttp: true,
@@ -78,8 +85,13 @@ describe('providers, unsubscribe and STOP, end to end on the real stack', () => 
     appender = await TransactionalAppender.create(t.kafka, { name: `${t.topicPrefix}gw`, size: 2 });
     positions = LogPositions.create(t.kafka, t.topicPrefix);
     gateway = await createGateway(
-      { ...loadGatewayConfig({ ...t.env, HOLDFAST_TEST_MODE: '1' }), trustProxy: true },
-      { pool: t.pool, appender, codec: t.codec, logPositions: positions, keyring },
+      {
+        ...loadGatewayConfig({ ...t.env, HOLDFAST_TEST_MODE: '1' }),
+        trustProxy: true,
+        unsubscribeKeys,
+        inboundKeys,
+      },
+      { pool: t.pool, appender, codec: t.codec, logPositions: positions },
     );
     gatewayServer = gateway.app.listen(0, '127.0.0.1');
     await once(gatewayServer, 'listening');
@@ -159,6 +171,7 @@ describe('providers, unsubscribe and STOP, end to end on the real stack', () => 
       { provider: 'twilio', baseUrl: smsUrl, accountSid: SID, from: '+12025550100' },
       TOKEN,
       keyring,
+      inboundKeys,
     );
 
     // Customers through the spec's route, folded by the projector.
@@ -194,6 +207,7 @@ describe('providers, unsubscribe and STOP, end to end on the real stack', () => 
       outbound: createOutboundClient(policy),
       outboundPolicy: policy,
       keyring,
+      unsubscribeKeys,
     };
     const config = {
       topicPrefix: t.topicPrefix,
@@ -214,7 +228,7 @@ describe('providers, unsubscribe and STOP, end to end on the real stack', () => 
     const annMail = smtp.received.find((m) => m.rcptTo[0] === 'ann@example.com')!;
     const list = annMail.mail.headers.get('list') as { unsubscribe: { url: string } };
     const unsubscribeUrl = new URL(list.unsubscribe.url);
-    expect(verifyUnsubscribeToken(keyring, unsubscribeUrl.pathname.split('/').pop()!)).toEqual({
+    expect(verifyUnsubscribeToken(unsubscribeKeys, unsubscribeUrl.pathname.split('/').pop()!)).toEqual({
       accountId: account,
       customerId: a!.customer_id,
       channel: 'email',

@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { verifyUnsubscribeToken, type SecretsKeyring } from '@holdfast/db';
+import { verifyUnsubscribeToken, type UnsubscribeKeys } from '@holdfast/db';
 import { readBody } from '../http/body-reader.js';
 import { requestIdOf } from '../webhooks/webhooks-context.js';
 import { appendWithdrawals, consentWithdrawal } from './consent-events.js';
@@ -29,10 +29,10 @@ function send(res: Parameters<RequestHandler>[1], status: number, html: string):
  * scanners and link previews fetch every link of a message (RFC 8058, section 3.2: only the POST acts).
  * An invalid or forged token: 404, the same page whatever was wrong (nothing to enumerate).
  */
-export function unsubscribePage(keyring: () => SecretsKeyring): RequestHandler {
+export function unsubscribePage(keys: UnsubscribeKeys): RequestHandler {
   return (req, res) => {
     const token = String(req.params.token);
-    if (!verifyUnsubscribeToken(keyring(), token)) return send(res, 404, INVALID);
+    if (!verifyUnsubscribeToken(keys, token)) return send(res, 404, INVALID);
     send(
       res,
       200,
@@ -58,7 +58,7 @@ export function unsubscribeAction(ctx: ConsentContext): RequestHandler {
   return async (req, res) => {
     // The body (`List-Unsubscribe=One-Click`) is read and bounded but not needed: the token says all.
     await readBody(req, 4096);
-    const subject = verifyUnsubscribeToken(ctx.keyring(), String(req.params.token));
+    const subject = verifyUnsubscribeToken(ctx.unsubscribeKeys, String(req.params.token));
     if (!subject) return send(res, 404, INVALID);
     const customer = await ctx.consentReadSide.byId(subject.accountId, subject.customerId);
     const done = page(

@@ -3,6 +3,7 @@ import type { EventCodec } from '@holdfast/contracts';
 import {
   createDb,
   defaultSecretsKeyring,
+  defaultUnsubscribeKeys,
   loadProviderConnections,
   normalizeStorefrontDomain,
   SecretUnreadableError,
@@ -10,6 +11,7 @@ import {
   type Pool,
   type ProviderConnection,
   type SecretsKeyring,
+  type UnsubscribeKeys,
 } from '@holdfast/db';
 import type { Appender } from '@holdfast/kafka';
 import {
@@ -69,8 +71,10 @@ export interface CampaignStepDeps {
   readonly outboundPolicy?: OutboundPolicy;
   /** Provider HTTP sends go through it. Default: the guarded client under `outboundPolicy`. */
   readonly outbound?: OutboundClient;
-  /** Opens the providers' credentials and signs unsubscribe links. Default: HOLDFAST_SECRETS_KEYS. */
+  /** Opens the providers' credentials. Default: HOLDFAST_SECRETS_KEYS. */
   readonly keyring?: SecretsKeyring;
+  /** Signs unsubscribe links. Default: HOLDFAST_UNSUBSCRIBE_KEYS (never derived from the master keys). */
+  readonly unsubscribeKeys?: UnsubscribeKeys;
 }
 
 /** What the step of one account did. `reason` explains failed and skipped. */
@@ -268,7 +272,9 @@ async function sendCampaigns(
     now,
     concurrency: config.sendConcurrency ?? 8,
     logger,
-    unsubscribe: config.publicUrl ? { publicUrl: config.publicUrl, keyring } : null,
+    unsubscribe: config.publicUrl
+      ? { publicUrl: config.publicUrl, keys: deps.unsubscribeKeys ?? defaultUnsubscribeKeys() }
+      : null,
     retry: {
       maxAttempts: config.providerMaxAttempts ?? 3,
       baseMs: config.providerRetryBaseMs ?? 1_000,

@@ -1,5 +1,5 @@
 import type { EventCodec } from '@holdfast/contracts';
-import { signUnsubscribeToken, type Pool, type SecretsKeyring } from '@holdfast/db';
+import { signUnsubscribeToken, type Pool, type UnsubscribeKeys } from '@holdfast/db';
 import { decideSendRetry, type ProviderFailure } from '@holdfast/domain';
 import type { Appender } from '@holdfast/kafka';
 import { backoffDelay, sleep, type Logger } from '@holdfast/platform';
@@ -47,7 +47,7 @@ export async function sendPlanned(o: {
   readonly concurrency: number;
   readonly logger: Logger;
   /** Where unsubscribe links point and what signs them; null: no email can be sent. */
-  readonly unsubscribe: { readonly publicUrl: string; readonly keyring: SecretsKeyring } | null;
+  readonly unsubscribe: { readonly publicUrl: string; readonly keys: UnsubscribeKeys } | null;
   readonly retry: SendRetryPolicy;
   readonly random?: () => number;
 }): Promise<{ sent: number; failed: number; deferred: number }> {
@@ -86,7 +86,7 @@ export async function sendPlanned(o: {
     const unsubscribeUrl =
       p.channel === 'email' && o.unsubscribe
         ? `${o.unsubscribe.publicUrl.replace(/\/+$/, '')}/unsubscribe/${signUnsubscribeToken(
-            o.unsubscribe.keyring,
+            o.unsubscribe.keys,
             {
               accountId: o.accountId,
               customerId: p.customerId,

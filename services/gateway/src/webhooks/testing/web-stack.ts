@@ -10,7 +10,6 @@ import {
   type Appender,
   type SinglePartitionAppender,
 } from '@holdfast/kafka';
-import type { SecretsKeyring } from '@holdfast/db';
 import { silentLogger } from '@holdfast/platform';
 import type { TestEnv } from '@holdfast/testing';
 // By path until vitest.config.ts aliases @holdfast/<service> to sources like the packages (it maps
@@ -43,7 +42,6 @@ export async function startWebStack(
     appender?: Appender;
     pixelAppender?: SinglePartitionAppender;
     config?: Partial<GatewayConfig>;
-    keyring?: SecretsKeyring;
   } = {},
 ): Promise<WebStack> {
   const config: GatewayConfig = { ...loadGatewayConfig(t.env), trustProxy: true, ...opts.config };
@@ -62,7 +60,6 @@ export async function startWebStack(
     codec: t.codec,
     logPositions,
     clock: opts.clock,
-    keyring: opts.keyring,
   });
   // The server main.ts runs: its timeouts and its JSON answers to what the HTTP parser refuses.
   const server = createGatewayServer(gateway.app, config).listen(0, '127.0.0.1');
