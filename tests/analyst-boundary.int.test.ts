@@ -221,6 +221,15 @@ describe('no way to plant an object that reads past the policy', () => {
   });
 });
 
+describe('the planner statistics', () => {
+  it("pg_stats hides the account-keyed tables' values from a login subject to their policy", async () => {
+    await t.pool.query('analyze read_models.orders, read_models.customers');
+    const count = `select count(*)::int as n from pg_stats where schemaname = 'read_models' and tablename = 'orders'`;
+    expect((await t.pool.query<{ n: number }>(count)).rows[0]!.n).toBeGreaterThan(0);
+    expect((await (await login(ALICE)).query<{ n: number }>(count)).rows[0]!.n).toBe(0);
+  });
+});
+
 describe('COPY', () => {
   const copied = async (c: pg.Client, sql: string): Promise<string[]> => {
     let text = '';
