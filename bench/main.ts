@@ -1,4 +1,5 @@
 // npm run bench -- <name> [--option value ...]
+import { benchAnalystRls } from './analyst-rls.js';
 import { benchBackfill } from './backfill.js';
 import { benchChaos } from './chaos.js';
 import { benchClassify } from './classify.js';
@@ -29,6 +30,7 @@ const BENCHES: Record<string, Bench> = {
   soak: benchSoak,
   summary: benchSummary,
   fuzz: benchFuzz,
+  'analyst-rls': benchAnalystRls,
 };
 
 function parseArgs(argv: string[]): Record<string, string> {

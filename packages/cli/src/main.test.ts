@@ -19,6 +19,7 @@ describe('holdfast --help', () => {
       'migrate',
       'sync',
       'backfill',
+      'analysts',
       'dev',
     ])
       expect(r.stdout).toMatch(new RegExp(`^  ${c}\\b`, 'm'));
@@ -39,6 +40,8 @@ describe('holdfast --help', () => {
     ['webhooks', 'redeliver'],
     ['secrets', 'rewrap'],
     ['dev', 'fixture'],
+    ['analysts', 'grant'],
+    ['analysts', 'list'],
     ['backfill'],
     ['sync'],
     ['migrate'],

@@ -22,3 +22,4 @@ export * from './webhook-deliveries.js';
 export * from './privileges/index.js';
 export * from './unsubscribe-token.js';
 export * from './provider-credentials.js';
+export * from './analyst-grants.js';

@@ -5,6 +5,7 @@ import * as secrets from './migrations/2026-11-24T01-00-secrets.js';
 import * as roles from './migrations/2026-11-24T02-00-roles.js';
 import * as fx from './migrations/2026-11-24T03-00-fx.js';
 import * as providerCredentials from './migrations/2026-11-24T03-00-provider-credentials.js';
+import * as analystGrants from './migrations/2026-11-25T00-00-analyst-grants.js';
 import * as providerInboundSecrets from './migrations/2026-11-27T00-00-provider-inbound-secrets.js';
 import { applyPrivileges } from './privileges/apply-privileges.js';
 
@@ -19,6 +20,7 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '2026-11-24T02-00-roles': roles,
   '2026-11-24T03-00-fx': fx,
   '2026-11-24T03-00-provider-credentials': providerCredentials,
+  '2026-11-25T00-00-analyst-grants': analystGrants,
   '2026-11-27T00-00-provider-inbound-secrets': providerInboundSecrets,
 };
 

@@ -135,6 +135,16 @@ export interface SyncTasksTable {
   reason: string | null;
 }
 
+/** control.analyst_grants: the accounts an analyst login may read (row-level security keys on it). */
+export interface AnalystGrantsTable {
+  /** The login role's name, as `session_user` reports it. */
+  login: string;
+  account_id: string;
+  granted_at: Generated<Timestamp>;
+  /** The role that granted it (`session_user` of the granting session). */
+  granted_by: Generated<string>;
+}
+
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'cancelled';
 
 /** dispatcher.deliveries: the dispatcher writes them; the CLI lists and redelivers them. */
@@ -198,6 +208,7 @@ export interface Database {
   'control.webhook_secrets': WebhookSecretsTable;
   'control.rate_counters': RateCountersTable;
   'control.sync_tasks': SyncTasksTable;
+  'control.analyst_grants': AnalystGrantsTable;
   'dispatcher.deliveries': DeliveriesTable;
   'dispatcher.delivery_attempts': DeliveryAttemptsTable;
 }

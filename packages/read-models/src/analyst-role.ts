@@ -10,7 +10,7 @@ import {
   type RunSql,
 } from '@holdfast/db';
 
-/** The read-only role analysts connect through (a login role granted it); sees one account at a time. */
+/** The read-only role analysts connect through (a login role granted it); sees the accounts granted to the login. */
 export const ANALYST_ROLE = SERVICE_ROLES.analyst;
 
 const { gateway, projector, recompute, analyst, operator } = SERVICE_ROLES;
@@ -60,9 +60,9 @@ export async function actAsReadModelOwner(client: PoolClient, schema: string): P
  * - gateway: reads every table but the dead letters (it serves them), writes none (the projector
  *   deletes expired batch records; the delete granted before that is revoked);
  * - recompute: reads every table but the dead letters;
- * - analyst: reads every account-keyed table and the views, one account at a time (views are
- *   `security_invoker`, so the tables' policies apply through them); never the dead letters (raw
- *   records) nor the checkpoints;
+ * - analyst: reads every account-keyed table and the views, the rows of the accounts granted to its
+ *   login only (`control.analyst_grants`; views are `security_invoker`, so the tables' policies
+ *   apply through them); never the dead letters (raw records) nor the checkpoints;
  * - operator: reads everything (member of the owner).
  * ALTER TABLE … SET SCHEMA carries grants and policies along, so a rebuilt table switched in keeps them.
  */
@@ -98,27 +98,19 @@ export async function applyReadModelPrivileges(client: PoolClient, schema: strin
 }
 
 /**
- * Before the service roles exist: creates `holdfast_analyst` if missing and lets it read `schema`
- * (the behaviour of databases migrated before the roles). Several databases may race to create the
- * role, so a concurrent creation is not an error; nor is a user without CREATEROLE.
+ * Before the service roles exist there is no analyst boundary (its row-level security names them and
+ * the grants table), so the analyst reads nothing in `schema`: grants an older release gave it there
+ * are taken back. A no-op when the role does not exist.
  */
-export async function grantAnalystAccess(client: PoolClient, schema: string): Promise<void> {
+export async function revokeAnalystAccess(client: PoolClient, schema: string): Promise<void> {
   // `schema` has passed assertSchemaName: safe to inline.
   await rawQuery(
     client,
-    'analyst-role.grant-analyst-access',
+    'analyst-role.revoke-analyst-access',
     `
     do $$ begin
-      begin
-        if not exists (select from pg_roles where rolname = '${ANALYST_ROLE}') then
-          create role ${ANALYST_ROLE} nologin;
-        end if;
-      exception when duplicate_object or unique_violation or insufficient_privilege then null;
-      end;
       if exists (select from pg_roles where rolname = '${ANALYST_ROLE}') then
-        grant usage on schema "${schema}" to ${ANALYST_ROLE};
-        grant select on all tables in schema "${schema}" to ${ANALYST_ROLE};
-        revoke select on "${schema}".dead_letters from ${ANALYST_ROLE};
+        revoke all on all tables in schema "${schema}" from ${ANALYST_ROLE};
       end if;
     end $$`,
   );

@@ -9,7 +9,7 @@ import {
 import {
   actAsReadModelOwner,
   applyReadModelPrivileges,
-  grantAnalystAccess,
+  revokeAnalystAccess,
   readModelAccess,
 } from './analyst-role.js';
 import { viewsDdl } from './views.js';
@@ -126,7 +126,7 @@ export async function ensureReadModelSchema(
     await rawQuery(client, 'ensure-read-model-schema.create-checkpoints', checkpointTableDdl(schema));
     await rawQuery(client, 'ensure-read-model-schema.create-views', viewsDdl(schema));
     if (access === 'owner') await applyReadModelPrivileges(client, schema);
-    else await grantAnalystAccess(client, schema);
+    else await revokeAnalystAccess(client, schema);
   });
 }
 

@@ -3,7 +3,7 @@
  * pixel projection: the send that issued a utm_content lives on another topic, and cross-topic order
  * is not reproducible on replay, while a view gives the same answer whatever order the rows arrived in.
  * `security_invoker`: a reader's own grants and row-level security apply through the view (an
- * analyst sees one account), not the projector's, which owns it.
+ * analyst sees its granted accounts), not the projector's, which owns it.
  */
 export const viewsDdl = (s: string): string => `
   -- A session (session_id, else the anonymous id) belongs to the customer whose campaign link opened

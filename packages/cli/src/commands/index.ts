@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
 import { registerAccounts } from './accounts.js';
+import { registerAnalysts } from './analysts.js';
 import { registerAnalytics } from './analytics.js';
 import { registerBackfill } from './backfill.js';
 import { registerCampaigns } from './campaigns.js';
@@ -33,6 +34,7 @@ export const COMMANDS: RegisterCommand[] = [
   registerSync,
   registerBackfill,
   registerAnalytics,
+  registerAnalysts,
   registerRates,
   registerReplay,
   registerDlq,

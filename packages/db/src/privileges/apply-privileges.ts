@@ -9,6 +9,7 @@ import {
   serviceRolesExist,
   type RunSql,
   type ServiceRole,
+  ANALYST_GRANTS_TABLE,
 } from './service-roles.js';
 
 const { gateway, projector, recompute, dispatcher, analyst, operator } = SERVICE_ROLES;
@@ -57,6 +58,34 @@ const CONTROL_REVOKES: ReadonlyArray<readonly [table: string, role: ServiceRole,
   // Sealed under the master keys, which the gateway no longer holds (2026-11-27).
   ['provider_secrets', gateway, 'all'],
 ];
+
+/**
+ * The analyst grants table: the analyst reads its own login's rows (the row-level security of every
+ * account-keyed table reads them as the analyst), the operator administers all of them (the CLI's
+ * `holdfast analysts`), nobody else reads or writes them. The projector gets USAGE on `control` (no
+ * table) because creating its tables' policies resolves the table's name. Returns the statements.
+ */
+async function analystGrantsPrivileges(run: RunSql): Promise<string[]> {
+  const { rows } = await run(
+    `select array(select policyname::text from pg_policies
+                   where schemaname = 'control' and tablename = 'analyst_grants') as policies`,
+  );
+  const policies = (rows[0] as { policies: string[] }).policies;
+  const statements = [
+    `grant usage on schema control to ${analyst}, ${projector}`,
+    `grant select on ${ANALYST_GRANTS_TABLE} to ${analyst}`,
+    `alter table ${ANALYST_GRANTS_TABLE} enable row level security`,
+  ];
+  if (!policies.includes('holdfast_analyst_own_grants'))
+    statements.push(
+      `create policy holdfast_analyst_own_grants on ${ANALYST_GRANTS_TABLE} for select to ${analyst} using (login = session_user)`,
+    );
+  if (!policies.includes('holdfast_operator_all_grants'))
+    statements.push(
+      `create policy holdfast_operator_all_grants on ${ANALYST_GRANTS_TABLE} to ${operator} using (true) with check (true)`,
+    );
+  return statements;
+}
 
 /**
  * Grants every service role what it needs outside the read models (those are the projector's:
@@ -115,7 +144,12 @@ export async function applyPrivileges(db: Kysely<unknown>): Promise<void> {
       for (const [table, role, privileges] of CONTROL_GRANTS)
         if (existing.has(`control.${table}`))
           statements.push(`grant ${privileges} on ${qualified('control', table)} to ${role}`);
+      if (existing.has(ANALYST_GRANTS_TABLE)) statements.push(...(await analystGrantsPrivileges(run)));
     }
+    // No role but the owner creates objects in `public` (PostgreSQL 15 creates databases so; one
+    // upgraded from an older release still lets PUBLIC create there, and an analyst could plant a
+    // function or view). A warning, not an error, when the migration owner does not own `public`.
+    statements.push(`revoke create on schema public from public`);
     if (schemas.has('fx')) {
       // Reference data every reader converts with. Rates are insert-only, for the operator too: a
       // stored rate never changes, so a rebuild converts exactly as live did.

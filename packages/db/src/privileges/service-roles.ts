@@ -16,7 +16,7 @@ export const SERVICE_ROLES = Object.freeze({
   recompute: 'holdfast_recompute',
   /** Owns `dispatcher`; reads the webhook subscriptions it delivers to, nothing else. */
   dispatcher: 'holdfast_dispatcher',
-  /** Sees one account at a time (row-level security keyed on `holdfast.account_id`). NOLOGIN: granted to analysts' logins. */
+  /** Sees the accounts granted to its login (`control.analyst_grants`, row-level security). NOLOGIN: granted to analysts' logins. */
   analyst: 'holdfast_analyst',
   /** Runs migrations and the CLI; member of every writer role, so it administers (and sees) everything. */
   operator: 'holdfast_operator',
@@ -24,16 +24,28 @@ export const SERVICE_ROLES = Object.freeze({
 
 export type ServiceRole = (typeof SERVICE_ROLES)[keyof typeof SERVICE_ROLES];
 
-/** The session setting the analyst's row-level security is keyed on: `set holdfast.account_id = '<uuid>'`. */
-export const ANALYST_ACCOUNT_SETTING = 'holdfast.account_id';
+/** The table of analyst grants: (login, account_id) pairs the analysts' row-level security reads. */
+export const ANALYST_GRANTS_TABLE = 'control.analyst_grants';
 
 /**
- * The analyst's row filter: the account named by the session setting, and nothing when it is unset
- * (NULL never equals) or empty. `current_setting` is stable, so an index on account_id still serves it.
+ * The accounts the session's login was granted, as an array: `session_user` is the role that
+ * authenticated (SET ROLE does not change it, only a superuser's SET SESSION AUTHORIZATION does), and
+ * no setting the session may choose takes part. `array(select …)` runs once per query as an InitPlan,
+ * so `account_id = any(…)` is an index condition; an `in (select …)` in a policy stays a per-row
+ * SubPlan filter (a sequential scan: docs/security.md has the figures).
  */
-export const ANALYST_ROW_FILTER = `account_id = nullif(current_setting('${ANALYST_ACCOUNT_SETTING}', true), '')::uuid`;
-// The same over a text account_id (dead letters keep what the record said, unparsed).
-const ANALYST_ROW_FILTER_TEXT = `account_id = nullif(current_setting('${ANALYST_ACCOUNT_SETTING}', true), '')`;
+export const ANALYST_GRANTED_ACCOUNTS = `array(select g.account_id from ${ANALYST_GRANTS_TABLE} g where g.login = session_user)`;
+
+/**
+ * The analyst's row filter: the accounts granted to the login (`holdfast analysts grant`); no grant,
+ * no rows. Fully qualified and stored parsed (by OID), so the session's search_path cannot redirect it.
+ */
+export const ANALYST_ROW_FILTER = `account_id = any (${ANALYST_GRANTED_ACCOUNTS})`;
+// The same over a text account_id (dead letters keep what the record said, unparsed; never granted).
+const ANALYST_ROW_FILTER_TEXT = `account_id = any (${ANALYST_GRANTED_ACCOUNTS}::text[])`;
+
+/** The analyst's policy on every account-keyed table. */
+export const ANALYST_POLICY = 'holdfast_analyst_granted_accounts';
 
 /** Runs one SQL text (several statements allowed) and returns its rows: a pg client or kysely adapter. */
 export type RunSql = (text: string) => Promise<{ rows: readonly unknown[] }>;
@@ -66,9 +78,12 @@ export async function canActAs(run: RunSql, role: ServiceRole): Promise<boolean>
 
 /**
  * Turns on row-level security for every table of `schema` with an `account_id` column: the analyst
- * sees the account of its session setting only; `allAccounts` (the non-owner roles that read or write
- * every account's rows) get a permissive policy. The table's owner bypasses RLS (not FORCEd), so the
- * writer's hot path is untouched. Idempotent; needs the table's owner or a member of it.
+ * sees the accounts granted to its login (`ANALYST_ROW_FILTER`); `allAccounts` (the non-owner roles
+ * that read or write every account's rows) get a permissive policy. Any other policy for the analyst
+ * (the setting-keyed `holdfast_analyst_one_account` of before) is dropped: permissive policies add
+ * up, so one left behind would widen what the analyst sees. The table's owner bypasses RLS (not
+ * FORCEd), so the writer's hot path is untouched. Idempotent; needs the table's owner or a member of
+ * it, with USAGE on schema `control` (the policy names the grants table).
  */
 export async function enableAccountRowSecurity(
   run: RunSql,
@@ -79,8 +94,9 @@ export async function enableAccountRowSecurity(
     `select c.relname as name,
             (select a.atttypid = 'uuid'::regtype from pg_attribute a
               where a.attrelid = c.oid and a.attname = 'account_id') as is_uuid,
-            exists (select from pg_policies p where p.schemaname = n.nspname and p.tablename = c.relname
-                     and p.policyname = 'holdfast_analyst_one_account') as has_analyst,
+            array(select p.policyname::text from pg_policies p
+                   where p.schemaname = n.nspname and p.tablename = c.relname
+                     and '${SERVICE_ROLES.analyst}' = any (p.roles)) as analyst_policies,
             exists (select from pg_policies p where p.schemaname = n.nspname and p.tablename = c.relname
                      and p.policyname = 'holdfast_all_accounts') as has_all
        from pg_class c join pg_namespace n on n.oid = c.relnamespace
@@ -89,13 +105,23 @@ export async function enableAccountRowSecurity(
                      and not a.attisdropped)
       order by 1`,
   );
+  // Before the control plane's migration created the grants table (a read-model schema created
+  // first), the analyst gets no policy: RLS without one shows it no rows. The next run adds it.
+  const { rows: ready } = await run(
+    `select exists (select from pg_class c join pg_namespace n on n.oid = c.relnamespace
+                     where n.nspname = 'control' and c.relname = 'analyst_grants') as ok`,
+  );
+  const grantsTableExists = (ready[0] as { ok: boolean }).ok;
   const statements: string[] = [];
-  for (const r of rows as { name: string; is_uuid: boolean; has_analyst: boolean; has_all: boolean }[]) {
+  type Row = { name: string; is_uuid: boolean; analyst_policies: string[]; has_all: boolean };
+  for (const r of rows as Row[]) {
     const t = qualified(schema, r.name);
     statements.push(`alter table ${t} enable row level security`);
-    if (!r.has_analyst)
+    for (const stale of r.analyst_policies.filter((p) => p !== ANALYST_POLICY))
+      statements.push(`drop policy ${quoteIdent(stale)} on ${t}`);
+    if (grantsTableExists && !r.analyst_policies.includes(ANALYST_POLICY))
       statements.push(
-        `create policy holdfast_analyst_one_account on ${t} for select to ${SERVICE_ROLES.analyst} using (${r.is_uuid ? ANALYST_ROW_FILTER : ANALYST_ROW_FILTER_TEXT})`,
+        `create policy ${ANALYST_POLICY} on ${t} for select to ${SERVICE_ROLES.analyst} using (${r.is_uuid ? ANALYST_ROW_FILTER : ANALYST_ROW_FILTER_TEXT})`,
       );
     if (!r.has_all && allAccounts.length)
       statements.push(
