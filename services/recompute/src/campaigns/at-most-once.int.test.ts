@@ -193,7 +193,9 @@ describe('campaign sends: at most one message per planned send', () => {
       const err: string[] = [];
       createInterface({ input: child.stdout! }).on('line', (l) => out.push(l));
       child.stderr!.on('data', (d: Buffer) => err.push(d.toString()));
-      const [code, signal] = await new Promise((resolve) => child.once('exit', (c, s) => resolve([c, s])));
+      const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
+        child.once('exit', (c, s) => resolve([c, s])),
+      );
       return { code, signal, out, err: err.join('') };
     };
 
