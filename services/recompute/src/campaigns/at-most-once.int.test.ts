@@ -24,7 +24,7 @@ import {
   type SmsReceiver,
   type SmtpReceiver,
 } from './test-support/real-providers.js';
-import { insertCustomer, insertScore, prepareCampaignSchemas } from './test-support/seed.js';
+import { insertCustomer, insertOrder, insertScore, prepareCampaignSchemas } from './test-support/seed.js';
 
 const AS_OF = new Date('2025-03-01T02:00:00.000Z');
 const NOW = new Date('2025-03-01T03:00:00.000Z');
@@ -151,6 +151,12 @@ describe('campaign sends: at most one message per planned send', () => {
     expect(handedOver).toBeLessThanOrEqual(16);
     expect(byStatus.get('planned') ?? 0).toBe(24 - handedOver);
     const unconfirmed = afterFailure.find((r) => r.status === 'sending')!;
+    // An order through the unconfirmed message's link: attributed to it once it is possibly_sent.
+    await insertOrder(t, id, {
+      customerId: unconfirmed.customer_id,
+      orderDate: new Date(NOW.getTime() + 3_600_000),
+      source: `https://tea.example.com/?utm_source=holdfast&utm_content=${unconfirmed.tracking_id}`,
+    });
 
     // The task's retry: the same step again, with the production ledger.
     const retry = await runCampaignStep(config, deps, { accountId: id, taskId: 't1' }, SEND);
@@ -167,6 +173,15 @@ describe('campaign sends: at most one message per planned send', () => {
       last_error: 'unconfirmed_claim',
     });
     expect(final.find((r) => r.tracking_id === unconfirmed.tracking_id)!.sent_at).not.toBeNull();
+    const attributed = await t.pool.query(
+      `select tracking_id, method from analytics.attributions where account_id = $1`,
+      [id],
+    );
+    expect(attributed.rows).toEqual([{ tracking_id: unconfirmed.tracking_id, method: 'exact' }]);
+    // Counted as sent for the cool-down and the cap: the next run plans nobody again.
+    const next = await runCampaignStep(config, deps, { accountId: id, taskId: 't1b' }, SEND);
+    expect(next).toMatchObject({ status: 'done', planned: 0, sent: 0 });
+    expect(mailTo().length + smsTo().length).toBe(24);
     expect(tally(final.map((r) => r.status))).toEqual(
       new Map([
         ['sent', 23],
