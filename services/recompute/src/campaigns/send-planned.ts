@@ -115,6 +115,12 @@ export async function sendPlanned(o: {
         ? 'unsubscribe_url_missing'
         : null;
     if (refusal || !usable) {
+      if (p.status === 'sending') {
+        // Maybe handed over by the step that claimed it: never recorded as failed.
+        await ledger.markPossiblySent(p.assignmentId, { error: 'unconfirmed_claim', attempts: 0 });
+        possiblySent++;
+        return;
+      }
       await ledger.markFailed(p.assignmentId, {
         error: refusal ?? 'not_sendable',
         failureKind: 'permanent',
