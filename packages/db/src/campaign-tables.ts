@@ -21,7 +21,9 @@ export interface CampaignAssignmentsTable {
   provider: string | null;
   status:
     | 'planned'
+    | 'sending'
     | 'sent'
+    | 'possibly_sent'
     | 'failed'
     | 'held_out'
     | 'sandbox_simulated'
@@ -38,6 +40,7 @@ export interface CampaignAssignmentsTable {
   last_error: string | null;
   event_appended_at: Timestamp | null;
   last_failure_kind: 'retriable' | 'permanent' | null;
+  claimed_at: Timestamp | null;
 }
 
 /** analytics.campaign_runs: one campaign step of an account, with its counters. */
@@ -63,6 +66,7 @@ export interface CampaignRunsTable {
   no_consent: Generated<number>;
   suppressed: Generated<number>;
   disabled: Generated<number>;
+  possibly_sent: Generated<number>;
 }
 
 /** analytics.attributions: an order attributed to a send. */
@@ -153,6 +157,7 @@ export const CAMPAIGN_TABLE_COLUMNS = {
     last_error: true,
     event_appended_at: true,
     last_failure_kind: true,
+    claimed_at: true,
   }),
   'analytics.campaign_runs': rowColumns<CampaignRunsTable>()({
     run_id: true,
@@ -176,6 +181,7 @@ export const CAMPAIGN_TABLE_COLUMNS = {
     no_consent: true,
     suppressed: true,
     disabled: true,
+    possibly_sent: true,
   }),
   'analytics.attributions': rowColumns<AttributionsTable>()({
     account_id: true,

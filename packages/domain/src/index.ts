@@ -49,5 +49,13 @@ export type {
   ProviderFailureKind,
   SendRetryDecision,
 } from './campaigns/provider-failure.js';
+export {
+  ATTRIBUTABLE_STATUSES,
+  CAP_COUNTED_STATUSES,
+  countsForCap,
+  resolveUnconfirmedSend,
+  TREATED_ARM_STATUSES,
+} from './campaigns/send-status.js';
+export type { TreatedSendStatus } from './campaigns/send-status.js';
 export * from './commerce/index.js';
 export { keptSince } from './retention/retention-horizon.js';

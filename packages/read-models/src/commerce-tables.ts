@@ -91,7 +91,11 @@ export const customersDdl = (s: string): string => `
     where external_id is not null;
   create index if not exists customers_by_email on "${s}".customers (account_id, email) where email is not null;
   create index if not exists customers_by_phone on "${s}".customers (account_id, phone) where phone is not null;
-  create index if not exists customers_by_created_at on "${s}".customers (account_id, created_at);`;
+  create index if not exists customers_by_created_at on "${s}".customers (account_id, created_at);
+  -- Added after the first release (appended, so every schema has the same column order): an opt-out
+  -- the service recorded (unsubscribe, STOP) that a plain write cannot lift (mergeConsent, @holdfast/domain).
+  alter table "${s}".customers add column if not exists consent_locked_email boolean not null default false;
+  alter table "${s}".customers add column if not exists consent_locked_sms boolean not null default false;`;
 
 /** customer_events: the first event of each dedup key posted to POST /webhooks/custom-api. */
 export const customerEventsDdl = (s: string): string => `

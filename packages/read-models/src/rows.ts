@@ -65,6 +65,10 @@ export interface CustomerRow {
   readonly subscription_started_at: Date | null;
   readonly created_at: Date;
   readonly updated_at: Date;
+  /** The service recorded an unsubscribe: `consent_suppressed` holds until an explicit re-consent. */
+  readonly consent_locked_email: boolean;
+  /** The service recorded an SMS STOP: `consent_sms` stays false until a START or an explicit re-consent. */
+  readonly consent_locked_sms: boolean;
 }
 
 /** A row of `customer_events`: the first event of each dedup key posted to POST /webhooks/custom-api. */
@@ -238,6 +242,8 @@ export const CUSTOMER_ROW_COLUMNS = rowColumns<CustomerRow>()({
   subscription_started_at: true,
   created_at: true,
   updated_at: true,
+  consent_locked_email: true,
+  consent_locked_sms: true,
 });
 
 /** Every column of `customer_events`, in table order. */

@@ -60,6 +60,7 @@ export function classifyProviderFailure(a: Exclude<ProviderAttempt, { ok: true }
 export type SendRetryDecision =
   | { readonly next: 'done'; readonly status: 'sent' }
   | { readonly next: 'done'; readonly status: 'failed'; readonly failure: ProviderFailure }
+  | { readonly next: 'done'; readonly status: 'possibly_sent'; readonly failure: ProviderFailure }
   | { readonly next: 'retry'; readonly failure: ProviderFailure };
 
 /**
@@ -68,13 +69,24 @@ export type SendRetryDecision =
  * the customer is planned afresh after the cool-down); a retriable failure before that is retried
  * (the caller waits with backoff first).
  *
+ * A timeout is the one answer after which the provider may have the message (the request went out,
+ * nothing came back). A provider that is not `resendSafe` (no idempotency key: SMTP, the Twilio-shaped
+ * SMS API) is then not asked again: the send is `possibly_sent` (docs/campaigns.md, "At most once").
+ *
  * @example
  * decideSendRetry({ ok: false, kind: 'http', status: 503 }, 1, 3); // { next: 'retry', failure: … }
  * decideSendRetry({ ok: false, kind: 'http', status: 503 }, 3, 3); // { next: 'done', status: 'failed', failure: … }
  */
-export function decideSendRetry(a: ProviderAttempt, attempt: number, maxAttempts: number): SendRetryDecision {
+export function decideSendRetry(
+  a: ProviderAttempt,
+  attempt: number,
+  maxAttempts: number,
+  resendSafe = true,
+): SendRetryDecision {
   if (a.ok) return { next: 'done', status: 'sent' };
   const failure = classifyProviderFailure(a);
+  if (!resendSafe && a.kind === 'outbound' && a.failure === 'timeout')
+    return { next: 'done', status: 'possibly_sent', failure };
   if (failure.kind === 'permanent' || attempt >= maxAttempts)
     return { next: 'done', status: 'failed', failure };
   return { next: 'retry', failure };

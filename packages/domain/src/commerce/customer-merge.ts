@@ -1,3 +1,4 @@
+import { mergeConsent, type ConsentSource } from './consent-merge.js';
 import { instantKey as parseInstant, type InstantKey } from './instant.js';
 
 /** A postal address: written as a whole or not at all. */
@@ -26,6 +27,10 @@ export interface CustomerState {
   consentSms: boolean;
   consentSuppressed: boolean;
   consentBounced: boolean;
+  /** An unsubscribe the service recorded: only an explicit re-consent lifts it (`mergeConsent`). */
+  consentLockedEmail: boolean;
+  /** An SMS STOP the service recorded: only a START or an explicit re-consent lifts it. */
+  consentLockedSms: boolean;
   sourceLabel: string;
   subscriptionStatus: string | null;
   subscriptionStartedAt: string | null;
@@ -50,6 +55,8 @@ export interface CustomerPatch {
   readonly consentSms?: boolean | null;
   readonly consentSuppressed?: boolean | null;
   readonly consentBounced?: boolean | null;
+  /** Who says so (`consentSourceOf` for a customer event); absent: `plain` (upserts, orders). */
+  readonly consentSource?: ConsentSource;
   readonly sourceLabel?: string | null;
   readonly subscriptionStatus?: string | null;
   readonly subscriptionStartedAt?: string | null;
@@ -87,6 +94,8 @@ export function newCustomer(
     consentSms: false,
     consentSuppressed: false,
     consentBounced: false,
+    consentLockedEmail: false,
+    consentLockedSms: false,
     sourceLabel: 'custom-api',
     subscriptionStatus: null,
     subscriptionStartedAt: null,
@@ -98,7 +107,8 @@ export function newCustomer(
 
 /**
  * The customer merge (spec: customer row): carried values win, omitted ones keep (consent key by
- * key); the address as a whole; subscription_started_at write-once, earliest wins. Applies `p` to
+ * key, under `mergeConsent`: an opt-out the service recorded is not lifted by a plain write); the
+ * address as a whole; subscription_started_at write-once, earliest wins. Applies `p` to
  * `c` in place and reports whether anything changed; updated_at moves only on a change, so
  * re-posting the same data writes nothing. `instant` may be a memoised {@link instantKey}.
  *
@@ -143,21 +153,45 @@ export function mergeCustomer(
     c.address = a;
     changed = true;
   }
-  if (p.consentMarketingEmail != null && p.consentMarketingEmail !== c.consentMarketingEmail) {
-    c.consentMarketingEmail = p.consentMarketingEmail;
-    changed = true;
-  }
-  if (p.consentSms != null && p.consentSms !== c.consentSms) {
-    c.consentSms = p.consentSms;
-    changed = true;
-  }
-  if (p.consentSuppressed != null && p.consentSuppressed !== c.consentSuppressed) {
-    c.consentSuppressed = p.consentSuppressed;
-    changed = true;
-  }
-  if (p.consentBounced != null && p.consentBounced !== c.consentBounced) {
-    c.consentBounced = p.consentBounced;
-    changed = true;
+  if (
+    p.consentMarketingEmail != null ||
+    p.consentSms != null ||
+    p.consentSuppressed != null ||
+    p.consentBounced != null
+  ) {
+    const next = mergeConsent(
+      {
+        marketingEmail: c.consentMarketingEmail,
+        sms: c.consentSms,
+        suppressed: c.consentSuppressed,
+        bounced: c.consentBounced,
+        lockedEmail: c.consentLockedEmail,
+        lockedSms: c.consentLockedSms,
+      },
+      {
+        marketingEmail: p.consentMarketingEmail,
+        sms: p.consentSms,
+        suppressed: p.consentSuppressed,
+        bounced: p.consentBounced,
+      },
+      p.consentSource ?? 'plain',
+    );
+    if (
+      next.marketingEmail !== c.consentMarketingEmail ||
+      next.sms !== c.consentSms ||
+      next.suppressed !== c.consentSuppressed ||
+      next.bounced !== c.consentBounced ||
+      next.lockedEmail !== c.consentLockedEmail ||
+      next.lockedSms !== c.consentLockedSms
+    ) {
+      c.consentMarketingEmail = next.marketingEmail;
+      c.consentSms = next.sms;
+      c.consentSuppressed = next.suppressed;
+      c.consentBounced = next.bounced;
+      c.consentLockedEmail = next.lockedEmail;
+      c.consentLockedSms = next.lockedSms;
+      changed = true;
+    }
   }
   if (p.sourceLabel != null && p.sourceLabel !== c.sourceLabel) {
     c.sourceLabel = p.sourceLabel;

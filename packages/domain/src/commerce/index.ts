@@ -6,5 +6,6 @@
 export * from './instant.js';
 export * from './identity.js';
 export * from './customer-merge.js';
+export * from './consent-merge.js';
 export * from './order-merge.js';
 export * from './sync-task.js';

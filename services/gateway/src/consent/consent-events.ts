@@ -4,19 +4,23 @@ import type { Clock } from '../clock.js';
 import type { EventFactory } from '../ingest/event-factory.js';
 import type { ConsentSubject } from './consent-read-side.js';
 
-/** The event types of consent withdrawals the service records itself (read_models.customer_events). */
-export type ConsentEventType = 'unsubscribe' | 'sms_stop';
+/**
+ * The event types of the consent changes the service records itself (read_models.customer_events):
+ * withdrawals (an unsubscribe, a STOP reply), which lock the opt-out against plain writes, and an SMS
+ * START reply, which lifts a STOP (`mergeConsent` in @holdfast/domain).
+ */
+export type ConsentEventType = 'unsubscribe' | 'sms_stop' | 'sms_start';
 
 /**
- * The record of a consent withdrawal: a CustomerEventReceived on holdfast.commerce, the record the
+ * The record of a consent change the service saw itself (a withdrawal, or an SMS START): a CustomerEventReceived on holdfast.commerce, the record the
  * projector already folds for custom-api consent events, so a replay folds it again in log order. It
  * carries the customer's own identity keys as stored (external id, email, phone: resolution then finds
  * that customer and the merge changes nothing else) and only the withdrawn consent key, as the spec
  * says a client sends these changes: an email unsubscribe is `suppressed: true` (so a client re-posting
  * `marketing_email: true` from its own stale list does not re-subscribe the customer), a STOP is
- * `sms: false`; the other keys are null (omitted: kept). The dedup key is namespaced (`holdfast:`) so no custom-api key can collide.
+ * `sms: false`, a START `sms: true`; the other keys are null (omitted: kept). The dedup key is namespaced (`holdfast:`) so no custom-api key can collide.
  */
-export function consentWithdrawal(
+export function consentChange(
   events: EventFactory,
   o: {
     readonly accountId: string;
@@ -45,7 +49,7 @@ export function consentWithdrawal(
       address: null,
       consent: {
         marketing_email: null,
-        sms: o.eventType === 'sms_stop' ? false : null,
+        sms: o.eventType === 'sms_stop' ? false : o.eventType === 'sms_start' ? true : null,
         suppressed: o.eventType === 'unsubscribe' ? true : null,
         bounced: null,
       },
@@ -55,8 +59,8 @@ export function consentWithdrawal(
   };
 }
 
-/** Appends the withdrawals in one transaction (all or none). */
-export async function appendWithdrawals(
+/** Appends the consent changes in one transaction (all or none). */
+export async function appendConsentChanges(
   appender: Appender,
   events: EventFactory,
   values: readonly CustomerEventReceived[],

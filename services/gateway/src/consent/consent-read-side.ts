@@ -13,6 +13,8 @@ export type ConsentSubject = Pick<
   | 'consent_marketing_email'
   | 'consent_suppressed'
   | 'consent_sms'
+  | 'consent_locked_email'
+  | 'consent_locked_sms'
 >;
 
 /** What the unsubscribe and STOP routes read: customers by id or by phone. */
@@ -41,6 +43,8 @@ export class ConsentReadSide {
             'consent_marketing_email',
             'consent_suppressed',
             'consent_sms',
+            'consent_locked_email',
+            'consent_locked_sms',
           ])
           .where('account_id', '=', accountId)
           .where(column, '=', value)

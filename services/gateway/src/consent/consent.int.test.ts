@@ -308,3 +308,77 @@ describe('inbound SMS STOP webhook (Twilio-style)', () => {
     expect(Number(refused.retryAfter)).toBeGreaterThanOrEqual(1);
   });
 });
+
+describe('consent the service recorded wins over a stale upsert (mergeConsent)', () => {
+  /** Re-posts customers through the spec's route and waits until the projector folded them (by name). */
+  const upsert = async (a: { accountId: string; key: string }, rows: Record<string, unknown>[]) => {
+    const marker = `n-${randomUUID().slice(0, 8)}`;
+    const res = await call(stack.url, 'POST', '/ingest/customers', {
+      key: a.key,
+      body: { customers: rows.map((r) => ({ ...r, name: marker })) },
+    });
+    expect(res.status).toBe(200);
+    const folded = async () =>
+      (
+        await t.pool.query<{ n: number }>(
+          `select count(*)::int as n from read_models.customers where account_id = $1 and name = $2`,
+          [a.accountId, marker],
+        )
+      ).rows[0]!.n;
+    for (let i = 0; i < 200 && (await folded()) < rows.length; i++)
+      await new Promise((r) => setTimeout(r, 50));
+    expect(await folded()).toBe(rows.length);
+  };
+
+  it('given a one-click unsubscribe, when the client re-posts suppressed false from a stale list, then still suppressed', async () => {
+    const ann = { external_id: 'R1', email: 'ann@example.com', consent: { marketing_email: true } };
+    const a = await shopWithCustomers([ann]);
+    const [row] = await customers(a.accountId);
+    const token = signUnsubscribeToken(unsubscribeKeys, {
+      accountId: a.accountId,
+      customerId: row!.customer_id,
+      channel: 'email',
+    });
+    expect((await form(`/unsubscribe/${token}`, { 'List-Unsubscribe': 'One-Click' })).status).toBe(200);
+    await upsert(a, [{ ...ann, consent: { marketing_email: true, suppressed: false } }]);
+    expect(await customers(a.accountId)).toMatchObject([{ consent_suppressed: true }]);
+  });
+
+  it('given a STOP, when the client re-posts sms true, then still no SMS; a START reply restores it', async () => {
+    const sam = {
+      external_id: 'R2',
+      email: 'sam@example.com',
+      phone: '+12025550166',
+      consent: { sms: true },
+    };
+    const a = await shopWithCustomers([sam]);
+    await setSmsProvider(
+      t.db,
+      a.accountId,
+      { provider: 'twilio', baseUrl: 'https://api.twilio.com', accountSid: 'AC1', from: '+15550109999' },
+      AUTH_TOKEN,
+      keyring,
+      inboundKeys,
+    );
+    const path = `/providers/sms/${a.accountId}/inbound`;
+    const reply = async (sid: string, body: string) => {
+      const p = { MessageSid: sid, From: sam.phone, To: '+15550109999', Body: body };
+      expect(
+        (await form(path, p, twilioSignature(AUTH_TOKEN, `${PUBLIC_URL}${path}`, Object.entries(p)))).status,
+      ).toBe(200);
+    };
+    await reply('SM10', 'STOP');
+    expect(await customers(a.accountId)).toMatchObject([{ consent_sms: false }]);
+    await upsert(a, [sam]);
+    expect(await customers(a.accountId)).toMatchObject([{ consent_sms: false }]);
+    // A second STOP appends nothing (already recorded); START reverses it.
+    await reply('SM11', 'stop');
+    await reply('SM12', 'START');
+    expect(await customers(a.accountId)).toMatchObject([{ consent_sms: true }]);
+    const { rows } = await t.pool.query(
+      `select event_type from read_models.customer_events where account_id = $1 order by received_at`,
+      [a.accountId],
+    );
+    expect(rows.map((r: { event_type: string }) => r.event_type)).toEqual(['sms_stop', 'sms_start']);
+  });
+});

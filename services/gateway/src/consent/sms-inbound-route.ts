@@ -6,7 +6,7 @@ import { ForbiddenError } from '@holdfast/platform';
 import { readBody } from '../http/body-reader.js';
 import { rateLimitAddress } from '../limits/client-ip.js';
 import { requestIdOf } from '../webhooks/webhooks-context.js';
-import { appendWithdrawals, consentWithdrawal } from './consent-events.js';
+import { appendConsentChanges, consentChange } from './consent-events.js';
 import type { ConsentContext } from './consent-router.js';
 import { verifyTwilioSignature } from './twilio-signature.js';
 
@@ -29,8 +29,11 @@ const DECOY_TOKEN = randomBytes(24).toString('hex');
  * auth token, over the public URL it called: HOLDFAST_PUBLIC_URL + path). An opt-out keyword (STOP,
  * STOPALL, UNSUBSCRIBE, CANCEL, END, QUIT: `smsKeyword`) withdraws SMS consent of every customer of
  * the account with that phone, appended as CustomerEventReceived `sms_stop` (dedup key per MessageSid
- * and customer, so a provider's retry is applied once). Any other message records nothing. The answer
- * is empty TwiML (the provider sends its own STOP confirmation).
+ * and customer, so a provider's retry is applied once); the opt-out is then locked against plain
+ * writes (`mergeConsent`). An opt-in keyword (START, YES, UNSTOP) lifts a STOP this service recorded:
+ * `sms_start`, `sms: true`, for the customers with that phone whose SMS opt-out is locked (no one else
+ * is opted in by a reply). Any other message records nothing. The answer is empty TwiML (the provider
+ * sends its own STOP confirmation).
  *
  * Unauthenticated, so: the token is the SMS provider's only, sealed under HOLDFAST_INBOUND_KEYS (the
  * gateway holds no master key); 600 requests per minute per account (`per-account`); and every
@@ -62,22 +65,26 @@ export function smsInboundRoute(ctx: ConsentContext): RequestHandler {
       );
     const from = form.get('From') ?? '';
     const keyword = smsKeyword(form.get('Body') ?? '');
-    if (keyword === 'opt_out' && /^\+[1-9]\d{6,14}$/.test(from)) {
-      const customers = (await ctx.consentReadSide.byPhone(accountId, from)).filter((c) => c.consent_sms);
+    if ((keyword === 'opt_out' || keyword === 'opt_in') && /^\+[1-9]\d{6,14}$/.test(from)) {
+      const stop = keyword === 'opt_out';
+      // A STOP from a customer whose STOP is already recorded appends nothing; a START only reverses one.
+      const customers = (await ctx.consentReadSide.byPhone(accountId, from)).filter(
+        (c) => c.consent_locked_sms !== stop,
+      );
       const messageId = (form.get('MessageSid') ?? '').slice(0, 64) || crypto.randomUUID();
       const receivedAt = ctx.clock.now();
       const values = customers.map((customer) =>
-        consentWithdrawal(ctx.events, {
+        consentChange(ctx.events, {
           accountId,
           customer,
-          eventType: 'sms_stop',
-          dedupKey: `holdfast:sms-stop:${messageId}:${customer.customer_id}`,
+          eventType: stop ? 'sms_stop' : 'sms_start',
+          dedupKey: `holdfast:${stop ? 'sms-stop' : 'sms-start'}:${messageId}:${customer.customer_id}`,
           requestId: requestIdOf(req.get('x-request-id')),
           receivedAt,
         }),
       );
-      await appendWithdrawals(ctx.appender, ctx.events, values);
-      ctx.logger.info('consent_withdrawn', {
+      await appendConsentChanges(ctx.appender, ctx.events, values);
+      ctx.logger.info(stop ? 'consent_withdrawn' : 'consent_restored', {
         account_id: accountId,
         channel: 'sms',
         customers: values.length,

@@ -2,7 +2,7 @@ import type { RequestHandler } from 'express';
 import { verifyUnsubscribeToken, type UnsubscribeKeys } from '@holdfast/db';
 import { readBody } from '../http/body-reader.js';
 import { requestIdOf } from '../webhooks/webhooks-context.js';
-import { appendWithdrawals, consentWithdrawal } from './consent-events.js';
+import { appendConsentChanges, consentChange } from './consent-events.js';
 import type { ConsentContext } from './consent-router.js';
 
 const page = (title: string, body: string): string =>
@@ -51,7 +51,8 @@ export function unsubscribePage(keys: UnsubscribeKeys): RequestHandler {
  * `List-Unsubscribe=One-Click`) and the confirmation page's button. The token names account, customer
  * and channel; the withdrawal (`suppressed: true`, the spec's unsubscribe) is appended to the log as a
  * CustomerEventReceived `unsubscribe`, then awaited (bounded) until the projector applied it, so the
- * next send reads it. Idempotent: a customer already suppressed appends nothing. 200 either way
+ * next send reads it. Idempotent: a customer whose unsubscribe this service already recorded
+ * (`consent_locked_email`) appends nothing. 200 either way
  * for a valid token (a one-click client only looks at the status); 404 for an invalid one.
  */
 export function unsubscribeAction(ctx: ConsentContext): RequestHandler {
@@ -65,8 +66,10 @@ export function unsubscribeAction(ctx: ConsentContext): RequestHandler {
       'Unsubscribed',
       '<h1>You are unsubscribed</h1><p>You will get no more of these emails.</p>',
     );
-    if (!customer || customer.consent_suppressed) return send(res, 200, done);
-    const value = consentWithdrawal(ctx.events, {
+    // Already recorded by this service (locked): nothing to append. A suppression a client posted is
+    // recorded again, so that it is this service's, and sticks (mergeConsent).
+    if (!customer || customer.consent_locked_email) return send(res, 200, done);
+    const value = consentChange(ctx.events, {
       accountId: subject.accountId,
       customer,
       eventType: 'unsubscribe',
@@ -74,7 +77,7 @@ export function unsubscribeAction(ctx: ConsentContext): RequestHandler {
       requestId: requestIdOf(req.get('x-request-id')),
       receivedAt: ctx.clock.now(),
     });
-    await appendWithdrawals(ctx.appender, ctx.events, [value]);
+    await appendConsentChanges(ctx.appender, ctx.events, [value]);
     ctx.logger.info('consent_withdrawn', {
       account_id: subject.accountId,
       customer_id: subject.customerId,

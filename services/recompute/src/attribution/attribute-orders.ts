@@ -1,4 +1,5 @@
 import { rawQuery, withTransaction, type Pool } from '@holdfast/db';
+import { ATTRIBUTABLE_STATUSES } from '@holdfast/domain';
 import { recomputeDbOn } from '../recompute-database.js';
 
 /** How orders are attributed (docs/analytics.md, "Attribution"). */
@@ -42,7 +43,7 @@ export async function recomputeAttributions(pool: Pool, a: AttributionInput): Pr
       `with sends as (
        select tracking_id, customer_id, campaign_type, channel, sent_at
          from analytics.campaign_assignments
-        where account_id = $1 and status = 'sent'
+        where account_id = $1 and status = any($4::text[])
        union all
        select cs.tracking_id, cs.customer_id, cs.campaign_type, cs.channel, cs.sent_at
          from ${rm}.campaign_sends cs
@@ -78,7 +79,7 @@ export async function recomputeAttributions(pool: Pool, a: AttributionInput): Pr
        (account_id, order_id, tracking_id, campaign_type, channel, method, order_date, net_revenue, attributed_at)
      select $1, order_id, tracking_id, campaign_type, channel, method, order_date, net_amount, $2
        from (select * from exact union all select * from last_touch) x`,
-      [a.accountId, a.now, a.lastTouchDays ?? 7],
+      [a.accountId, a.now, a.lastTouchDays ?? 7, ATTRIBUTABLE_STATUSES],
     );
     return res.rowCount ?? 0;
   });

@@ -1,4 +1,5 @@
 import { sql, type Pool } from '@holdfast/db';
+import { TREATED_ARM_STATUSES } from '@holdfast/domain';
 import { recomputeDb } from '../recompute-database.js';
 import { liftFigures, settlement, settlingPeriods, type Period } from './lift-report.js';
 
@@ -16,7 +17,6 @@ export interface LiftReportInput {
  * Ledger statuses of the treated arm under intent to treat: every eligible non-holdout customer
  * selected, whether the send then succeeded, failed, is still planned, or was simulated (sandbox).
  */
-const TREATED_STATUSES = ['planned', 'sent', 'failed', 'sandbox_simulated'] as const;
 
 /**
  * Computes analytics.lift_reports of one account for each campaign type with assignments in each
@@ -63,7 +63,7 @@ export async function computeLiftReports(pool: Pool, r: LiftReportInput): Promis
           .where('assigned_at', '<', p.end)
           .where((eb) =>
             eb.or([
-              eb.and([eb('arm', '=', 'treated'), eb('status', 'in', TREATED_STATUSES)]),
+              eb.and([eb('arm', '=', 'treated'), eb('status', 'in', TREATED_ARM_STATUSES)]),
               eb.and([eb('arm', '=', 'holdout'), eb('status', '=', 'held_out')]),
             ]),
           )

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import {
+  countsForCap,
   decideSend,
   type CampaignType,
   type SendChannel,
@@ -46,9 +47,6 @@ interface Candidate {
   recent_at: Date[] | null;
   recent_status: string[] | null;
 }
-
-/** Ledger statuses that count as a message for the cool-down and the frequency cap (both arms alike). */
-const COUNTED = new Set(['planned', 'sent', 'held_out', 'sandbox_simulated']);
 
 /**
  * Plans this run's audiences over the account's current scores:
@@ -141,7 +139,7 @@ export async function planAudiences(c: PoolClient, p: PlanInput): Promise<PlanRe
       at: new Date(row.recent_at![i]!),
       status: row.recent_status![i]!,
     }));
-    const recent = history.filter((h) => COUNTED.has(h.status));
+    const recent = history.filter((h) => countsForCap(h.status));
     const d = decideSend(
       {
         isHoldout: row.is_holdout,
@@ -161,7 +159,7 @@ export async function planAudiences(c: PoolClient, p: PlanInput): Promise<PlanRe
     // the same customer every night would bloat the ledger without telling anything new.
     const cooldownStart = p.now.getTime() - p.rules.cooldownDays * 86_400_000;
     if (
-      !COUNTED.has(d.kind === 'send' ? 'planned' : d.kind) &&
+      !countsForCap(d.kind === 'send' ? 'planned' : d.kind) &&
       history.some(
         (h) => h.status === d.kind && h.campaignType === row.campaign_type && h.at.getTime() > cooldownStart,
       )

@@ -7,6 +7,8 @@ export interface RunCounts {
   heldOut: number;
   sent: number;
   sendFailed: number;
+  /** Sends maybe handed over but never confirmed (`possibly_sent`; docs/campaigns.md, "At most once"). */
+  possiblySent: number;
   sandboxSimulated: number;
   capped: number;
   noConsent: number;
@@ -22,6 +24,7 @@ export const zeroCounts = (): RunCounts => ({
   heldOut: 0,
   sent: 0,
   sendFailed: 0,
+  possiblySent: 0,
   sandboxSimulated: 0,
   capped: 0,
   noConsent: 0,
@@ -107,6 +110,7 @@ export async function finishRun(
       held_out: c.heldOut,
       sent: c.sent,
       send_failed: c.sendFailed,
+      possibly_sent: c.possiblySent,
       events_appended: c.eventsAppended,
       attributions: c.attributions,
       lift_reports: c.liftReports,

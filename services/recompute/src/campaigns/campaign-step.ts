@@ -29,6 +29,7 @@ import { DEFAULT_AUDIENCE_RULES, type AudienceRules } from './campaign-types.js'
 import { loadCampaignSettings } from './campaign-settings.js';
 import { finishRun, startRun, tryLockAccount, zeroCounts, type RunCounts } from './campaign-runs.js';
 import { adapterFor } from './providers/index.js';
+import type { SendLedger } from './send-ledger.js';
 import { flushCampaignEvents, sendPlanned } from './send-planned.js';
 
 export interface CampaignStepConfig {
@@ -75,6 +76,11 @@ export interface CampaignStepDeps {
   readonly keyring?: SecretsKeyring;
   /** Signs unsubscribe links. Default: HOLDFAST_UNSUBSCRIBE_KEYS (never derived from the master keys). */
   readonly unsubscribeKeys?: UnsubscribeKeys;
+  /**
+   * The send ledger's writes (claim, record). Default: `createSendLedger(pool, readModelSchema)`.
+   * Tests wrap it to make one write fail (docs/campaigns.md, "At most once").
+   */
+  readonly sendLedger?: SendLedger;
 }
 
 /** What the step of one account did. `reason` explains failed and skipped. */
@@ -275,6 +281,7 @@ async function sendCampaigns(
     unsubscribe: config.publicUrl
       ? { publicUrl: config.publicUrl, keys: deps.unsubscribeKeys ?? defaultUnsubscribeKeys() }
       : null,
+    ledger: deps.sendLedger,
     retry: {
       maxAttempts: config.providerMaxAttempts ?? 3,
       baseMs: config.providerRetryBaseMs ?? 1_000,
@@ -284,6 +291,7 @@ async function sendCampaigns(
   });
   counts.sent = sent.sent;
   counts.sendFailed = sent.failed;
+  counts.possiblySent = sent.possiblySent;
   // Messages of a provider that was down stay planned for the next run; the run says so.
   return { status: 'done', reason: sent.deferred ? 'sends_deferred_provider_down' : null };
 }

@@ -5,7 +5,13 @@ import type {
   OrderUpserted,
   ZeroPartySubmitted,
 } from '@holdfast/contracts';
-import { acquisitionChannel, customApiContentKey, hasIdentity, orderWriteOf } from '@holdfast/domain';
+import {
+  acquisitionChannel,
+  consentSourceOf,
+  customApiContentKey,
+  hasIdentity,
+  orderWriteOf,
+} from '@holdfast/domain';
 import { PoisonRecordError, type ProjectedEvent } from '../../projection.js';
 import { customerUuid } from './customer-id.js';
 import { mergeCustomer, newCustomer, type CustomerPatch, type CustomerState } from './customer-state.js';
@@ -142,6 +148,8 @@ export class CommerceChunk {
         consentSms: ev.consent?.sms ?? null,
         consentSuppressed: ev.consent?.suppressed ?? null,
         consentBounced: ev.consent?.bounced ?? null,
+        // The service's own unsubscribe/STOP locks the opt-out; START or a merchant's resubscribe lifts it.
+        consentSource: consentSourceOf({ dedupKey: dedup_key, eventType: ev.event_type }),
         sourceLabel: ev.source_label,
       },
       m.received_at,

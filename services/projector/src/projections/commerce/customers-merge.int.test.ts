@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CustomerRow } from '@holdfast/contracts';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
 import {
+  customerEvent,
   customerRow,
   customerUpserted,
   metadata,
@@ -136,6 +137,93 @@ describe('customer identity resolution', () => {
       { order_id: 'o-1', customer_id: rows[0]!.customer_id },
       { order_id: 'o-2', customer_id: rows[1]!.customer_id },
     ]);
+  });
+});
+
+describe('consent the service recorded wins (mergeConsent)', () => {
+  const event = (
+    account: string,
+    minute: number,
+    dedupKey: string,
+    over: Parameters<typeof customerEvent>[2],
+  ): Given => ['CustomerEventReceived', customerEvent(metadata(account, at(minute)), dedupKey, over)];
+  const consent = (c: { marketing_email?: boolean; sms?: boolean; suppressed?: boolean }) => ({
+    marketing_email: c.marketing_email ?? null,
+    sms: c.sms ?? null,
+    suppressed: c.suppressed ?? null,
+    bounced: null,
+  });
+  const optedIn = (a: string, minute: number) =>
+    customer(a, minute, {
+      external_id: 'e-1',
+      email: 'ann@x.co',
+      phone: '+15125550100',
+      consent: consent({ marketing_email: true, sms: true, suppressed: false }),
+    });
+
+  it('a one-click unsubscribe, then a stale upsert with suppressed false: still suppressed', async () => {
+    const a = f.account();
+    await f.given(
+      optedIn(a, 1),
+      event(a, 2, 'holdfast:unsubscribe:u1', {
+        external_id: 'e-1',
+        event_type: 'unsubscribe',
+        consent: consent({ suppressed: true }),
+      }),
+      customer(a, 3, { external_id: 'e-1', consent: consent({ marketing_email: true, suppressed: false }) }),
+    );
+    expect(await customersOf(a)).toMatchObject([
+      { consent_suppressed: true, consent_locked_email: true, consent_sms: true, consent_locked_sms: false },
+    ]);
+  });
+
+  it('an SMS STOP, then an upsert with sms true: still no SMS; a START reply reverses it', async () => {
+    const a = f.account();
+    const stop = event(a, 2, 'holdfast:sms-stop:SM1:c1', {
+      phone: '+15125550100',
+      event_type: 'sms_stop',
+      consent: consent({ sms: false }),
+    });
+    await f.given(
+      optedIn(a, 1),
+      stop,
+      customer(a, 3, { external_id: 'e-1', consent: consent({ sms: true }) }),
+    );
+    expect(await customersOf(a)).toMatchObject([{ consent_sms: false, consent_locked_sms: true }]);
+    await f.given(
+      event(a, 4, 'holdfast:sms-start:SM2:c1', {
+        phone: '+15125550100',
+        event_type: 'sms_start',
+        consent: consent({ sms: true }),
+      }),
+    );
+    expect(await customersOf(a)).toMatchObject([{ consent_sms: true, consent_locked_sms: false }]);
+  });
+
+  it("the merchant's explicit resubscribe event reverses an unsubscribe; its plain custom event does not", async () => {
+    const a = f.account();
+    await f.given(
+      optedIn(a, 1),
+      event(a, 2, 'holdfast:unsubscribe:u2', {
+        external_id: 'e-1',
+        event_type: 'unsubscribe',
+        consent: consent({ suppressed: true }),
+      }),
+      event(a, 3, 'id:custom-1', {
+        external_id: 'e-1',
+        event_type: 'custom',
+        consent: consent({ suppressed: false }),
+      }),
+    );
+    expect(await customersOf(a)).toMatchObject([{ consent_suppressed: true, consent_locked_email: true }]);
+    await f.given(
+      event(a, 4, 'id:resub-1', {
+        external_id: 'e-1',
+        event_type: 'resubscribe',
+        consent: consent({ suppressed: false }),
+      }),
+    );
+    expect(await customersOf(a)).toMatchObject([{ consent_suppressed: false, consent_locked_email: false }]);
   });
 });
 

@@ -35,7 +35,8 @@ const ts = (col: string) => `to_char(c.${col} at time zone 'UTC', 'YYYY-MM-DD"T"
 export const CUSTOMER_COLUMNS = `c.account_id, c.customer_id, c.external_id, c.email, c.phone, c.name, c.address_street,
   c.address_city, c.address_state, c.address_zip, c.address_country, c.consent_marketing_email,
   c.consent_sms, c.consent_suppressed, c.consent_bounced, c.source_label, c.subscription_status,
-  ${ts('subscription_started_at')}, ${ts('created_at')}, ${ts('updated_at')}`;
+  ${ts('subscription_started_at')}, ${ts('created_at')}, ${ts('updated_at')}, c.consent_locked_email,
+  c.consent_locked_sms`;
 
 /** A customers row as `CUSTOMER_COLUMNS` selects it. */
 export interface CustomerRow {
@@ -54,6 +55,8 @@ export interface CustomerRow {
   consent_sms: boolean;
   consent_suppressed: boolean;
   consent_bounced: boolean;
+  consent_locked_email: boolean;
+  consent_locked_sms: boolean;
   source_label: string;
   subscription_status: string | null;
   subscription_started_at: string | null;
@@ -131,6 +134,8 @@ export function toState(r: CustomerRow): CustomerState {
     consentSms: r.consent_sms,
     consentSuppressed: r.consent_suppressed,
     consentBounced: r.consent_bounced,
+    consentLockedEmail: r.consent_locked_email,
+    consentLockedSms: r.consent_locked_sms,
     sourceLabel: r.source_label,
     subscriptionStatus: r.subscription_status,
     subscriptionStartedAt: r.subscription_started_at,

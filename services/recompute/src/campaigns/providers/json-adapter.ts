@@ -10,6 +10,9 @@ import { postThroughGuard, type CampaignMessage, type ProviderAdapter } from './
  * text. Real providers are `SmtpAdapter` and `TwilioAdapter`.
  */
 export class JsonAdapter implements ProviderAdapter {
+  /** The endpoint's contract: a repeated `Idempotency-Key` (the tracking id) is dropped, not sent twice. */
+  readonly resendSafe = true;
+
   constructor(
     readonly provider: string,
     readonly channel: Channel,

@@ -22,6 +22,12 @@ export interface CampaignMessage {
 export interface ProviderAdapter {
   readonly provider: string;
   readonly channel: Channel;
+  /**
+   * Whether a request repeated with the same tracking id as `Idempotency-Key` is dropped by the
+   * provider, so a send whose outcome is unknown may be asked again (docs/campaigns.md, "At most once").
+   * SMTP and the Twilio-shaped SMS API: false.
+   */
+  readonly resendSafe: boolean;
   send(message: CampaignMessage): Promise<ProviderAttempt>;
 }
 

@@ -32,6 +32,8 @@ const systemResolve = (host: string) => lookup(host, { all: true });
  */
 export class SmtpAdapter implements ProviderAdapter {
   readonly channel = 'email' as const;
+  /** SMTP has no idempotency key: a message repeated after a lost answer is a second message. */
+  readonly resendSafe = false;
 
   constructor(
     readonly provider: string,

@@ -12,6 +12,11 @@ import { postThroughGuard, type CampaignMessage, type ProviderAdapter } from './
  */
 export class TwilioAdapter implements ProviderAdapter {
   readonly channel = 'sms' as const;
+  /**
+   * Twilio's Messages API documents no idempotency key (the `Idempotency-Key` header the guarded POST
+   * carries is ignored there): a request repeated after a lost answer may send a second SMS.
+   */
+  readonly resendSafe = false;
   private readonly url: string;
   private readonly authorization: string;
 
