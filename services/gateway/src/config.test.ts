@@ -63,6 +63,13 @@ describe('loadGatewayConfig: bounded resources', () => {
     }).toEqual({ budget: 256 * 1024 * 1024, headers: 10_000, request: 120_000, keepAlive: 5_000 });
   });
 
+  it('given nothing, when loaded, then the revocation LISTEN connection is pinged every 3 s', () => {
+    expect(loadGatewayConfig(base).credentialListenerPingMs).toBe(3_000);
+    expect(loadGatewayConfig({ ...base, CREDENTIAL_LISTENER_PING_MS: '500' }).credentialListenerPingMs).toBe(
+      500,
+    );
+  });
+
   it.each([
     [{ BODY_BUDGET_BYTES: '1000' }, /BODY_BUDGET_BYTES must be an integer/],
     [

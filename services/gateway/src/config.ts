@@ -68,6 +68,12 @@ export interface GatewayConfig {
    * revoked key is refused within a second either way.
    */
   readonly credentialCacheMs: number;
+  /**
+   * How often the LISTEN connection is pinged (CREDENTIAL_LISTENER_PING_MS, default 3 s); no answer
+   * within the same time is a lost connection, and the cache is bypassed until it is back. Bounds how
+   * long a revoked key keeps working when that connection dies silently (about twice this).
+   */
+  readonly credentialListenerPingMs: number;
   /** How often api_keys.last_used_at is written (LAST_USED_FLUSH_MS, default 60 s). */
   readonly lastUsedFlushMs: number;
   /** How often expired rate counters and batch records are purged (JANITOR_INTERVAL_MS, default 10 min). */
@@ -187,6 +193,7 @@ export function loadGatewayConfig(env: Readonly<Record<string, string | undefine
       testMode,
       unsafeLiftLimits,
       credentialCacheMs: r.int('CREDENTIAL_CACHE_MS', 30_000, { min: 0, max: 600_000 }),
+      credentialListenerPingMs: r.int('CREDENTIAL_LISTENER_PING_MS', 3_000, { min: 100, max: 60_000 }),
       lastUsedFlushMs: r.int('LAST_USED_FLUSH_MS', 60_000, { min: 10, max: 3_600_000 }),
       janitorIntervalMs: r.int('JANITOR_INTERVAL_MS', 600_000, { min: 1_000, max: 86_400_000 }),
       producerPoolSize: r.int('PRODUCER_POOL_SIZE', 16, { min: 1, max: 64 }),
