@@ -119,7 +119,14 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps): P
   app.set('etag', false);
   app.use(observeRequests(metrics));
   app.use(accessLog(logger));
-  app.use(useBodyBudget(new BodyBudget(config.bodyBudgetBytes)));
+  app.use(
+    useBodyBudget(
+      new BodyBudget(config.bodyBudgetBytes, {
+        perKeyBytes: config.bodyBudgetPerKeyBytes,
+        perAccountBytes: config.bodyBudgetPerAccountBytes,
+      }),
+    ),
+  );
   app.use(refuseKeyInQuery);
 
   const openapi = buildOpenApiDocument();

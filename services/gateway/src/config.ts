@@ -30,6 +30,16 @@ export interface GatewayConfig {
    * 32 MiB so one largest body fits). Over it: 503 with Retry-After.
    */
   readonly bodyBudgetBytes: number;
+  /**
+   * What one ingest key may hold of that budget at once (BODY_BUDGET_PER_KEY_BYTES, default 64 MiB:
+   * two largest bodies). Over it: 429 with Retry-After for that key only.
+   */
+  readonly bodyBudgetPerKeyBytes: number;
+  /**
+   * What one account (all its keys, the tile token, zero-party) may hold at once
+   * (BODY_BUDGET_PER_ACCOUNT_BYTES, default 128 MiB, at least the per-key share). Over it: 429.
+   */
+  readonly bodyBudgetPerAccountBytes: number;
   /** HEADERS_TIMEOUT_MS (default 10 s): a client must send its request headers within this. */
   readonly headersTimeoutMs: number;
   /** REQUEST_TIMEOUT_MS (default 120 s: 32 MiB at ~2.2 Mbit/s): headers and body within this. */
@@ -160,6 +170,17 @@ export function loadGatewayConfig(env: Readonly<Record<string, string | undefine
   const requestTimeoutMs = r.int('REQUEST_TIMEOUT_MS', 120_000, { min: 100, max: 3_600_000 });
   if (requestTimeoutMs < headersTimeoutMs)
     problems.push('REQUEST_TIMEOUT_MS must be at least HEADERS_TIMEOUT_MS');
+  const MiB = 1024 * 1024;
+  const bodyBudgetPerKeyBytes = r.int('BODY_BUDGET_PER_KEY_BYTES', 64 * MiB, {
+    min: 32 * MiB,
+    max: 64 * 1024 * MiB,
+  });
+  const bodyBudgetPerAccountBytes = r.int('BODY_BUDGET_PER_ACCOUNT_BYTES', 128 * MiB, {
+    min: 32 * MiB,
+    max: 64 * 1024 * MiB,
+  });
+  if (bodyBudgetPerAccountBytes < bodyBudgetPerKeyBytes)
+    problems.push('BODY_BUDGET_PER_ACCOUNT_BYTES must be at least BODY_BUDGET_PER_KEY_BYTES');
   const keys = <T>(load: () => T): T | undefined => {
     try {
       return load();
@@ -187,6 +208,8 @@ export function loadGatewayConfig(env: Readonly<Record<string, string | undefine
         min: 32 * 1024 * 1024,
         max: 64 * 1024 ** 3,
       }),
+      bodyBudgetPerKeyBytes,
+      bodyBudgetPerAccountBytes,
       headersTimeoutMs,
       requestTimeoutMs,
       keepAliveTimeoutMs: r.int('KEEP_ALIVE_TIMEOUT_MS', 5_000, { min: 100, max: 600_000 }),
