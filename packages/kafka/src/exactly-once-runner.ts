@@ -63,6 +63,12 @@ export interface RunnerOptions {
    * the clients' 60 s rebalance timeout, so a slow rebalance is not taken for a stall).
    */
   readonly stallMs?: number;
+  /**
+   * One attempt at a chunk (one handler call) in flight longer than this is a hang: `crashed`
+   * resolves and the process should exit (default 10 min, far above the pools' 35 s query timeout,
+   * which ends an attempt stuck on a dead database connection with a retriable error first).
+   */
+  readonly attemptMaxMs?: number;
   /** Called with every group consumer the runner creates (the first and any recreated one). */
   readonly onConsumer?: (consumer: GroupConsumer) => void;
 }
@@ -130,6 +136,7 @@ export async function runExactlyOnce(opts: RunnerOptions): Promise<RunningConsum
   ): Promise<BatchOutcome | undefined> => {
     health.onChunkStart();
     for (let attempt = 0; ; attempt++) {
+      health.onAttemptStart();
       try {
         const outcome = await handler(batch);
         health.onChunkDone();
@@ -233,6 +240,7 @@ export async function runExactlyOnce(opts: RunnerOptions): Promise<RunningConsum
     // A fresh client's connect and join fail within this or hang: a client's own retries of a refused
     // connection take tens of seconds, and a join waits up to the 60 s rebalance timeout.
     recreateTimeoutMs: Math.max(stallMs, 90_000),
+    attemptMaxMs: opts.attemptMaxMs ?? 600_000,
     logger,
     recreate: async () => {
       const old = consumer;

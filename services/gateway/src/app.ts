@@ -92,7 +92,7 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps): P
   const metrics = createGatewayMetrics(deps.metricsRegistry ?? createMetricsRegistry('gateway'));
   const counter = new RateCounter(deps.pool, config.unsafeLiftLimits);
   const credentials = new CredentialStore(deps.pool, config.credentialCacheMs);
-  const listener = new CredentialListener(deps.pool, credentials, logger);
+  const listener = new CredentialListener(deps.pool, credentials, logger, config.credentialListenerPingMs);
   const lastUsed = new LastUsedTracker(deps.pool, clock, logger, config.lastUsedFlushMs);
   const readModels = new ReadModels(deps.pool, config.readModelSchema);
   const janitor = new Janitor(counter, clock, logger);
@@ -119,7 +119,14 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps): P
   app.set('etag', false);
   app.use(observeRequests(metrics));
   app.use(accessLog(logger));
-  app.use(useBodyBudget(new BodyBudget(config.bodyBudgetBytes)));
+  app.use(
+    useBodyBudget(
+      new BodyBudget(config.bodyBudgetBytes, {
+        perKeyBytes: config.bodyBudgetPerKeyBytes,
+        perAccountBytes: config.bodyBudgetPerAccountBytes,
+      }),
+    ),
+  );
   app.use(refuseKeyInQuery);
 
   const openapi = buildOpenApiDocument();

@@ -1,6 +1,7 @@
 import type { RequestHandler, Response } from 'express';
 import { HttpError } from '@holdfast/platform';
 import type { Clock } from '../clock.js';
+import { setBodyOwners } from '../http/body-budget.js';
 import { rateLimitAddress } from '../limits/client-ip.js';
 import type { Limiter } from '../limits/limiter.js';
 import type { CredentialStore } from './credential-store.js';
@@ -48,6 +49,8 @@ export function authenticate(deps: AuthDeps): RequestHandler {
     await deps.limiter.request(principal.rateBucket, deps.clock.now(), res, policy);
     if (principal.keyId !== null) deps.lastUsed.touch(principal.keyId);
     res.locals.principal = principal;
+    // Its body (read later by the route) counts against the key's and the account's shares too.
+    setBodyOwners(req, principal);
     next();
   };
 }
