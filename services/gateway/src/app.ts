@@ -11,7 +11,7 @@ import {
 } from '@holdfast/platform';
 import { authenticate } from './auth/authenticate.js';
 import { CredentialListener } from './auth/credential-listener.js';
-import { CredentialStore } from './auth/credential-store.js';
+import { CredentialStore, dbCredentialSource } from './auth/credential-store.js';
 import { LastUsedTracker } from './auth/last-used.js';
 import { refuseKeyInQuery } from './auth/refuse-key-in-query.js';
 import { systemClock, type Clock } from './clock.js';
@@ -91,7 +91,7 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps): P
   const logger = deps.logger ?? silentLogger;
   const metrics = createGatewayMetrics(deps.metricsRegistry ?? createMetricsRegistry('gateway'));
   const counter = new RateCounter(deps.pool, config.unsafeLiftLimits);
-  const credentials = new CredentialStore(deps.pool, config.credentialCacheMs);
+  const credentials = new CredentialStore(dbCredentialSource(deps.pool), config.credentialCacheMs);
   const listener = new CredentialListener(deps.pool, credentials, logger);
   const lastUsed = new LastUsedTracker(deps.pool, clock, logger, config.lastUsedFlushMs);
   const readModels = new ReadModels(deps.pool, config.readModelSchema);
