@@ -158,6 +158,7 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps): P
     createPixelRouter({
       ...ctx,
       pixelAppender: withRequestHeaders(deps.pixelAppender ?? deps.appender),
+      pixelAppendStallMs: config.pixelAppendStallMs,
       rateCounter: counter,
     }),
   );
