@@ -1,6 +1,11 @@
 import express, { type Express } from 'express';
-import { createDb, type Pool } from '@holdfast/db';
-import type { Appender, LogPositionSource, SinglePartitionAppender } from '@holdfast/kafka';
+import { createDb, startSyncOutboxRelay, type Pool } from '@holdfast/db';
+import {
+  syncCommandSender,
+  type Appender,
+  type LogPositionSource,
+  type SinglePartitionAppender,
+} from '@holdfast/kafka';
 import {
   createMetricsRegistry,
   postgresProbe,
@@ -109,6 +114,12 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps): P
     readModels,
     logPositions: deps.logPositions,
   };
+  // Sync commands left in the outbox (a process died after queueing, or Kafka was away): appended here.
+  const syncOutbox = startSyncOutboxRelay(
+    ctx.db,
+    syncCommandSender(ctx.appender, config.infra.topicPrefix),
+    logger,
+  );
   await listener.start();
   lastUsed.start();
   janitor.start(config.janitorIntervalMs);
@@ -173,6 +184,7 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps): P
     lastUsed,
     credentials,
     close: async () => {
+      await syncOutbox.stop();
       janitor.stop();
       await lastUsed.close();
       await listener.close();
