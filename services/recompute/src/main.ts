@@ -32,6 +32,7 @@ import {
   readInfraConfig,
   readOpsConfig,
   readOutboundPolicy,
+  retryBudgetCounter,
   runService,
   waitFor,
 } from '@holdfast/platform';
@@ -135,14 +136,15 @@ await runService({
       );
       return scored;
     };
+    const exhausted = retryBudgetCounter(registry);
     const deadLetters = kafkaDeadLetterPublisher(await producer('recompute-dlq'), codec, infra.topicPrefix);
     const appender = await producer('recompute-nightly');
     const consumer = await waitFor(
       'consumer',
       () =>
         startSyncConsumer(
-          { ...config, stallMs: config.ops.consumerStallMs },
-          { pool, kafka, codec, logger, recompute, deadLetters },
+          { ...config, stallMs: config.ops.consumerStallMs, retryBudget: config.ops.retryBudget },
+          { pool, kafka, codec, logger, recompute, deadLetters, onRetryBudgetExhausted: exhausted },
         ),
       wait,
     );
