@@ -100,6 +100,11 @@ export interface GatewayConfig {
    * batch stores them all or none without a transaction (docs/performance.md).
    */
   readonly pixelProducerPoolSize: number;
+  /**
+   * POST /pixel/collect: how long the oldest append in flight may wait before new requests are
+   * answered 503 + Retry-After (PIXEL_APPEND_STALL_MS, default 2 s; docs/reliability.md).
+   */
+  readonly pixelAppendStallMs: number;
 }
 
 const TRUST_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
@@ -221,6 +226,7 @@ export function loadGatewayConfig(env: Readonly<Record<string, string | undefine
       janitorIntervalMs: r.int('JANITOR_INTERVAL_MS', 600_000, { min: 1_000, max: 86_400_000 }),
       producerPoolSize: r.int('PRODUCER_POOL_SIZE', 16, { min: 1, max: 64 }),
       pixelProducerPoolSize: r.int('PIXEL_PRODUCER_POOL_SIZE', 4, { min: 1, max: 64 }),
+      pixelAppendStallMs: r.int('PIXEL_APPEND_STALL_MS', 2_000, { min: 100, max: 600_000 }),
     });
   } catch (err) {
     if (err instanceof ConfigError && problems.length > 0)

@@ -20,14 +20,18 @@ export interface AuthDeps {
 }
 
 /**
- * Express middleware for /ingest/*: authenticates (see `resolvePrincipal`), turns the 31st failure
- * of an IP (IPv6: of a /64) within a minute into a 429, then counts the request against its key's
+ * Express middleware for /ingest/*: refuses with 429 an IP (IPv6: a /64) that already failed to
+ * authenticate more than 30 times this minute, before any key lookup (`failedAuthBlocked`: one
+ * read); authenticates (see `resolvePrincipal`), turns the 31st failure within a minute into a 429, then counts the request against its key's
  * 600 per minute. Every answer carries the RateLimit-Policy and RateLimit headers of the limit that
  * counted it (`per-key`, `per-account` for the tile token, `failed-auth` for a failure).
  * Only headers and the query string are read: the body is still unread when this answers.
  */
 export function authenticate(deps: AuthDeps): RequestHandler {
   return async (req, res, next) => {
+    // An IP over its failed-authentication limit is refused before any key is looked up.
+    const blocked = await deps.limiter.failedAuthBlocked(rateLimitAddress(req.ip), deps.clock.now(), res);
+    if (blocked) throw blocked;
     let principal: Principal;
     try {
       principal = await resolvePrincipal(

@@ -6,7 +6,7 @@ import { createPool, hashToken, revokeApiKey, type Pool } from '@holdfast/db';
 import { createTestEnv, TcpProxy, type TestEnv } from '@holdfast/testing';
 import { newAccount } from '../test-support/harness.js';
 import { CredentialListener } from './credential-listener.js';
-import { CredentialStore } from './credential-store.js';
+import { CredentialStore, dbCredentialSource } from './credential-store.js';
 
 const CACHE_MS = 30_000;
 const PING_MS = 500;
@@ -54,7 +54,7 @@ describe('the credential LISTEN connection', () => {
     // Minted first: their notifications would otherwise drop the cache after the lookups below.
     const a = await newAccount(t);
     const b = await newAccount(t);
-    const store = new CredentialStore(t.pool, CACHE_MS);
+    const store = new CredentialStore(dbCredentialSource(t.pool), CACHE_MS);
     const listener = new CredentialListener(listenerPool, store, logger, PING_MS);
     await listener.start();
     try {

@@ -28,6 +28,8 @@ const AUTH_FAILURES = new Set([400, 401, 404]);
  */
 export function zeroPartyRoute(ctx: WebhooksContext, readSide: WebhookReadSide): RequestHandler {
   return async (req, res) => {
+    const blocked = await ctx.limiter.failedAuthBlocked(rateLimitAddress(req.ip), ctx.clock.now(), res);
+    if (blocked) throw blocked;
     let accountId: string;
     try {
       accountId = await resolveZeroPartyAccount(ctx.db, {
