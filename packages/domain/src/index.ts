@@ -50,3 +50,4 @@ export type {
   SendRetryDecision,
 } from './campaigns/provider-failure.js';
 export * from './commerce/index.js';
+export * from './privacy/index.js';

@@ -81,6 +81,9 @@ export const OrdersResponse = {
     dropped_invalid: int(
       'Rows dropped: unparseable order_date or order_amount, or no customer id, email or phone.',
     ),
+    dropped_suppressed: int(
+      'Not a spec field; present only when > 0: rows dropped because they name an erased and suppressed person (code suppressed_identity).',
+    ),
     orders_upserted: int('Orders appended (= accepted).'),
     customers_upserted: int(
       'Distinct customer identities carried by the accepted orders (customer_id, else email, else phone).',
@@ -148,6 +151,9 @@ export const CustomersResponse = {
     received: int('Rows received.'),
     customers_upserted: int('Rows upserted (one per row with an identity).'),
     skipped_no_identity: int('Rows without external_id, email or phone.'),
+    skipped_suppressed: int(
+      'Not a spec field; present only when > 0: rows naming an erased and suppressed person (code suppressed_identity).',
+    ),
     subscriptions_applied: int('Upserted rows carrying a subscription_status.'),
   },
 } as const;

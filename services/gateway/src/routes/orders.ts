@@ -22,7 +22,10 @@ export function ordersRoute(ctx: GatewayContext): RequestHandler {
     const { dryRun, rows } = await readBatchRows(call, 'orders', validateOrdersRequest);
     const c = classifyOrders(rows, { now: call.meta.receivedAt });
     const facts = ordersRecordFacts(c);
-    const counts = { received: c.counters.received, dropped: c.counters.dropped_invalid };
+    const counts = {
+      received: c.counters.received,
+      dropped: c.counters.dropped_invalid + c.counters.dropped_suppressed,
+    };
 
     if (dryRun) {
       const answer = ordersDryRunResponse(c);
