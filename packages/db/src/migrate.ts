@@ -5,6 +5,7 @@ import * as secrets from './migrations/2026-11-24T01-00-secrets.js';
 import * as roles from './migrations/2026-11-24T02-00-roles.js';
 import * as fx from './migrations/2026-11-24T03-00-fx.js';
 import * as providerCredentials from './migrations/2026-11-24T03-00-provider-credentials.js';
+import * as privacy from './migrations/2026-11-27T00-00-privacy.js';
 import { applyPrivileges } from './privileges/apply-privileges.js';
 
 /**
@@ -18,6 +19,7 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '2026-11-24T02-00-roles': roles,
   '2026-11-24T03-00-fx': fx,
   '2026-11-24T03-00-provider-credentials': providerCredentials,
+  '2026-11-27T00-00-privacy': privacy,
 };
 
 /**
@@ -34,7 +36,7 @@ export interface MigrationSet {
   readonly migrations: Readonly<Record<string, Migration>>;
 }
 
-/** The control plane's migrations (schemas `control`, `fx`, the roles). */
+/** The control plane's migrations (schemas `control`, `fx`, `privacy`, the roles). */
 export const CONTROL_PLANE_MIGRATIONS: MigrationSet = Object.freeze({
   history: 'holdfast_migrations',
   migrations: Object.freeze(MIGRATIONS),

@@ -55,7 +55,11 @@ export class SecretsKeyring {
   private readonly byId: ReadonlyMap<string, Buffer>;
   readonly currentKeyId: string;
 
-  constructor(keys: readonly MasterKey[]) {
+  /** `variable` names the key list in errors (HOLDFAST_PRIVACY_KEYS for the privacy KEK ring). */
+  constructor(
+    keys: readonly MasterKey[],
+    private readonly variable = 'HOLDFAST_SECRETS_KEYS',
+  ) {
     if (!keys.length) throw new ConfigError('a secrets keyring needs at least one master key');
     this.byId = new Map(keys.map((k) => [k.id, k.key]));
     this.currentKeyId = keys[0]!.id;
@@ -74,7 +78,7 @@ export class SecretsKeyring {
    */
   deriveKey(purpose: string, keyId: string = this.currentKeyId): { keyId: string; key: Buffer } {
     const master = this.byId.get(keyId);
-    if (!master) throw new SecretUnreadableError(`no master key "${keyId}" in HOLDFAST_SECRETS_KEYS`);
+    if (!master) throw new SecretUnreadableError(`no master key "${keyId}" in ${this.variable}`);
     return {
       keyId,
       key: Buffer.from(hkdfSync('sha256', master, Buffer.alloc(0), `holdfast.${purpose}`, 32)),
@@ -94,7 +98,7 @@ export class SecretsKeyring {
 
   private unwrap(s: SealedSecret): Buffer {
     const master = this.byId.get(s.keyId);
-    if (!master) throw new SecretUnreadableError(`no master key "${s.keyId}" in HOLDFAST_SECRETS_KEYS`);
+    if (!master) throw new SecretUnreadableError(`no master key "${s.keyId}" in ${this.variable}`);
     try {
       return gcmOpen(master, s.wrappedKey, `holdfast.dek/${s.keyId}`);
     } catch {

@@ -49,6 +49,24 @@ const CONTROL_GRANTS: ReadonlyArray<readonly [table: string, role: ServiceRole, 
 ];
 
 /**
+ * The privacy keys (docs/privacy.md), table by table: the gateway creates keys as it encrypts and
+ * reads the suppressions; the projector reads keys to decrypt and creates an account's index key when
+ * it folds records written before encryption (their indexes are computed at fold time). Nothing else
+ * (recompute, dispatcher, analyst) sees the schema; the operator (CLI: erase, rewrap) has it all.
+ */
+const PRIVACY_GRANTS: ReadonlyArray<readonly [table: string, role: ServiceRole, privileges: string]> = [
+  ['account_keys', gateway, 'select, insert'],
+  ['subject_keys', gateway, 'select, insert'],
+  ['key_generation', gateway, 'select'],
+  ['suppressions', gateway, 'select'],
+  ['account_keys', projector, 'select, insert'],
+  ['subject_keys', projector, 'select'],
+  ['key_generation', projector, 'select'],
+  ['erased_subjects', projector, 'select'],
+  ['suppressions', projector, 'select'],
+];
+
+/**
  * Grants every service role what it needs outside the read models (those are the projector's:
  * `ensureReadModelSchema`), gives the writer services their schemas, and turns on the analyst's
  * row-level security in `analytics`. Run after every migration run by the migration owner; a no-op
@@ -70,7 +88,7 @@ export async function applyPrivileges(db: Kysely<unknown>): Promise<void> {
     await run(`create schema if not exists recompute authorization ${recompute}`);
     const { rows } = await run(
       `select n.nspname as schema, c.relname as name from pg_class c join pg_namespace n on n.oid = c.relnamespace
-        where c.relkind in ('r', 'p', 'v') and (n.nspname in ('control', 'analytics', 'recompute', 'dispatcher', 'fx')
+        where c.relkind in ('r', 'p', 'v') and (n.nspname in ('control', 'analytics', 'recompute', 'dispatcher', 'fx', 'privacy')
            or (n.nspname = 'public' and c.relname like 'holdfast\\_%migration%'))`,
     );
     const existing = new Set(
@@ -113,6 +131,13 @@ export async function applyPrivileges(db: Kysely<unknown>): Promise<void> {
       statements.push(`grant select on fx.rates to ${analyst}`);
       statements.push(`grant select, insert on fx.rates, fx.imports to ${operator}`);
       statements.push(`grant select, insert, update on fx.account_currencies, fx.version to ${operator}`);
+    }
+    if (schemas.has('privacy')) {
+      statements.push(`grant usage on schema privacy to ${gateway}, ${projector}, ${operator}`);
+      statements.push(`grant select, insert, update, delete on all tables in schema privacy to ${operator}`);
+      for (const [table, role, privileges] of PRIVACY_GRANTS)
+        if (existing.has(`privacy.${table}`))
+          statements.push(`grant ${privileges} on ${qualified('privacy', table)} to ${role}`);
     }
     if (statements.length) await run(statements.join(';\n'));
     for (const [schema, owner] of OWNED_SCHEMAS)

@@ -1,0 +1,16 @@
+import { loadKeyList, SecretsKeyring, type KeyListSource } from '@holdfast/db';
+
+/**
+ * The key-encryption keys (KEK ring) subject and index keys are sealed under: `id:base64` entries of
+ * 32 bytes, current first. Not the secrets master key (HOLDFAST_SECRETS_KEYS): held by the processes
+ * that encrypt or decrypt personal data only (gateway, projector, CLI).
+ */
+export const PRIVACY_KEYS: KeyListSource = Object.freeze({
+  variable: 'HOLDFAST_PRIVACY_KEYS',
+  devFile: 'privacy-key',
+});
+
+/** The KEK ring from HOLDFAST_PRIVACY_KEYS (production: required; elsewhere the development key). */
+export function loadPrivacyKeyring(env: Readonly<Record<string, string | undefined>>): SecretsKeyring {
+  return new SecretsKeyring(loadKeyList(PRIVACY_KEYS, env), PRIVACY_KEYS.variable);
+}
