@@ -6,6 +6,7 @@ import * as roles from './migrations/2026-11-24T02-00-roles.js';
 import * as fx from './migrations/2026-11-24T03-00-fx.js';
 import * as providerCredentials from './migrations/2026-11-24T03-00-provider-credentials.js';
 import * as privacy from './migrations/2026-11-27T00-00-privacy.js';
+import * as privacyRequests from './migrations/2026-11-27T01-00-privacy-requests.js';
 import { applyPrivileges } from './privileges/apply-privileges.js';
 
 /**
@@ -20,6 +21,7 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '2026-11-24T03-00-fx': fx,
   '2026-11-24T03-00-provider-credentials': providerCredentials,
   '2026-11-27T00-00-privacy': privacy,
+  '2026-11-27T01-00-privacy-requests': privacyRequests,
 };
 
 /**

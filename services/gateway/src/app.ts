@@ -1,5 +1,6 @@
 import express, { type Express } from 'express';
 import { createDb, defaultSecretsKeyring, type Pool, type SecretsKeyring } from '@holdfast/db';
+import { loadPrivacyKeyring, PgSubjectKeyStore, type SubjectKeyStore } from '@holdfast/privacy';
 import type { Appender, LogPositionSource, SinglePartitionAppender } from '@holdfast/kafka';
 import {
   createMetricsRegistry,
@@ -29,6 +30,14 @@ import { RateCounter } from './limits/rate-counter.js';
 import { createGatewayMetrics, noteMount, observeRequests } from './metrics.js';
 import { buildOpenApiDocument } from './openapi/document.js';
 import { createPixelRouter } from './pixel/pixel-router.js';
+import {
+  erasureRoute,
+  erasureStatusRoute,
+  exportDownloadRoute,
+  exportRoute,
+  exportStatusRoute,
+} from './privacy/privacy-routes.js';
+import { SuppressionCache } from './privacy/suppression-cache.js';
 import { ReadModels } from './read-models.js';
 import { accountRoute } from './routes/account.js';
 import { batchesRoute } from './routes/batches.js';
@@ -65,6 +74,10 @@ export interface GatewayDeps {
   readonly opsOnApiPort?: boolean;
   /** Verifies unsubscribe links and opens SMS provider tokens. Default: HOLDFAST_SECRETS_KEYS of the process. */
   readonly keyring?: SecretsKeyring;
+  /** The KEK ring of personal data (HOLDFAST_PRIVACY_KEYS). Default: the process's. */
+  readonly privacyKeyring?: SecretsKeyring;
+  /** Where account index keys (and subject keys) live. Default: PostgreSQL, sealed under `privacyKeyring`. */
+  readonly privacyKeys?: SubjectKeyStore;
 }
 
 /** A built gateway: the express app plus what must be stopped with it. */
@@ -98,6 +111,9 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps): P
   const lastUsed = new LastUsedTracker(deps.pool, clock, logger, config.lastUsedFlushMs);
   const readModels = new ReadModels(deps.pool, config.readModelSchema);
   const janitor = new Janitor(counter, clock, logger);
+  let privacyKeyring = deps.privacyKeyring;
+  const privacyKeyringOf = () => (privacyKeyring ??= loadPrivacyKeyring(process.env));
+  const privacyKeys = deps.privacyKeys ?? new PgSubjectKeyStore(deps.pool, privacyKeyringOf());
   const ctx: GatewayContext = {
     config,
     pool: deps.pool,
@@ -110,6 +126,7 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps): P
     metrics,
     readModels,
     logPositions: deps.logPositions,
+    suppressions: new SuppressionCache(deps.pool, privacyKeys),
   };
   await listener.start();
   lastUsed.start();
@@ -144,6 +161,17 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps): P
   ingest.get('/sync/:task_id', syncStatusRoute(ctx));
   ingest.get('/batches', batchesRoute(ctx));
   app.use('/ingest', ingest);
+  // Erasure and access requests: the ingest key's authentication, limits and error bodies.
+  const v1 = express.Router();
+  v1.use(noteMount);
+  v1.use(authenticate({ credentials, limiter: new Limiter(counter), lastUsed, clock }));
+  const privacy = { keys: privacyKeys, keyring: privacyKeyringOf };
+  v1.post('/erasures', erasureRoute(ctx, privacy));
+  v1.get('/erasures/:erasure_id', erasureStatusRoute(ctx));
+  v1.post('/exports', exportRoute(ctx, privacy));
+  v1.get('/exports/:export_id', exportStatusRoute(ctx));
+  v1.get('/exports/:export_id/download', exportDownloadRoute(ctx, privacy));
+  app.use('/v1', v1);
   app.use(createWebhooksRouter({ ...ctx, credentials, limiter: new Limiter(counter), lastUsed }));
   app.use(
     createConsentRouter({

@@ -3,11 +3,15 @@
  * (/healthz, /readyz, /metrics on PORT), waits for Kafka, the registry and PostgreSQL (with backoff:
  * a dependency that is not up yet is waited for, never a reason to exit), ensures topics and the
  * read-model schema, and folds the log into PostgreSQL; every 10 minutes it deletes what the spec's
- * retention rules expired (batch records past 90 days). SIGTERM/SIGINT stop it cleanly (runService:
+ * retention rules expired (batch records past 90 days); every second it runs queued erasures and
+ * access-request exports (`startPrivacyWorker`: this process owns the read models an erasure blanks
+ * and holds the privacy KEK). SIGTERM/SIGINT stop it cleanly (runService:
  * the current chunk commits or rolls back; nothing is lost either way). A consumer that crashes for
  * good (a bug) exits non-zero so the supervisor restarts it.
  */
 import { createPool } from '@holdfast/db';
+import { loadPrivacyKeyring, PgSubjectKeyStore } from '@holdfast/privacy';
+import { startPrivacyWorker } from '@holdfast/privacy-requests';
 import { connectKafka, registerConsumerLag, waitForLog } from '@holdfast/kafka';
 import { loadOpsConfig, poolOptions, runService, waitFor } from '@holdfast/platform';
 import { loadProjectorConfig } from './config.js';
@@ -60,6 +64,16 @@ await runService({
       intervalMs: config.retentionIntervalMs,
     });
     ctx.onStop('retention', () => retention.stop());
+    const privacyKeyring = loadPrivacyKeyring(process.env);
+    const privacyWorker = startPrivacyWorker({
+      pool,
+      schema: config.readSchema,
+      keys: new PgSubjectKeyStore(pool, privacyKeyring),
+      keyring: privacyKeyring,
+      logger,
+      intervalMs: config.privacyPollMs,
+    });
+    ctx.onStop('privacy-worker', () => privacyWorker.stop());
     registerConsumerLag(registry, [projector.lag]);
     readiness.add('consumer', () => projector.health.check(opsConfig.consumerStuckMs));
     return { crashed: projector.crashed };

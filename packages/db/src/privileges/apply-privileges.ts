@@ -64,6 +64,17 @@ const PRIVACY_GRANTS: ReadonlyArray<readonly [table: string, role: ServiceRole, 
   ['key_generation', projector, 'select'],
   ['erased_subjects', projector, 'select'],
   ['suppressions', projector, 'select'],
+  // Erasure and access requests: the gateway queues them and reads their status (and an export's
+  // sealed document); the projector process runs them: it destroys the keys, writes suppressions,
+  // moves the requests and seals, then deletes, export documents.
+  ['erasure_requests', gateway, 'select, insert'],
+  ['person_exports', gateway, 'select, insert'],
+  ['erasure_requests', projector, 'select, update'],
+  ['person_exports', projector, 'select, update, delete'],
+  ['subject_keys', projector, 'delete'],
+  ['erased_subjects', projector, 'insert'],
+  ['key_generation', projector, 'update'],
+  ['suppressions', projector, 'insert'],
 ];
 
 /**
@@ -157,7 +168,16 @@ export async function applyPrivileges(db: Kysely<unknown>): Promise<void> {
       );
       const tables = (keyed as { name: string }[]).map((r) => qualified('analytics', r.name));
       if (tables.length) await run(`grant select on ${tables.join(', ')} to ${analyst}`);
-      await enableAccountRowSecurity(run, 'analytics', []);
+      // An access request's export (run by the projector process) reads a person's scores and
+      // campaign decisions, of any account: its policy (created with the table's first policies; a
+      // database whose policies predate it needs them dropped once and this re-run).
+      await enableAccountRowSecurity(run, 'analytics', [projector]);
+      const exported = ['customer_scores', 'campaign_assignments', 'attributions'].filter((n) =>
+        existing.has(`analytics.${n}`),
+      );
+      if (exported.length)
+        await run(`grant usage on schema analytics to ${projector};
+          grant select on ${exported.map((n) => qualified('analytics', n)).join(', ')} to ${projector}`);
     }
   });
 }

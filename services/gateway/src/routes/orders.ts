@@ -20,7 +20,8 @@ import { ValidationFailedError } from '../http/validation-failed.js';
 export function ordersRoute(ctx: GatewayContext): RequestHandler {
   return ingestRoute(ctx, 'POST /ingest/orders', async (call) => {
     const { dryRun, rows } = await readBatchRows(call, 'orders', validateOrdersRequest);
-    const c = classifyOrders(rows, { now: call.meta.receivedAt });
+    const suppressed = await ctx.suppressions.check(call.meta.accountId);
+    const c = classifyOrders(rows, { now: call.meta.receivedAt, suppressed });
     const facts = ordersRecordFacts(c);
     const counts = {
       received: c.counters.received,

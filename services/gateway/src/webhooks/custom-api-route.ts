@@ -18,6 +18,7 @@ import {
   DEFAULT_PROJECTION_WAIT_MS,
   NOT_CAUGHT_UP_RETRY_AFTER_S,
   requestIdOf,
+  SUPPRESSED_ANSWER,
   type WebhooksContext,
 } from './webhooks-context.js';
 import { ValidationFailedError } from '../http/validation-failed.js';
@@ -59,6 +60,13 @@ export function customApiRoute(
     if (unstorable.length > 0) throw new ValidationFailedError(unstorable);
     const parsed = parseCustomApiEvent(body);
     if (!parsed.ok) throw new BadRequestError(parsed.detail);
+    const { event } = parsed;
+    const suppressed = await ctx.suppressions.check(accountId);
+    if (suppressed?.({ externalId: event.external_id, email: event.email, phone: event.phone })) {
+      ctx.metrics.rows.inc({ endpoint: 'POST /webhooks/custom-api', outcome: 'suppressed' });
+      res.json(SUPPRESSED_ANSWER);
+      return;
+    }
     const dedupKey = dedupKeyForCustomApi(parsed.event, body);
     const receivedAt = ctx.clock.now();
 
