@@ -77,7 +77,7 @@ export interface GatewayDeps {
   /** The KEK ring of personal data (HOLDFAST_PRIVACY_KEYS). Default: the process's. */
   readonly privacyKeyring?: SecretsKeyring;
   /** Where account index keys (and subject keys) live. Default: PostgreSQL, sealed under `privacyKeyring`. */
-  readonly privacyKeys?: SubjectKeyStore;
+  readonly subjectKeys?: SubjectKeyStore;
 }
 
 /** A built gateway: the express app plus what must be stopped with it. */
@@ -113,7 +113,7 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps): P
   const janitor = new Janitor(counter, clock, logger);
   let privacyKeyring = deps.privacyKeyring;
   const privacyKeyringOf = () => (privacyKeyring ??= loadPrivacyKeyring(process.env));
-  const privacyKeys = deps.privacyKeys ?? new PgSubjectKeyStore(deps.pool, privacyKeyringOf());
+  const privacyKeys = deps.subjectKeys ?? new PgSubjectKeyStore(deps.pool, privacyKeyringOf());
   const ctx: GatewayContext = {
     config,
     pool: deps.pool,
