@@ -2,6 +2,12 @@ import express, { type Express } from 'express';
 import { createDb, defaultSecretsKeyring, type Pool, type SecretsKeyring } from '@holdfast/db';
 import type { Appender, LogPositionSource, SinglePartitionAppender } from '@holdfast/kafka';
 import {
+  defaultPrivacyKeyring,
+  PgSubjectKeyStore,
+  SubjectKeyCache,
+  type SubjectKeyStore,
+} from '@holdfast/privacy';
+import {
   createMetricsRegistry,
   postgresProbe,
   Readiness,
@@ -65,6 +71,11 @@ export interface GatewayDeps {
   readonly opsOnApiPort?: boolean;
   /** Verifies unsubscribe links and opens SMS provider tokens. Default: HOLDFAST_SECRETS_KEYS of the process. */
   readonly keyring?: SecretsKeyring;
+  /**
+   * Where the subject keys personal data is encrypted with live. Default: PgSubjectKeyStore on `pool`
+   * under HOLDFAST_PRIVACY_KEYS of the process (docs/privacy.md).
+   */
+  readonly subjectKeys?: SubjectKeyStore;
 }
 
 /** A built gateway: the express app plus what must be stopped with it. */
@@ -104,7 +115,11 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps): P
     db: createDb(deps.pool),
     appender: withRequestHeaders(deps.appender),
     recordAppender: deps.pixelAppender && withRequestHeaders(deps.pixelAppender),
-    events: new EventFactory(deps.codec, config.infra.topicPrefix),
+    events: new EventFactory(
+      deps.codec,
+      config.infra.topicPrefix,
+      new SubjectKeyCache(deps.subjectKeys ?? new PgSubjectKeyStore(deps.pool, defaultPrivacyKeyring())),
+    ),
     clock,
     logger,
     metrics,
