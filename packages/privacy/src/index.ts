@@ -5,3 +5,5 @@ export * from './keys.js';
 export * from './subject-key-store.js';
 export * from './pg-subject-key-store.js';
 export * from './subject-key-cache.js';
+export * from './commerce-personal.js';
+export * from './personal-records.js';

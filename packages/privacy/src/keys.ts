@@ -14,3 +14,14 @@ export const PRIVACY_KEYS: KeyListSource = Object.freeze({
 export function loadPrivacyKeyring(env: Readonly<Record<string, string | undefined>>): SecretsKeyring {
   return new SecretsKeyring(loadKeyList(PRIVACY_KEYS, env), PRIVACY_KEYS.variable);
 }
+
+let ambient: SecretsKeyring | undefined;
+
+/**
+ * The KEK ring of this process's environment, loaded once on first use: the default for code
+ * embedded in-process (tests, the CLI). Service entry points load theirs with their configuration.
+ */
+export function defaultPrivacyKeyring(): SecretsKeyring {
+  ambient ??= loadPrivacyKeyring(process.env);
+  return ambient;
+}

@@ -30,6 +30,8 @@ export interface SubjectKeyCacheOptions {
   readonly maxDataKeys?: number;
   /** Index keys kept (default 10,000 accounts). */
   readonly maxIndexKeys?: number;
+  /** `refreshIfDue` reads the key generation at most this often (default 1,000 ms). */
+  readonly refreshEveryMs?: number;
 }
 
 /**
@@ -46,6 +48,8 @@ export class SubjectKeyCache {
   private readonly data: Lru<Buffer>;
   private readonly index: Lru<Buffer>;
   private generation: bigint | undefined;
+  private refreshedAt = -Infinity;
+  private readonly refreshEveryMs: number;
   /** Round trips to the store for data keys (tests and metrics read it). */
   storeCalls = 0;
 
@@ -55,6 +59,7 @@ export class SubjectKeyCache {
   ) {
     this.data = new Lru(opts.maxDataKeys ?? 100_000);
     this.index = new Lru(opts.maxIndexKeys ?? 10_000);
+    this.refreshEveryMs = opts.refreshEveryMs ?? 1_000;
   }
 
   /** Reads the key generation; drops the cached data keys when it changed since the last refresh. */
@@ -62,6 +67,17 @@ export class SubjectKeyCache {
     const g = await this.store.keyGeneration();
     if (this.generation !== undefined && g !== this.generation) this.data.clear();
     this.generation = g;
+  }
+
+  /**
+   * `refresh()` when the last one is older than `refreshEveryMs` (the gateway: a round trip per
+   * second, not per request). A key destroyed meanwhile may still seal a record for that long: such a
+   * record is unreadable from the start, as if it had been ingested before the erasure.
+   */
+  async refreshIfDue(now = performance.now()): Promise<void> {
+    if (now - this.refreshedAt < this.refreshEveryMs) return;
+    this.refreshedAt = now;
+    await this.refresh();
   }
 
   async indexKey(accountId: string): Promise<Buffer> {
@@ -93,6 +109,16 @@ export class SubjectKeyCache {
       }
     }
     return out;
+  }
+
+  /** A cached data key, without asking the store (undefined: not cached, whatever the store holds). */
+  peekDataKey(accountId: string, subjectId: string): Buffer | undefined {
+    return this.data.get(`${accountId}/${subjectId}`);
+  }
+
+  /** A cached index key, without asking the store. */
+  peekIndexKey(accountId: string): Buffer | undefined {
+    return this.index.get(accountId);
   }
 
   /** How many data keys are cached. */

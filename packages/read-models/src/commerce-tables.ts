@@ -91,7 +91,25 @@ export const customersDdl = (s: string): string => `
     where external_id is not null;
   create index if not exists customers_by_email on "${s}".customers (account_id, email) where email is not null;
   create index if not exists customers_by_phone on "${s}".customers (account_id, phone) where phone is not null;
-  create index if not exists customers_by_created_at on "${s}".customers (account_id, created_at);`;
+  create index if not exists customers_by_created_at on "${s}".customers (account_id, created_at);
+  alter table "${s}".customers add column if not exists email_index text;
+  alter table "${s}".customers add column if not exists phone_index text;
+  create index if not exists customers_by_email_index on "${s}".customers (account_id, email_index)
+    where email_index is not null;
+  create index if not exists customers_by_phone_index on "${s}".customers (account_id, phone_index)
+    where phone_index is not null;`;
+
+/**
+ * customer_subjects: every data subject whose key encrypted a record folded into a customer
+ * (docs/privacy.md), so an erasure finds every key that ever encrypted that person's records.
+ */
+export const customerSubjectsDdl = (s: string): string => `
+  create table if not exists "${s}".customer_subjects (
+    account_id uuid not null,
+    customer_id uuid not null,
+    subject_id text not null,
+    primary key (account_id, customer_id, subject_id)
+  );`;
 
 /** customer_events: the first event of each dedup key posted to POST /webhooks/custom-api. */
 export const customerEventsDdl = (s: string): string => `

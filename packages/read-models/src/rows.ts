@@ -65,6 +65,16 @@ export interface CustomerRow {
   readonly subscription_started_at: Date | null;
   readonly created_at: Date;
   readonly updated_at: Date;
+  /** Blind indexes of the email and phone (docs/privacy.md): what identity resolution matches on. */
+  readonly email_index: string | null;
+  readonly phone_index: string | null;
+}
+
+/** A row of `customer_subjects`: a data subject whose key encrypted a record of the customer. */
+export interface CustomerSubjectRow {
+  readonly account_id: string;
+  readonly customer_id: string;
+  readonly subject_id: string;
 }
 
 /** A row of `customer_events`: the first event of each dedup key posted to POST /webhooks/custom-api. */
@@ -238,6 +248,15 @@ export const CUSTOMER_ROW_COLUMNS = rowColumns<CustomerRow>()({
   subscription_started_at: true,
   created_at: true,
   updated_at: true,
+  email_index: true,
+  phone_index: true,
+});
+
+/** Every column of `customer_subjects`, in table order. */
+export const CUSTOMER_SUBJECT_ROW_COLUMNS = rowColumns<CustomerSubjectRow>()({
+  account_id: true,
+  customer_id: true,
+  subject_id: true,
 });
 
 /** Every column of `customer_events`, in table order. */

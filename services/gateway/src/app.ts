@@ -1,7 +1,12 @@
 import express, { type Express } from 'express';
 import { createDb, defaultSecretsKeyring, type Pool, type SecretsKeyring } from '@holdfast/db';
-import { loadPrivacyKeyring, PgSubjectKeyStore, type SubjectKeyStore } from '@holdfast/privacy';
 import type { Appender, LogPositionSource, SinglePartitionAppender } from '@holdfast/kafka';
+import {
+  defaultPrivacyKeyring,
+  PgSubjectKeyStore,
+  SubjectKeyCache,
+  type SubjectKeyStore,
+} from '@holdfast/privacy';
 import {
   createMetricsRegistry,
   postgresProbe,
@@ -76,7 +81,10 @@ export interface GatewayDeps {
   readonly keyring?: SecretsKeyring;
   /** The KEK ring of personal data (HOLDFAST_PRIVACY_KEYS). Default: the process's. */
   readonly privacyKeyring?: SecretsKeyring;
-  /** Where account index keys (and subject keys) live. Default: PostgreSQL, sealed under `privacyKeyring`. */
+  /**
+   * Where the subject keys personal data is encrypted with live. Default: PgSubjectKeyStore on `pool`
+   * under HOLDFAST_PRIVACY_KEYS of the process (docs/privacy.md).
+   */
   readonly subjectKeys?: SubjectKeyStore;
 }
 
@@ -111,22 +119,25 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps): P
   const lastUsed = new LastUsedTracker(deps.pool, clock, logger, config.lastUsedFlushMs);
   const readModels = new ReadModels(deps.pool, config.readModelSchema);
   const janitor = new Janitor(counter, clock, logger);
-  let privacyKeyring = deps.privacyKeyring;
-  const privacyKeyringOf = () => (privacyKeyring ??= loadPrivacyKeyring(process.env));
+  const privacyKeyringOf = () => deps.privacyKeyring ?? defaultPrivacyKeyring();
   const privacyKeys = deps.subjectKeys ?? new PgSubjectKeyStore(deps.pool, privacyKeyringOf());
+  const keyCache = new SubjectKeyCache(privacyKeys);
   const ctx: GatewayContext = {
     config,
     pool: deps.pool,
     db: createDb(deps.pool),
     appender: withRequestHeaders(deps.appender),
     recordAppender: deps.pixelAppender && withRequestHeaders(deps.pixelAppender),
-    events: new EventFactory(deps.codec, config.infra.topicPrefix),
+    events: new EventFactory(deps.codec, config.infra.topicPrefix, keyCache),
     clock,
     logger,
     metrics,
     readModels,
     logPositions: deps.logPositions,
-    suppressions: new SuppressionCache(deps.pool, privacyKeys),
+    suppressions: new SuppressionCache(deps.pool, {
+      indexKey: (accountId) => keyCache.indexKey(accountId),
+      keyGeneration: () => privacyKeys.keyGeneration(),
+    }),
   };
   await listener.start();
   lastUsed.start();
@@ -165,7 +176,7 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps): P
   const v1 = express.Router();
   v1.use(noteMount);
   v1.use(authenticate({ credentials, limiter: new Limiter(counter), lastUsed, clock }));
-  const privacy = { keys: privacyKeys, keyring: privacyKeyringOf };
+  const privacy = { keys: keyCache, keyring: privacyKeyringOf };
   v1.post('/erasures', erasureRoute(ctx, privacy));
   v1.get('/erasures/:erasure_id', erasureStatusRoute(ctx));
   v1.post('/exports', exportRoute(ctx, privacy));

@@ -10,6 +10,7 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import type { Kysely } from 'kysely';
 import { createDb, createPool, migrateToLatest } from '@holdfast/db';
+import { loadPrivacyKeyring, PgSubjectKeyStore } from '@holdfast/privacy';
 import {
   connectKafka,
   IdempotentBatchAppender,
@@ -87,6 +88,8 @@ await runService({
       metricsRegistry: registry,
       readiness,
       opsOnApiPort: opsConfig.onApiPort,
+      // Loaded at start: without HOLDFAST_PRIVACY_KEYS in production the process does not start.
+      subjectKeys: new PgSubjectKeyStore(pool, loadPrivacyKeyring(process.env)),
     });
     ctx.onStop('gateway', () => gateway.close());
     // Header, request and keep-alive timeouts, and JSON answers to what the HTTP parser refuses.

@@ -40,10 +40,12 @@ export function ordersRoute(ctx: GatewayContext): RequestHandler {
       call.note({ ...facts, dropped: c.counters.received });
       throw new ValidationFailedError(currencyIssues(rows, c.batchFailure.indexes));
     }
-    const records = c.accepted.map((order) => {
-      const value: OrderUpserted = { metadata: ctx.events.metadata(call.meta), order };
-      return ctx.events.record('holdfast.commerce', 'OrderUpserted', value);
-    });
+    const values = c.accepted.map((order): OrderUpserted => ({
+      metadata: ctx.events.metadata(call.meta),
+      order,
+      personal: null,
+    }));
+    const records = await ctx.events.commerceRecords(call.meta.accountId, 'OrderUpserted', values);
     return {
       body: ordersResponse(c),
       records,

@@ -90,10 +90,15 @@ export function customApiRoute(
       keyId: principal.keyId,
       receivedAt,
     });
-    const value: CustomerEventReceived = { metadata, dedup_key: dedupKey, event: parsed.event };
-    await (ctx.recordAppender ?? ctx.appender).append([
-      ctx.events.record('holdfast.commerce', 'CustomerEventReceived', value),
-    ]);
+    const value: CustomerEventReceived = {
+      metadata,
+      dedup_key: dedupKey,
+      event: parsed.event,
+      personal: null,
+    };
+    await (ctx.recordAppender ?? ctx.appender).append(
+      await ctx.events.commerceRecords(accountId, 'CustomerEventReceived', [value]),
+    );
     await firstCall.mark(accountId, receivedAt);
 
     const row = await readSide.waitForCustomerEvent(accountId, dedupKey, waitMs);

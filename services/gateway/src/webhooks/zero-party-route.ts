@@ -73,10 +73,11 @@ export function zeroPartyRoute(ctx: WebhooksContext, readSide: WebhookReadSide):
       source_label: submission.source_label,
       quiz_version: submission.quiz_version,
       completed_at: submission.completed_at,
+      personal: null,
     };
-    await (ctx.recordAppender ?? ctx.appender).append([
-      ctx.events.record('holdfast.commerce', 'ZeroPartySubmitted', value),
-    ]);
+    await (ctx.recordAppender ?? ctx.appender).append(
+      await ctx.events.commerceRecords(accountId, 'ZeroPartySubmitted', [value]),
+    );
     res.json({ received: true, duplicate: false });
   };
 }

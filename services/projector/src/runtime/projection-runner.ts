@@ -247,6 +247,7 @@ export class ProjectionRunner {
     };
     const tx: ProjectionTx = {
       client,
+      pool: this.deps.pool,
       schema: this.deps.schema,
       partition,
       position,
