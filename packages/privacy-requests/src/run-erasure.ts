@@ -117,7 +117,12 @@ export async function runErasure(
       subjects: subjects.length,
       keys_destroyed: keysDestroyed,
       rows_blanked:
-        blanked.customers + blanked.orders + blanked.zeroParty + blanked.pixelEvents + blanked.deadLetters,
+        blanked.customers +
+        blanked.customerEvents +
+        blanked.orders +
+        blanked.zeroParty +
+        blanked.pixelEvents +
+        blanked.deadLetters,
       suppressions,
     };
     await rawQuery(
