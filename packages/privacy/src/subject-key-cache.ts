@@ -65,7 +65,8 @@ export class SubjectKeyCache {
   /** Reads the key generation; drops the cached data keys when it changed since the last refresh. */
   async refresh(): Promise<void> {
     const g = await this.store.keyGeneration();
-    if (this.generation !== undefined && g !== this.generation) this.data.clear();
+    // Keys cached before the first refresh are of an unknown generation: dropped too.
+    if (g !== this.generation) this.data.clear();
     this.generation = g;
   }
 
