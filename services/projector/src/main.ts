@@ -8,6 +8,7 @@
  * good (a bug) exits non-zero so the supervisor restarts it.
  */
 import { createPool } from '@holdfast/db';
+import { loadPrivacyKeyring } from '@holdfast/privacy';
 import { connectKafka, registerConsumerLag, waitForLog } from '@holdfast/kafka';
 import { loadOpsConfig, poolOptions, runService, waitFor } from '@holdfast/platform';
 import { loadProjectorConfig } from './config.js';
@@ -17,6 +18,7 @@ import { ProjectorMetrics } from './runtime/metrics.js';
 import { startProjector } from './runtime/start-projector.js';
 
 const config = loadProjectorConfig(process.env);
+const privacyKeyring = loadPrivacyKeyring(process.env);
 const opsConfig = loadOpsConfig(process.env, 'PORT', 9464);
 
 await runService({
@@ -43,6 +45,8 @@ await runService({
             readSchema: config.readSchema,
             projections: config.projections,
             memoryBudget: config.memoryBudget,
+            // Loaded at start: without HOLDFAST_PRIVACY_KEYS in production the process does not start.
+            privacyKeyring,
             chunkSize: config.chunkSize,
             sessionTimeoutMs: config.sessionTimeoutMs,
             stallMs: opsConfig.consumerStallMs,
