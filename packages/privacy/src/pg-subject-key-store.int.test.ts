@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SecretsKeyring } from '@holdfast/db';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
 import { PgSubjectKeyStore } from './pg-subject-key-store.js';
+import { SubjectKeyCache } from './subject-key-cache.js';
 
 let t: TestEnv;
 const kek1 = { id: 'k1', key: randomBytes(32) };
@@ -95,5 +96,29 @@ describe('PgSubjectKeyStore', () => {
     const again = await only2.dataKeys(account, ['e:a', 'e:b', 'e:c'], { create: false });
     for (const [s, k] of keys) expect(again.get(s)!.equals(k)).toBe(true);
     await expect(store.dataKeys(account, ['e:a'], { create: false })).rejects.toThrow(/no master key "k2"/);
+  });
+
+  it('given a store on a transaction that rolls back, then the index key it created is not kept by a cache', async () => {
+    const account = randomUUID();
+    const client = await t.pool.connect();
+    try {
+      await client.query('begin');
+      const inTx = store.on(client);
+      const cache = new SubjectKeyCache(inTx);
+      const first = await cache.indexKey(account);
+      expect(inTx.isProvisional(account)).toBe(true);
+      expect(cache.peekIndexKey(account)).toBeUndefined();
+      await client.query('rollback');
+      const committed = await store.indexKey(account);
+      expect(committed.equals(first)).toBe(false);
+      // Read (not created) through a transaction: cached.
+      await client.query('begin');
+      const again = new SubjectKeyCache(store.on(client));
+      expect((await again.indexKey(account)).equals(committed)).toBe(true);
+      expect(again.peekIndexKey(account)?.equals(committed)).toBe(true);
+      await client.query('commit');
+    } finally {
+      client.release();
+    }
   });
 });

@@ -1,5 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { rawQuery, withTransaction, type Pool, type SealedSecret, type SecretsKeyring } from '@holdfast/db';
+import {
+  rawQuery,
+  withTransaction,
+  type Pool,
+  type RawQueryable,
+  type SealedSecret,
+  type SecretsKeyring,
+} from '@holdfast/db';
 import type { SubjectKeyStore } from './subject-key-store.js';
 
 interface SealedRow {
@@ -29,10 +36,33 @@ const sealed = (r: Omit<SealedRow, 'subject_id'>): SealedSecret => ({
  * const keys = await store.dataKeys(accountId, ['e:m0Vb…'], { create: true });
  */
 export class PgSubjectKeyStore implements SubjectKeyStore {
+  /** Where reads and key creation run: the pool, or the client of `on(client)`. */
+  private readonly q: RawQueryable;
+  /** Accounts whose index key this store created inside an uncommitted transaction (`on`). */
+  private readonly provisional = new Set<string>();
+
   constructor(
     private readonly pool: Pool,
     private readonly keyring: SecretsKeyring,
-  ) {}
+    client?: RawQueryable,
+  ) {
+    this.q = client ?? pool;
+  }
+
+  /**
+   * The same store reading (and creating) through `client`, e.g. inside the projector's chunk
+   * transaction: no second connection is taken from the pool while the chunk holds one (a pool of N
+   * connections and N partitions in flight would otherwise wait on each other for ever). An index key
+   * it creates commits with that transaction: `isProvisional` says not to cache it before then.
+   */
+  on(client: RawQueryable): PgSubjectKeyStore {
+    return new PgSubjectKeyStore(this.pool, this.keyring, client);
+  }
+
+  /** Whether `accountId`'s index key was created by this store in a transaction not known to be committed. */
+  isProvisional(accountId: string): boolean {
+    return this.provisional.has(accountId);
+  }
 
   private seal(context: string): { key: Buffer; s: SealedSecret } {
     const key = randomBytes(32);
@@ -47,27 +77,28 @@ export class PgSubjectKeyStore implements SubjectKeyStore {
     const { s } = this.seal(accountContext(accountId));
     // One statement: insert if absent, else read the existing key (the CTE's snapshot does not see a
     // concurrent winner's row: read again then).
-    const { rows } = await rawQuery<Omit<SealedRow, 'subject_id'>>(
-      this.pool,
+    const { rows } = await rawQuery<Omit<SealedRow, 'subject_id'> & { created: boolean }>(
+      this.q,
       'privacy.index-key',
       `with ins as (
          insert into privacy.account_keys (account_id, key_id, wrapped_key, ciphertext) values ($1, $2, $3, $4)
          on conflict do nothing returning key_id, wrapped_key, ciphertext)
-       select key_id, wrapped_key, ciphertext from ins
-       union all select key_id, wrapped_key, ciphertext from privacy.account_keys where account_id = $1`,
+       select key_id, wrapped_key, ciphertext, true as created from ins
+       union all select key_id, wrapped_key, ciphertext, false from privacy.account_keys where account_id = $1`,
       [accountId, s.keyId, s.wrappedKey, s.ciphertext],
     );
     const row =
       rows[0] ??
       (
-        await rawQuery<Omit<SealedRow, 'subject_id'>>(
-          this.pool,
+        await rawQuery<Omit<SealedRow, 'subject_id'> & { created: boolean }>(
+          this.q,
           'privacy.index-key-read',
-          'select key_id, wrapped_key, ciphertext from privacy.account_keys where account_id = $1',
+          'select key_id, wrapped_key, ciphertext, false as created from privacy.account_keys where account_id = $1',
           [accountId],
         )
       ).rows[0];
     if (!row) throw new Error(`no index key for account ${accountId} after creating it`);
+    if (row.created && this.q !== this.pool) this.provisional.add(accountId);
     return this.open(row, accountContext(accountId));
   }
 
@@ -83,7 +114,7 @@ export class PgSubjectKeyStore implements SubjectKeyStore {
     if (opts.create) {
       const fresh = ids.map((id) => this.seal(subjectContext(accountId, id)).s);
       ({ rows } = await rawQuery<SealedRow>(
-        this.pool,
+        this.q,
         'privacy.data-keys-create',
         `with ins as (
            insert into privacy.subject_keys (account_id, subject_id, key_id, wrapped_key, ciphertext)
@@ -111,7 +142,7 @@ export class PgSubjectKeyStore implements SubjectKeyStore {
 
   private async read(accountId: string, ids: readonly string[]): Promise<SealedRow[]> {
     const { rows } = await rawQuery<SealedRow>(
-      this.pool,
+      this.q,
       'privacy.data-keys',
       `select subject_id, key_id, wrapped_key, ciphertext from privacy.subject_keys
         where account_id = $1 and subject_id = any($2::text[])`,
@@ -147,7 +178,7 @@ export class PgSubjectKeyStore implements SubjectKeyStore {
 
   async keyGeneration(): Promise<bigint> {
     const { rows } = await rawQuery<{ generation: string }>(
-      this.pool,
+      this.q,
       'privacy.key-generation',
       'select generation::text from privacy.key_generation',
     );

@@ -53,10 +53,11 @@ export class SubjectKeyCache {
   /** Round trips to the store for data keys (tests and metrics read it). */
   storeCalls = 0;
 
-  constructor(
-    readonly store: SubjectKeyStore,
-    opts: SubjectKeyCacheOptions = {},
-  ) {
+  /** The store misses go to; replaceable (the projector binds it to each chunk's transaction). */
+  store: SubjectKeyStore;
+
+  constructor(store: SubjectKeyStore, opts: SubjectKeyCacheOptions = {}) {
+    this.store = store;
     this.data = new Lru(opts.maxDataKeys ?? 100_000);
     this.index = new Lru(opts.maxIndexKeys ?? 10_000);
     this.refreshEveryMs = opts.refreshEveryMs ?? 1_000;
@@ -85,7 +86,7 @@ export class SubjectKeyCache {
     const hit = this.index.get(accountId);
     if (hit) return hit;
     const key = await this.store.indexKey(accountId);
-    this.index.set(accountId, key);
+    if (!this.store.isProvisional?.(accountId)) this.index.set(accountId, key);
     return key;
   }
 

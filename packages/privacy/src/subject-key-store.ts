@@ -27,4 +27,9 @@ export interface SubjectKeyStore {
   destroy(accountId: string, subjectIds: readonly string[], erasureId: string): Promise<number>;
   /** A counter that changes whenever a key is destroyed: a cache drops its data keys when it moves. */
   keyGeneration(): Promise<bigint>;
+  /**
+   * Optional: whether the index key just returned for `accountId` was created in a transaction that
+   * may still roll back (a cache must not keep it).
+   */
+  isProvisional?(accountId: string): boolean;
 }

@@ -21,6 +21,7 @@ import { ProjectorMetrics } from './runtime/metrics.js';
 import { startProjector } from './runtime/start-projector.js';
 
 const config = loadProjectorConfig(process.env);
+const privacyKeyring = loadPrivacyKeyring(process.env);
 const opsConfig = loadOpsConfig(process.env, 'PORT', 9464);
 
 await runService({
@@ -47,6 +48,8 @@ await runService({
             readSchema: config.readSchema,
             projections: config.projections,
             memoryBudget: config.memoryBudget,
+            // Loaded at start: without HOLDFAST_PRIVACY_KEYS in production the process does not start.
+            privacyKeyring,
             chunkSize: config.chunkSize,
             sessionTimeoutMs: config.sessionTimeoutMs,
             stallMs: opsConfig.consumerStallMs,
@@ -64,7 +67,6 @@ await runService({
       intervalMs: config.retentionIntervalMs,
     });
     ctx.onStop('retention', () => retention.stop());
-    const privacyKeyring = loadPrivacyKeyring(process.env);
     const privacyWorker = startPrivacyWorker({
       pool,
       schema: config.readSchema,

@@ -8,6 +8,7 @@ import {
   type OpenedRecord,
   type PersonalEvent,
 } from '@holdfast/privacy';
+import type { SecretsKeyring } from '@holdfast/db';
 import { PoisonRecordError, type ProjectedEvent, type ProjectionTx } from '../../projection.js';
 import type { CommerceEventName, OpenedCommerceEvent } from './commerce-chunk.js';
 
@@ -63,13 +64,21 @@ export function openCommerceCached(
 }
 
 /**
- * The subject keys of one commerce projection: a SubjectKeyCache, given or made on the first chunk
- * over the chunk's pool under HOLDFAST_PRIVACY_KEYS of the process; shared with its lookahead.
+ * The subject keys of one commerce projection: a SubjectKeyCache, made on the first chunk under
+ * `keyring` (default HOLDFAST_PRIVACY_KEYS of the process) and shared with its lookahead. Its misses
+ * are read through the chunk's own transaction (`PgSubjectKeyStore.on`), never a second connection.
  */
 export class CommerceKeys {
-  constructor(public cache?: SubjectKeyCache) {}
+  cache?: SubjectKeyCache;
+  private base?: PgSubjectKeyStore;
+
+  constructor(private readonly keyring?: SecretsKeyring) {}
 
   of(tx: ProjectionTx): SubjectKeyCache {
-    return (this.cache ??= new SubjectKeyCache(new PgSubjectKeyStore(tx.pool, defaultPrivacyKeyring())));
+    this.base ??= new PgSubjectKeyStore(tx.pool, this.keyring ?? defaultPrivacyKeyring());
+    const store = this.base.on(tx.client);
+    if (this.cache) this.cache.store = store;
+    else this.cache = new SubjectKeyCache(store);
+    return this.cache;
   }
 }
