@@ -3,6 +3,7 @@ import { benchBackfill } from './backfill.js';
 import { benchChaos } from './chaos.js';
 import { benchClassify } from './classify.js';
 import { benchCluster } from './cluster.js';
+import { benchErasure } from './erasure.js';
 import { benchLift } from './lift.js';
 import { benchObservability } from './observability.js';
 import { benchFuzz } from './fuzz.js';
@@ -29,6 +30,7 @@ const BENCHES: Record<string, Bench> = {
   soak: benchSoak,
   summary: benchSummary,
   fuzz: benchFuzz,
+  erasure: benchErasure,
 };
 
 function parseArgs(argv: string[]): Record<string, string> {

@@ -22,10 +22,21 @@ export interface ErasureDeps {
 
 const q = (s: string) => `"${s.replace(/"/g, '""')}"`;
 
+interface CandidateRow {
+  customer_id: string;
+  external_id: string | null;
+  email_index: string | null;
+  phone_index: string | null;
+}
+
 /**
- * The person's customers in the read models: candidates by email or phone index (indexed columns),
- * and by external id, whose clear value is indexed here with the account's key (the request holds
- * only its index), then `erasureTargets` applies the identity rules.
+ * The person's customers in the read models: candidates by email or phone index and by the subject of
+ * the external id (`x:<index>` in customer_subjects: the customer every encrypted record naming it was
+ * folded into), all indexed lookups; then `erasureTargets` applies the identity rules. External ids are
+ * stored in clear and the request holds only their index, so a candidate's external id is indexed here
+ * with the account's key. Only when no candidate holds the external id (a customer known from records
+ * stored in clear before encryption, or from records without personal fields) are all the account's
+ * external ids indexed (docs/privacy-requests.md, "Measured").
  */
 export async function findPersonCustomers(
   deps: { readonly pool: Pool; readonly schema: string; readonly keys: Pick<SubjectKeyStore, 'indexKey'> },
@@ -33,26 +44,36 @@ export async function findPersonCustomers(
 ): Promise<string[]> {
   const s = q(deps.schema);
   const indexKey = await deps.keys.indexKey(e.accountId);
-  const { rows } = await rawQuery<{
-    customer_id: string;
-    external_id: string | null;
-    email_index: string | null;
-    phone_index: string | null;
-  }>(
-    deps.pool,
-    'erasure.candidates',
-    `select customer_id, external_id, email_index, phone_index from ${s}.customers
-      where account_id = $1
-        and (($2::text is not null and email_index = $2) or ($3::text is not null and phone_index = $3)
-             or ($4 and external_id is not null))`,
-    [e.accountId, e.email, e.phone, e.externalId !== null],
-  );
-  const candidates: CandidateCustomer[] = rows.map((r) => ({
+  const candidate = (r: CandidateRow): CandidateCustomer => ({
     customerId: r.customer_id,
     externalIdIndex: r.external_id === null ? null : blindIndex(indexKey, 'external_id', r.external_id),
     emailIndex: r.email_index,
     phoneIndex: r.phone_index,
-  }));
+  });
+  const { rows } = await rawQuery<CandidateRow>(
+    deps.pool,
+    'erasure.candidates',
+    `select customer_id, external_id, email_index, phone_index from ${s}.customers c
+      where c.account_id = $1
+        and (($2::text is not null and c.email_index = $2) or ($3::text is not null and c.phone_index = $3)
+             or c.customer_id in (select cs.customer_id from ${s}.customer_subjects cs
+                                   where cs.account_id = $1 and cs.subject_id = $4))`,
+    [e.accountId, e.email, e.phone, e.externalId === null ? null : `x:${e.externalId}`],
+  );
+  const candidates = rows.map(candidate);
+  if (e.externalId !== null && !candidates.some((c) => c.externalIdIndex === e.externalId)) {
+    const { rows: all } = await rawQuery<CandidateRow>(
+      deps.pool,
+      'erasure.candidates-by-external-id',
+      `select customer_id, external_id, email_index, phone_index from ${s}.customers
+        where account_id = $1 and external_id is not null`,
+      [e.accountId],
+    );
+    for (const r of all) {
+      const c = candidate(r);
+      if (c.externalIdIndex === e.externalId) candidates.push(c);
+    }
+  }
   return erasureTargets(candidates, e);
 }
 

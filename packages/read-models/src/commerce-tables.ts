@@ -109,7 +109,10 @@ export const customerSubjectsDdl = (s: string): string => `
     customer_id uuid not null,
     subject_id text not null,
     primary key (account_id, customer_id, subject_id)
-  );`;
+  );
+  -- An erasure finds the customer of an external id through its subject (x:<index>) without indexing
+  -- every external id of the account.
+  create index if not exists customer_subjects_by_subject on "${s}".customer_subjects (account_id, subject_id);`;
 
 /** customer_events: the first event of each dedup key posted to POST /webhooks/custom-api. */
 export const customerEventsDdl = (s: string): string => `
