@@ -24,7 +24,7 @@ export interface PrivacyWorkerOptions {
 
 /** A running worker: `runOnce` for tests and the CLI's --wait, `stop` on shutdown. */
 export interface PrivacyWorker {
-  /** Runs every queued request now, then purges expired exports; returns how many requests ended. */
+  /** Runs every queued request once now, then purges expired exports; returns how many it took. */
   runOnce(): Promise<number>;
   stop(): void;
 }
@@ -46,7 +46,13 @@ type Table = 'erasure_requests' | 'person_exports';
  * Claims the oldest queued request of `table` (or one whose worker's lease ran out): running,
  * attempts + 1. `FOR UPDATE SKIP LOCKED`, so several projector processes share the queue.
  */
-async function claim(pool: Pool, table: Table, now: Date, leaseMs: number): Promise<ClaimedRow | null> {
+async function claim(
+  pool: Pool,
+  table: Table,
+  now: Date,
+  leaseMs: number,
+  skip: readonly string[],
+): Promise<ClaimedRow | null> {
   const extra = table === 'erasure_requests' ? ', r.suppress' : '';
   const { rows } = await rawQuery<ClaimedRow>(
     pool,
@@ -54,10 +60,11 @@ async function claim(pool: Pool, table: Table, now: Date, leaseMs: number): Prom
     `update privacy.${table} r set status = 'running', attempts = r.attempts + 1,
             started_at = coalesce(r.started_at, $1)
       where r.id = (select id from privacy.${table}
-                     where status = 'queued' or (status = 'running' and started_at < $2)
+                     where (status = 'queued' or (status = 'running' and started_at < $2))
+                       and not (id = any($3::uuid[]))
                      order by requested_at for update skip locked limit 1)
       returning r.id, r.account_id, r.external_id_index, r.email_index, r.phone_index, r.attempts, r.reason${extra}`,
-    [now, new Date(now.getTime() - leaseMs)],
+    [now, new Date(now.getTime() - leaseMs), skip],
   );
   return rows[0] ?? null;
 }
@@ -86,7 +93,7 @@ async function settle(
  * erasure blanks, and holds the KEK an export's document is sealed with). Every `intervalMs` it runs
  * the queued erasures first (oldest first), then the exports, then deletes expired exports. A request
  * that fails retriably (`isRetriable`: a connection lost, a serialization failure) goes back to
- * `queued` and is tried again at the next pass, up to `maxAttempts` (3) attempts; a permanent failure,
+ * `queued` and is tried again at the next pass (not the same one), up to `maxAttempts` (3) attempts; a permanent failure,
  * or the last attempt, ends it `failed` with the reason. One pass at a time per process.
  *
  * @example
@@ -99,9 +106,11 @@ export function startPrivacyWorker(o: PrivacyWorkerOptions): PrivacyWorker {
   const maxAttempts = o.maxAttempts ?? 3;
   const leaseMs = o.leaseMs ?? 10 * 60_000;
 
-  const runOne = async (table: Table): Promise<boolean> => {
-    const row = await claim(o.pool, table, now(), leaseMs);
+  /** `tried`: the requests this pass already took; one put back to queued waits for the next pass. */
+  const runOne = async (table: Table, tried: string[]): Promise<boolean> => {
+    const row = await claim(o.pool, table, now(), leaseMs, tried);
     if (!row) return false;
+    tried.push(row.id);
     const kind = table === 'erasure_requests' ? 'erasure' : 'export';
     const decision = decideAttempt(row.attempts, maxAttempts, row.reason);
     if (decision.kind === 'fail') {
@@ -152,8 +161,9 @@ export function startPrivacyWorker(o: PrivacyWorkerOptions): PrivacyWorker {
   const pass = async (): Promise<number> => {
     let ended = 0;
     try {
-      while (await runOne('erasure_requests')) ended++;
-      while (await runOne('person_exports')) ended++;
+      const tried: string[] = [];
+      while (await runOne('erasure_requests', tried)) ended++;
+      while (await runOne('person_exports', tried)) ended++;
       const { rowCount } = await rawQuery(
         o.pool,
         'privacy-worker.purge-exports',
