@@ -27,6 +27,7 @@ let projector: RunningProjector;
 let worker: PrivacyWorker;
 let a: AccountFixture;
 let other: AccountFixture;
+let zeroPartyQuery: string;
 
 const ANN = {
   external: 'ann-1',
@@ -87,6 +88,8 @@ beforeAll(async () => {
   a = await newAccount(t);
   other = await newAccount(t);
   await connectTile(t.db, a.accountId, 'custom_integration');
+  const { token } = await connectTile(t.db, a.accountId, 'zero_party');
+  zeroPartyQuery = `?account_id=${a.accountId}&token=${token}`;
   const annOrder = {
     customer_id: ANN.external,
     email: ANN.email,
@@ -120,6 +123,14 @@ beforeAll(async () => {
     body: { external_id: ANN.external, email: ANN.email, event_type: 'signup', name: ANN.name },
   });
   expect(ev.status).toBe(200);
+  const zp = await call(gw.url, 'POST', `/webhooks/zero-party${zeroPartyQuery}`, {
+    body: { email: ANN.email, external_customer_id: ANN.external, interests: ['tea'] },
+  });
+  expect(zp.json).toEqual({ received: true, duplicate: false });
+  await until(
+    () => readModelRowsContaining(ANN.email),
+    (hits) => hits.some((h) => h.startsWith('zero_party_submissions')),
+  );
   await until(
     () => ordersOf(a.accountId),
     (o) => o.length === 3,
@@ -231,6 +242,10 @@ describe('an erasure, end to end', () => {
       body: { external_id: ANN.external },
     });
     expect(ev.json).toEqual({ received: true, suppressed: true, code: 'suppressed_identity' });
+    const zp = await call(gw.url, 'POST', `/webhooks/zero-party${zeroPartyQuery}`, {
+      body: { email: ANN.email, interests: ['coffee'] },
+    });
+    expect(zp.json).toEqual({ received: true, suppressed: true, code: 'suppressed_identity' });
     // The other account suppresses nothing.
     const elsewhere = await post(other, '/ingest/orders', {
       orders: [orderRow({ order_id: 'O2', customer_id: ANN.external })],
