@@ -1,8 +1,9 @@
-import { randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import {
   rawQuery,
   withTransaction,
   type Pool,
+  SecretUnreadableError,
   type RawQueryable,
   type SealedSecret,
   type SecretsKeyring,
@@ -28,8 +29,9 @@ const sealed = (r: Omit<SealedRow, 'subject_id'>): SealedSecret => ({
 });
 
 /**
- * The keys in schema `privacy` (migration 2026-11-27T00-00-privacy), each 32 random bytes sealed
- * under the KEK ring (`keyring`, HOLDFAST_PRIVACY_KEYS) with its row as context.
+ * The keys in schema `privacy` (migration 2026-11-27T00-00-privacy), each 32 random bytes wrapped
+ * (AES-256-GCM) under a key derived from the KEK ring's current key (`keyring`,
+ * HOLDFAST_PRIVACY_KEYS, id in `key_id`) with its row as authenticated data.
  *
  * @example
  * const store = new PgSubjectKeyStore(pool, loadPrivacyKeyring(process.env));
@@ -40,6 +42,7 @@ export class PgSubjectKeyStore implements SubjectKeyStore {
   private readonly q: RawQueryable;
   /** Accounts whose index key this store created inside an uncommitted transaction (`on`). */
   private readonly provisional = new Set<string>();
+  private readonly wrapKeys = new Map<string, Buffer>();
 
   constructor(
     private readonly pool: Pool,
@@ -64,33 +67,78 @@ export class PgSubjectKeyStore implements SubjectKeyStore {
     return this.provisional.has(accountId);
   }
 
-  private seal(context: string): { key: Buffer; s: SealedSecret } {
-    const key = randomBytes(32);
-    return { key, s: this.keyring.seal(key.toString('base64'), context) };
+  /** The key-wrapping key derived from KEK `keyId` (HKDF, cached): the KEK itself never wraps. */
+  private wrapKey(keyId: string): Buffer {
+    let k = this.wrapKeys.get(keyId);
+    if (!k) this.wrapKeys.set(keyId, (k = this.keyring.deriveKey('privacy.key-wrap', keyId).key));
+    return k;
+  }
+
+  /**
+   * New keys, sealed under the current KEK: `n` random 32-byte keys, each AES-256-GCM wrapped (iv |
+   * tag | ciphertext, 60 bytes, in `wrapped_key`; `ciphertext` empty marks this direct wrap) with its
+   * row as authenticated data. One call to the random source for the whole batch.
+   */
+  private fresh(contexts: readonly string[]): { key: Buffer; keyId: string; wrapped: Buffer }[] {
+    const keyId = this.keyring.currentKeyId;
+    const wk = this.wrapKey(keyId);
+    const random = randomBytes(44 * contexts.length);
+    return contexts.map((context, i) => {
+      const key = random.subarray(i * 44, i * 44 + 32);
+      const iv = random.subarray(i * 44 + 32, i * 44 + 44);
+      const c = createCipheriv('aes-256-gcm', wk, iv);
+      c.setAAD(Buffer.from(context, 'utf8'));
+      const ct = Buffer.concat([c.update(key), c.final()]);
+      return { key: Buffer.from(key), keyId, wrapped: Buffer.concat([iv, c.getAuthTag(), ct]) };
+    });
   }
 
   private open(r: Omit<SealedRow, 'subject_id'>, context: string): Buffer {
-    return Buffer.from(this.keyring.open(sealed(r), context), 'base64');
+    // Sealed with SecretsKeyring's envelope (keys made before the direct wrap): still readable.
+    if (r.ciphertext.length) return Buffer.from(this.keyring.open(sealed(r), context), 'base64');
+    if (!this.keyring.has(r.key_id))
+      throw new SecretUnreadableError(`no master key "${r.key_id}" in HOLDFAST_PRIVACY_KEYS`);
+    try {
+      const d = createDecipheriv('aes-256-gcm', this.wrapKey(r.key_id), r.wrapped_key.subarray(0, 12));
+      d.setAAD(Buffer.from(context, 'utf8'));
+      d.setAuthTag(r.wrapped_key.subarray(12, 28));
+      return Buffer.concat([d.update(r.wrapped_key.subarray(28)), d.final()]);
+    } catch {
+      throw new SecretUnreadableError(`a privacy key does not open with master key "${r.key_id}"`);
+    }
+  }
+
+  /** A key wrapped again under the current KEK (rewrap), unchanged. */
+  private rewrapped(r: Omit<SealedRow, 'subject_id'>, context: string): { keyId: string; wrapped: Buffer } {
+    const key = this.open(r, context);
+    const keyId = this.keyring.currentKeyId;
+    const iv = randomBytes(12);
+    const c = createCipheriv('aes-256-gcm', this.wrapKey(keyId), iv);
+    c.setAAD(Buffer.from(context, 'utf8'));
+    const ct = Buffer.concat([c.update(key), c.final()]);
+    return { keyId, wrapped: Buffer.concat([iv, c.getAuthTag(), ct]) };
   }
 
   async indexKey(accountId: string): Promise<Buffer> {
-    const { s } = this.seal(accountContext(accountId));
+    const context = accountContext(accountId);
+    const [mine] = this.fresh([context]);
     // One statement: insert if absent, else read the existing key (the CTE's snapshot does not see a
     // concurrent winner's row: read again then).
-    const { rows } = await rawQuery<Omit<SealedRow, 'subject_id'> & { created: boolean }>(
+    type Row = Omit<SealedRow, 'subject_id'> & { created: boolean };
+    const { rows } = await rawQuery<Row>(
       this.q,
       'privacy.index-key',
       `with ins as (
-         insert into privacy.account_keys (account_id, key_id, wrapped_key, ciphertext) values ($1, $2, $3, $4)
+         insert into privacy.account_keys (account_id, key_id, wrapped_key, ciphertext) values ($1, $2, $3, '')
          on conflict do nothing returning key_id, wrapped_key, ciphertext)
        select key_id, wrapped_key, ciphertext, true as created from ins
        union all select key_id, wrapped_key, ciphertext, false from privacy.account_keys where account_id = $1`,
-      [accountId, s.keyId, s.wrappedKey, s.ciphertext],
+      [accountId, mine!.keyId, mine!.wrapped],
     );
     const row =
       rows[0] ??
       (
-        await rawQuery<Omit<SealedRow, 'subject_id'> & { created: boolean }>(
+        await rawQuery<Row>(
           this.q,
           'privacy.index-key-read',
           'select key_id, wrapped_key, ciphertext, false as created from privacy.account_keys where account_id = $1',
@@ -98,8 +146,9 @@ export class PgSubjectKeyStore implements SubjectKeyStore {
         )
       ).rows[0];
     if (!row) throw new Error(`no index key for account ${accountId} after creating it`);
-    if (row.created && this.q !== this.pool) this.provisional.add(accountId);
-    return this.open(row, accountContext(accountId));
+    if (!row.created) return this.open(row, context);
+    if (this.q !== this.pool) this.provisional.add(accountId);
+    return mine!.key;
   }
 
   async dataKeys(
@@ -110,33 +159,35 @@ export class PgSubjectKeyStore implements SubjectKeyStore {
     const ids = [...new Set(subjectIds)];
     const out = new Map<string, Buffer>();
     if (!ids.length) return out;
-    let rows: SealedRow[];
+    let rows: (SealedRow & { created?: boolean })[];
+    let fresh: { key: Buffer; keyId: string; wrapped: Buffer }[] = [];
     if (opts.create) {
-      const fresh = ids.map((id) => this.seal(subjectContext(accountId, id)).s);
-      ({ rows } = await rawQuery<SealedRow>(
+      fresh = this.fresh(ids.map((id) => subjectContext(accountId, id)));
+      // The keys this statement created come back as their ids only (their plaintext is `fresh`).
+      ({ rows } = await rawQuery<SealedRow & { created: boolean }>(
         this.q,
         'privacy.data-keys-create',
         `with ins as (
            insert into privacy.subject_keys (account_id, subject_id, key_id, wrapped_key, ciphertext)
-           select $1, * from unnest($2::text[], $3::text[], $4::bytea[], $5::bytea[])
-           on conflict do nothing returning subject_id, key_id, wrapped_key, ciphertext)
-         select * from ins
-         union all select subject_id, key_id, wrapped_key, ciphertext from privacy.subject_keys
+           select $1, k.s, $3, k.w, '' from unnest($2::text[], $4::bytea[]) k(s, w)
+           on conflict do nothing returning subject_id)
+         select subject_id, null as key_id, null::bytea as wrapped_key, null::bytea as ciphertext, true as created
+           from ins
+         union all select subject_id, key_id, wrapped_key, ciphertext, false from privacy.subject_keys
           where account_id = $1 and subject_id = any($2::text[])`,
-        [
-          accountId,
-          ids,
-          fresh.map((s) => s.keyId),
-          fresh.map((s) => s.wrappedKey),
-          fresh.map((s) => s.ciphertext),
-        ],
+        [accountId, ids, this.keyring.currentKeyId, fresh.map((f) => f.wrapped)],
       ));
       // A key a concurrent caller inserted after this statement's snapshot: read it now.
       const seen = new Set(rows.map((r) => r.subject_id));
       const late = ids.filter((id) => !seen.has(id));
       if (late.length) rows = rows.concat(await this.read(accountId, late));
     } else rows = await this.read(accountId, ids);
-    for (const r of rows) out.set(r.subject_id, this.open(r, subjectContext(accountId, r.subject_id)));
+    const made = new Map(ids.map((id, i) => [id, fresh[i]?.key]));
+    for (const r of rows)
+      out.set(
+        r.subject_id,
+        r.created ? made.get(r.subject_id)! : this.open(r, subjectContext(accountId, r.subject_id)),
+      );
     return out;
   }
 
@@ -207,15 +258,19 @@ export class PgSubjectKeyStore implements SubjectKeyStore {
             [current, batch],
           );
           for (const r of rows) {
-            const s = this.keyring.rewrap(sealed(r));
+            const context =
+              table === 'subject_keys'
+                ? subjectContext(r.account_id, r.subject_id)
+                : accountContext(r.account_id);
+            const w = this.rewrapped(r, context);
             await rawQuery(
               c,
               'privacy.rewrap-update',
-              `update privacy.${table} set key_id = $1, wrapped_key = $2
+              `update privacy.${table} set key_id = $1, wrapped_key = $2, ciphertext = ''
                 where account_id = $3 ${table === 'subject_keys' ? 'and subject_id = $4' : ''}`,
               table === 'subject_keys'
-                ? [s.keyId, s.wrappedKey, r.account_id, r.subject_id]
-                : [s.keyId, s.wrappedKey, r.account_id],
+                ? [w.keyId, w.wrapped, r.account_id, r.subject_id]
+                : [w.keyId, w.wrapped, r.account_id],
             );
           }
           return rows.length;
