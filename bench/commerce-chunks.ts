@@ -53,6 +53,7 @@ export function orderChunks(codec: EventCodec, n: number): ConsumedRecord[][] {
             received_at: now.toISOString(),
           },
           order,
+          personal: null,
         };
         return {
           topic: 't',

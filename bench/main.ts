@@ -4,6 +4,7 @@ import { benchBackfill } from './backfill.js';
 import { benchChaos } from './chaos.js';
 import { benchClassify } from './classify.js';
 import { benchCluster } from './cluster.js';
+import { benchErasure } from './erasure.js';
 import { benchLift } from './lift.js';
 import { benchObservability } from './observability.js';
 import { benchFuzz } from './fuzz.js';
@@ -31,6 +32,7 @@ const BENCHES: Record<string, Bench> = {
   summary: benchSummary,
   fuzz: benchFuzz,
   'analyst-rls': benchAnalystRls,
+  erasure: benchErasure,
 };
 
 function parseArgs(argv: string[]): Record<string, string> {

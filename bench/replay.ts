@@ -52,6 +52,7 @@ export async function benchReplay(args: Record<string, string>): Promise<void> {
             received_at: now.toISOString(),
           },
           order,
+          personal: null,
         };
         return { topic, key: accountId, value: codec.encode('OrderUpserted', value) };
       });

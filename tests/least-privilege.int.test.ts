@@ -18,6 +18,15 @@ import {
   missingReadModelTables,
 } from '@holdfast/read-models';
 import { silentLogger } from '@holdfast/platform';
+import { loadPrivacyKeyring, PgSubjectKeyStore } from '@holdfast/privacy';
+import {
+  findErasure,
+  openExportDocument,
+  queueErasure,
+  queueExport,
+  runErasure,
+  runExport,
+} from '@holdfast/privacy-requests';
 import { migrateAnalytics, migrateCampaigns, migrateRecompute } from '@holdfast/recompute';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
 
@@ -225,6 +234,77 @@ describe('projector role', () => {
     await denied(p, 'select token_hash from control.tiles');
     await denied(p, 'select * from analytics.model_fits');
     await denied(p, 'select * from dispatcher.deliveries');
+  });
+});
+
+describe('erasure and access requests, each step as its own role', () => {
+  it('the gateway queues, the projector destroys the keys, blanks the read models and builds the export', async () => {
+    const keyring = loadPrivacyKeyring(t.env);
+    const gatewayKeys = new PgSubjectKeyStore(poolAs(SERVICE_ROLES.gateway), keyring);
+    const projectorKeys = new PgSubjectKeyStore(poolAs(SERVICE_ROLES.projector), keyring);
+    const customer = randomUUID();
+    await as(
+      SERVICE_ROLES.projector,
+      `insert into read_models.customers (account_id, customer_id, external_id, email, name, created_at, updated_at)
+       values ($1, $2, 'erase-me', 'erase@example.com', 'Erase Me', now(), now())`,
+      [A, customer],
+    );
+    await t.pool.query(
+      `insert into analytics.customer_scores (account_id, customer_id, external_id, churn_risk, lifecycle_state, p_alive,
+         expected_purchases, expected_spend, realised_revenue, predicted_value, lifetime_value, is_holdout, model,
+         model_params, horizon_days, as_of)
+       values ($1, $2, 'erase-me', 0.5, 'Stable', 0.5, 1, 1, 1, 1, 1, false, 'heuristic', '{}', 365, now())`,
+      [A, customer],
+    );
+    const request = { identifiers: { externalId: 'erase-me', email: null, phone: null }, suppress: true };
+    const now = new Date();
+    const { export: x } = await queueExport(poolAs(SERVICE_ROLES.gateway), gatewayKeys, {
+      accountId: A,
+      request,
+      requestedBy: 'api',
+      now,
+    });
+    const deps = {
+      pool: poolAs(SERVICE_ROLES.projector),
+      schema: DEFAULT_READ_MODEL_SCHEMA,
+      keys: projectorKeys,
+      keyring,
+    };
+    const person = { externalId: null as string | null, email: null, phone: null };
+    const { rows: xr } = await t.pool.query<{ external_id_index: string }>(
+      'select external_id_index from privacy.person_exports where id = $1',
+      [x.id],
+    );
+    person.externalId = xr[0]!.external_id_index;
+    expect(await runExport(deps, { id: x.id, accountId: A, ...person }, () => new Date())).toBe(1);
+    // The export read the person's score through the analytics policy granted to the projector.
+    const doc = (await openExportDocument(poolAs(SERVICE_ROLES.gateway), keyring, A, x.id, new Date())) as {
+      scores: unknown[];
+      profile: unknown[];
+    };
+    expect([doc.profile.length, doc.scores.length]).toEqual([1, 1]);
+    const { erasure } = await queueErasure(poolAs(SERVICE_ROLES.gateway), gatewayKeys, {
+      accountId: A,
+      request,
+      requestedBy: 'api',
+      now,
+    });
+    const counters = await runErasure(
+      deps,
+      { id: erasure.id, accountId: A, suppress: true, ...person },
+      () => new Date(),
+    );
+    expect(counters).toMatchObject({ customers: 1, suppressions: 1 });
+    expect((await findErasure(poolAs(SERVICE_ROLES.gateway), A, erasure.id))?.status).toBe('done');
+    const { rows } = await t.pool.query(
+      'select email, name from read_models.customers where customer_id = $1',
+      [customer],
+    );
+    expect(rows).toEqual([{ email: null, name: null }]);
+    // What neither may do: the gateway destroy keys or read an export's rows of the recompute's tables.
+    await denied(SERVICE_ROLES.gateway, 'delete from privacy.subject_keys');
+    await denied(SERVICE_ROLES.gateway, 'update privacy.erasure_requests set status = $1', ['done']);
+    await denied(SERVICE_ROLES.recompute, 'select * from privacy.erasure_requests');
   });
 });
 

@@ -40,6 +40,13 @@ const samples: { [K in EventName]: EventTypes[K] } = {
       discount_codes: ['A', 'B'],
       cancelled_at: null,
     },
+    personal: {
+      subject_id: 'x:abc',
+      ciphertext: Buffer.from([1, 2, 3]),
+      external_id_index: 'abc',
+      email_index: 'def',
+      phone_index: null,
+    },
   },
   CustomerUpserted: {
     metadata,
@@ -54,6 +61,7 @@ const samples: { [K in EventName]: EventTypes[K] } = {
       subscription_status: 'active',
       subscription_started_at: '2025-01-01T00:00:00.000Z',
     },
+    personal: null,
   },
   CustomerEventReceived: {
     metadata,
@@ -68,6 +76,7 @@ const samples: { [K in EventName]: EventTypes[K] } = {
       event_type: 'custom',
       source_label: null,
     },
+    personal: null,
   },
   ZeroPartySubmitted: {
     metadata,
@@ -78,6 +87,7 @@ const samples: { [K in EventName]: EventTypes[K] } = {
     attributes_json: '{"size":"M"}',
     source_label: null,
     quiz_version: 'v1',
+    personal: null,
     completed_at: null,
   },
   PixelEventCollected: {

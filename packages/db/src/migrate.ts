@@ -6,7 +6,9 @@ import * as roles from './migrations/2026-11-24T02-00-roles.js';
 import * as fx from './migrations/2026-11-24T03-00-fx.js';
 import * as providerCredentials from './migrations/2026-11-24T03-00-provider-credentials.js';
 import * as analystGrants from './migrations/2026-11-25T00-00-analyst-grants.js';
+import * as privacy from './migrations/2026-11-27T00-00-privacy.js';
 import * as providerInboundSecrets from './migrations/2026-11-27T00-00-provider-inbound-secrets.js';
+import * as privacyRequests from './migrations/2026-11-27T01-00-privacy-requests.js';
 import * as syncOutbox from './migrations/2026-11-28T00-00-sync-outbox.js';
 import { applyPrivileges } from './privileges/apply-privileges.js';
 
@@ -22,7 +24,9 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '2026-11-24T03-00-fx': fx,
   '2026-11-24T03-00-provider-credentials': providerCredentials,
   '2026-11-25T00-00-analyst-grants': analystGrants,
+  '2026-11-27T00-00-privacy': privacy,
   '2026-11-27T00-00-provider-inbound-secrets': providerInboundSecrets,
+  '2026-11-27T01-00-privacy-requests': privacyRequests,
   '2026-11-28T00-00-sync-outbox': syncOutbox,
 };
 
@@ -40,7 +44,7 @@ export interface MigrationSet {
   readonly migrations: Readonly<Record<string, Migration>>;
 }
 
-/** The control plane's migrations (schemas `control`, `fx`, the roles). */
+/** The control plane's migrations (schemas `control`, `fx`, `privacy`, the roles). */
 export const CONTROL_PLANE_MIGRATIONS: MigrationSet = Object.freeze({
   history: 'holdfast_migrations',
   migrations: Object.freeze(MIGRATIONS),

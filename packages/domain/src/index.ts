@@ -59,3 +59,4 @@ export {
 export type { TreatedSendStatus } from './campaigns/send-status.js';
 export * from './commerce/index.js';
 export { keptSince } from './retention/retention-horizon.js';
+export * from './privacy/index.js';

@@ -95,7 +95,28 @@ export const customersDdl = (s: string): string => `
   -- Added after the first release (appended, so every schema has the same column order): an opt-out
   -- the service recorded (unsubscribe, STOP) that a plain write cannot lift (mergeConsent, @holdfast/domain).
   alter table "${s}".customers add column if not exists consent_locked_email boolean not null default false;
-  alter table "${s}".customers add column if not exists consent_locked_sms boolean not null default false;`;
+  alter table "${s}".customers add column if not exists consent_locked_sms boolean not null default false;
+  alter table "${s}".customers add column if not exists email_index text;
+  alter table "${s}".customers add column if not exists phone_index text;
+  create index if not exists customers_by_email_index on "${s}".customers (account_id, email_index)
+    where email_index is not null;
+  create index if not exists customers_by_phone_index on "${s}".customers (account_id, phone_index)
+    where phone_index is not null;`;
+
+/**
+ * customer_subjects: every data subject whose key encrypted a record folded into a customer
+ * (docs/privacy.md), so an erasure finds every key that ever encrypted that person's records.
+ */
+export const customerSubjectsDdl = (s: string): string => `
+  create table if not exists "${s}".customer_subjects (
+    account_id uuid not null,
+    customer_id uuid not null,
+    subject_id text not null,
+    primary key (account_id, customer_id, subject_id)
+  );
+  -- An erasure finds the customer of an external id through its subject (x:<index>) without indexing
+  -- every external id of the account.
+  create index if not exists customer_subjects_by_subject on "${s}".customer_subjects (account_id, subject_id);`;
 
 /** customer_events: the first event of each dedup key posted to POST /webhooks/custom-api. */
 export const customerEventsDdl = (s: string): string => `

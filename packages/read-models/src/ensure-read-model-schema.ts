@@ -13,7 +13,13 @@ import {
   readModelAccess,
 } from './analyst-role.js';
 import { viewsDdl } from './views.js';
-import { customerEventsDdl, customersDdl, ordersDdl, zeroPartySubmissionsDdl } from './commerce-tables.js';
+import {
+  customerEventsDdl,
+  customersDdl,
+  customerSubjectsDdl,
+  ordersDdl,
+  zeroPartySubmissionsDdl,
+} from './commerce-tables.js';
 import {
   accountSettingsDdl,
   campaignSendsDdl,
@@ -45,6 +51,7 @@ export const READ_MODEL_TABLES = [
   'customers',
   'customer_events',
   'zero_party_submissions',
+  'customer_subjects',
   'account_settings',
   'ingest_batches',
   'pixel_events',
@@ -59,6 +66,7 @@ const DDL: Record<ReadModelTable, (schema: string) => string> = {
   customers: customersDdl,
   customer_events: customerEventsDdl,
   zero_party_submissions: zeroPartySubmissionsDdl,
+  customer_subjects: customerSubjectsDdl,
   account_settings: accountSettingsDdl,
   ingest_batches: ingestBatchesDdl,
   pixel_events: pixelEventsDdl,
@@ -154,7 +162,12 @@ export async function missingReadModelTables(db: RawQueryable, schema: string): 
 
 // Non-unique indexes the projector itself needs while folding (identity lookups of accounts it does
 // not hold in memory). Every other non-unique index serves readers only and may be built last.
-const FOLD_INDEXES = new Set(['customers_by_email', 'customers_by_phone']);
+const FOLD_INDEXES = new Set([
+  'customers_by_email',
+  'customers_by_phone',
+  'customers_by_email_index',
+  'customers_by_phone_index',
+]);
 const PLAIN_INDEX = /^\s*create index if not exists (\w+) on /i;
 
 function statements(ddl: string): string[] {

@@ -3,6 +3,7 @@ import type {
   CampaignSendRow,
   CustomerEventRow,
   CustomerRow,
+  CustomerSubjectRow,
   DeadLetterTableRow,
   IngestBatchRow,
   OrderRow,
@@ -22,6 +23,7 @@ export interface ReadModelTables {
   customers: CustomerRow;
   customer_events: CustomerEventRow;
   zero_party_submissions: ZeroPartySubmissionRow;
+  customer_subjects: CustomerSubjectRow;
   account_settings: AccountSettingsRow;
   ingest_batches: IngestBatchRow;
   pixel_events: PixelEventRow;

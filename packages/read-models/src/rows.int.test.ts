@@ -37,6 +37,10 @@ describe('the typed rows match the tables the DDL creates', () => {
     expect(await columnsOf('zero_party_submissions')).toEqual(rows.ZERO_PARTY_SUBMISSION_ROW_COLUMNS);
   });
 
+  it('given the customer_subjects table, then CustomerSubjectRow names exactly its columns, in order', async () => {
+    expect(await columnsOf('customer_subjects')).toEqual(rows.CUSTOMER_SUBJECT_ROW_COLUMNS);
+  });
+
   it('given the account_settings table, then AccountSettingsRow names exactly its columns, in order', async () => {
     expect(await columnsOf('account_settings')).toEqual(rows.ACCOUNT_SETTINGS_ROW_COLUMNS);
   });

@@ -69,6 +69,16 @@ export interface CustomerRow {
   readonly consent_locked_email: boolean;
   /** The service recorded an SMS STOP: `consent_sms` stays false until a START or an explicit re-consent. */
   readonly consent_locked_sms: boolean;
+  /** Blind indexes of the email and phone (docs/privacy.md): what identity resolution matches on. */
+  readonly email_index: string | null;
+  readonly phone_index: string | null;
+}
+
+/** A row of `customer_subjects`: a data subject whose key encrypted a record of the customer. */
+export interface CustomerSubjectRow {
+  readonly account_id: string;
+  readonly customer_id: string;
+  readonly subject_id: string;
 }
 
 /** A row of `customer_events`: the first event of each dedup key posted to POST /webhooks/custom-api. */
@@ -244,6 +254,15 @@ export const CUSTOMER_ROW_COLUMNS = rowColumns<CustomerRow>()({
   updated_at: true,
   consent_locked_email: true,
   consent_locked_sms: true,
+  email_index: true,
+  phone_index: true,
+});
+
+/** Every column of `customer_subjects`, in table order. */
+export const CUSTOMER_SUBJECT_ROW_COLUMNS = rowColumns<CustomerSubjectRow>()({
+  account_id: true,
+  customer_id: true,
+  subject_id: true,
 });
 
 /** Every column of `customer_events`, in table order. */

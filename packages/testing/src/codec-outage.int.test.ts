@@ -56,6 +56,7 @@ const order = {
     discount_codes: null,
     cancelled_at: null,
   },
+  personal: null,
 } as const;
 
 describe('EventCodec when the registry is away', () => {

@@ -1,11 +1,17 @@
 import express, { type Express } from 'express';
-import { createDb, startSyncOutboxRelay, type Pool } from '@holdfast/db';
+import { createDb, startSyncOutboxRelay, type Pool, type SecretsKeyring } from '@holdfast/db';
 import {
   syncCommandSender,
   type Appender,
   type LogPositionSource,
   type SinglePartitionAppender,
 } from '@holdfast/kafka';
+import {
+  defaultPrivacyKeyring,
+  PgSubjectKeyStore,
+  SubjectKeyCache,
+  type SubjectKeyStore,
+} from '@holdfast/privacy';
 import {
   createMetricsRegistry,
   postgresProbe,
@@ -34,6 +40,14 @@ import { RateCounter } from './limits/rate-counter.js';
 import { createGatewayMetrics, noteMount, observeRequests } from './metrics.js';
 import { buildOpenApiDocument } from './openapi/document.js';
 import { createPixelRouter } from './pixel/pixel-router.js';
+import {
+  erasureRoute,
+  erasureStatusRoute,
+  exportDownloadRoute,
+  exportRoute,
+  exportStatusRoute,
+} from './privacy/privacy-routes.js';
+import { SuppressionCache } from './privacy/suppression-cache.js';
 import { ReadModels } from './read-models.js';
 import { accountRoute } from './routes/account.js';
 import { batchesRoute } from './routes/batches.js';
@@ -68,6 +82,13 @@ export interface GatewayDeps {
    * HOLDFAST_OPS_ON_API_PORT is set: operational endpoints stay off the public surface.
    */
   readonly opsOnApiPort?: boolean;
+  /** The KEK ring of personal data (HOLDFAST_PRIVACY_KEYS). Default: the process's. */
+  readonly privacyKeyring?: SecretsKeyring;
+  /**
+   * Where the subject keys personal data is encrypted with live. Default: PgSubjectKeyStore on `pool`
+   * under HOLDFAST_PRIVACY_KEYS of the process (docs/privacy.md).
+   */
+  readonly subjectKeys?: SubjectKeyStore;
 }
 
 /** A built gateway: the express app plus what must be stopped with it. */
@@ -101,18 +122,25 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps): P
   const lastUsed = new LastUsedTracker(deps.pool, clock, logger, config.lastUsedFlushMs);
   const readModels = new ReadModels(deps.pool, config.readModelSchema);
   const janitor = new Janitor(counter, clock, logger);
+  const privacyKeyringOf = () => deps.privacyKeyring ?? defaultPrivacyKeyring();
+  const privacyKeys = deps.subjectKeys ?? new PgSubjectKeyStore(deps.pool, privacyKeyringOf());
+  const keyCache = new SubjectKeyCache(privacyKeys);
   const ctx: GatewayContext = {
     config,
     pool: deps.pool,
     db: createDb(deps.pool),
     appender: withRequestHeaders(deps.appender),
     recordAppender: deps.pixelAppender && withRequestHeaders(deps.pixelAppender),
-    events: new EventFactory(deps.codec, config.infra.topicPrefix),
+    events: new EventFactory(deps.codec, config.infra.topicPrefix, keyCache),
     clock,
     logger,
     metrics,
     readModels,
     logPositions: deps.logPositions,
+    suppressions: new SuppressionCache(deps.pool, {
+      indexKey: (accountId) => keyCache.indexKey(accountId),
+      keyGeneration: () => privacyKeys.keyGeneration(),
+    }),
   };
   // Sync commands left in the outbox (a process died after queueing, or Kafka was away): appended here.
   const syncOutbox = startSyncOutboxRelay(
@@ -160,6 +188,17 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps): P
   ingest.get('/sync/:task_id', syncStatusRoute(ctx));
   ingest.get('/batches', batchesRoute(ctx));
   app.use('/ingest', ingest);
+  // Erasure and access requests: the ingest key's authentication, limits and error bodies.
+  const v1 = express.Router();
+  v1.use(noteMount);
+  v1.use(authenticate({ credentials, limiter: new Limiter(counter), lastUsed, clock }));
+  const privacy = { keys: keyCache, keyring: privacyKeyringOf };
+  v1.post('/erasures', erasureRoute(ctx, privacy));
+  v1.get('/erasures/:erasure_id', erasureStatusRoute(ctx));
+  v1.post('/exports', exportRoute(ctx, privacy));
+  v1.get('/exports/:export_id', exportStatusRoute(ctx));
+  v1.get('/exports/:export_id/download', exportDownloadRoute(ctx, privacy));
+  app.use('/v1', v1);
   app.use(createWebhooksRouter({ ...ctx, credentials, limiter: new Limiter(counter), lastUsed }));
   app.use(
     createConsentRouter({

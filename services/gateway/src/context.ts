@@ -3,6 +3,7 @@ import type { Database, Pool } from '@holdfast/db';
 import type { LogPositionSource } from '@holdfast/kafka';
 import type { GatewayConfig } from './config.js';
 import type { IngestRouteDeps } from './ingest/ingest-route.js';
+import type { SuppressionCache } from './privacy/suppression-cache.js';
 import type { ReadModels } from './read-models.js';
 
 /** Everything a route factory may use, built once by `createGateway`. */
@@ -13,4 +14,6 @@ export interface GatewayContext extends IngestRouteDeps {
   readonly readModels: ReadModels;
   /** Where POST /ingest/sync reads its barrier (the log's high watermark for the account). */
   readonly logPositions: LogPositionSource;
+  /** The account's suppressed identifiers (erasures with `suppress`): rows naming one are dropped. */
+  readonly suppressions: SuppressionCache;
 }

@@ -10,6 +10,7 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import type { Kysely } from 'kysely';
 import { createDb, createPool, migrateToLatest } from '@holdfast/db';
+import { loadPrivacyKeyring, PgSubjectKeyStore } from '@holdfast/privacy';
 import {
   connectKafka,
   IdempotentBatchAppender,
@@ -75,6 +76,7 @@ await runService({
     ctx.onStop('pixel_appender', () => pixelAppender.close());
     // POST /ingest/sync reads the account's commerce partition's position for the sync's barrier.
     const logPositions = LogPositions.create(kafka, infra.topicPrefix);
+    const privacyKeyring = loadPrivacyKeyring(process.env);
     // Closing positions that never connected may reject; nothing is left open then.
     ctx.onStop('log_positions', () => logPositions.close().catch(() => {}));
     const gateway = await createGateway(config, {
@@ -87,6 +89,10 @@ await runService({
       metricsRegistry: registry,
       readiness,
       opsOnApiPort: opsConfig.onApiPort,
+      // Loaded at start: without HOLDFAST_PRIVACY_KEYS in production the process does not start.
+      subjectKeys: new PgSubjectKeyStore(pool, privacyKeyring),
+      // Opens the sealed documents of GET /v1/exports/{id}/download.
+      privacyKeyring,
     });
     ctx.onStop('gateway', () => gateway.close());
     // Header, request and keep-alive timeouts, and JSON answers to what the HTTP parser refuses.

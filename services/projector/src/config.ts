@@ -22,6 +22,8 @@ export interface ProjectorProcessConfig extends InfraConfig {
    * past 90 days, pixel events and dead letters past `retention` (InfraConfig).
    */
   readonly retentionIntervalMs: number;
+  /** How often the privacy worker looks for queued erasures and exports (HOLDFAST_PRIVACY_POLL_MS, default 1,000). */
+  readonly privacyPollMs: number;
 }
 
 /**
@@ -29,7 +31,7 @@ export interface ProjectorProcessConfig extends InfraConfig {
  * HOLDFAST_READ_SCHEMA (default read_models), PORT (default 9464), HOLDFAST_PROJECTOR_CHUNK (default
  * 5000), HOLDFAST_SESSION_TIMEOUT_MS (default 10000), HOLDFAST_PROJECTOR_MEMORY_CUSTOMERS and
  * HOLDFAST_PROJECTOR_MEMORY_ORDERS (identity memory budget), HOLDFAST_PROJECTIONS and
- * HOLDFAST_RETENTION_INTERVAL_MS (default 600000). Throws one ConfigError naming every problem.
+ * HOLDFAST_RETENTION_INTERVAL_MS (default 600000), HOLDFAST_PRIVACY_POLL_MS (default 1000). Throws one ConfigError naming every problem.
  */
 export function loadProjectorConfig(
   env: Readonly<Record<string, string | undefined>>,
@@ -57,6 +59,7 @@ export function loadProjectorConfig(
       .map((s) => s.trim())
       .filter(Boolean),
     retentionIntervalMs: r.int('HOLDFAST_RETENTION_INTERVAL_MS', 600_000, { min: 1_000, max: 86_400_000 }),
+    privacyPollMs: r.int('HOLDFAST_PRIVACY_POLL_MS', 1_000, { min: 100, max: 600_000 }),
   };
   const done = r.done(config);
   assertSchemaName(done.readSchema);

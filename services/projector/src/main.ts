@@ -4,11 +4,15 @@
  * a dependency that is not up yet is waited for, never a reason to exit), ensures topics and the
  * read-model schema, and folds the log into PostgreSQL; every 10 minutes it deletes what the spec's
  * retention rules expired (batch records past 90 days, pixel events past HOLDFAST_PIXEL_RETENTION_DAYS,
- * dead letters past HOLDFAST_DEAD_LETTER_RETENTION_DAYS). SIGTERM/SIGINT stop it cleanly (runService:
+ * dead letters past HOLDFAST_DEAD_LETTER_RETENTION_DAYS); every second it runs queued erasures and
+ * access-request exports (`startPrivacyWorker`: this process owns the read models an erasure blanks
+ * and holds the privacy KEK). SIGTERM/SIGINT stop it cleanly (runService:
  * the current chunk commits or rolls back; nothing is lost either way). A consumer that crashes for
  * good (a bug) exits non-zero so the supervisor restarts it.
  */
 import { createPool } from '@holdfast/db';
+import { loadPrivacyKeyring, PgSubjectKeyStore } from '@holdfast/privacy';
+import { startPrivacyWorker } from '@holdfast/privacy-requests';
 import { connectKafka, registerConsumerLag, waitForLog } from '@holdfast/kafka';
 import { loadOpsConfig, poolOptions, retryBudgetCounter, runService, waitFor } from '@holdfast/platform';
 import { loadProjectorConfig } from './config.js';
@@ -18,6 +22,7 @@ import { ProjectorMetrics } from './runtime/metrics.js';
 import { startProjector } from './runtime/start-projector.js';
 
 const config = loadProjectorConfig(process.env);
+const privacyKeyring = loadPrivacyKeyring(process.env);
 const opsConfig = loadOpsConfig(process.env, 'PORT', 9464);
 
 await runService({
@@ -44,6 +49,8 @@ await runService({
             readSchema: config.readSchema,
             projections: config.projections,
             memoryBudget: config.memoryBudget,
+            // Loaded at start: without HOLDFAST_PRIVACY_KEYS in production the process does not start.
+            privacyKeyring,
             chunkSize: config.chunkSize,
             sessionTimeoutMs: config.sessionTimeoutMs,
             stallMs: opsConfig.consumerStallMs,
@@ -63,6 +70,15 @@ await runService({
       retention: config.retention,
     });
     ctx.onStop('retention', () => retention.stop());
+    const privacyWorker = startPrivacyWorker({
+      pool,
+      schema: config.readSchema,
+      keys: new PgSubjectKeyStore(pool, privacyKeyring),
+      keyring: privacyKeyring,
+      logger,
+      intervalMs: config.privacyPollMs,
+    });
+    ctx.onStop('privacy-worker', () => privacyWorker.stop());
     registerConsumerLag(registry, [projector.lag]);
     metrics.watchDeadLetters(registry, pool, config.readSchema);
     readiness.add('consumer', () => projector.health.check(opsConfig.consumerStuckMs));

@@ -16,6 +16,8 @@ export type ProjectedEvent<N extends EventName = EventName> = {
 /** The transaction a projection writes in: the checkpoint is written in the same one by the runner. */
 export interface ProjectionTx {
   readonly client: PoolClient;
+  /** The pool `client` comes from: for work that must commit on its own (an account's index key). */
+  readonly pool: Pool;
   /** The read-model schema being written (`read_models`, or `read_models_next` during a rebuild). */
   readonly schema: string;
   /** The partition the chunk comes from (a chunk never spans partitions). */

@@ -10,6 +10,7 @@ import { registerDlq } from './dlq.js';
 import { registerKeys } from './keys.js';
 import { registerMigrate } from './migrate.js';
 import { registerPixel } from './pixel.js';
+import { registerPrivacy } from './privacy.js';
 import { registerRates } from './rates.js';
 import { registerReplay } from './replay.js';
 import { registerSecrets } from './secrets.js';
@@ -38,5 +39,6 @@ export const COMMANDS: RegisterCommand[] = [
   registerRates,
   registerReplay,
   registerDlq,
+  registerPrivacy,
   registerDev,
 ];

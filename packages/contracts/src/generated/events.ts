@@ -35,6 +35,8 @@ export interface CustomerEventReceived {
   readonly metadata: EventMetadata;
   readonly dedup_key: string;
   readonly event: InboundCustomerEvent;
+  /** null in records written before encryption (their personal fields are in clear). */
+  readonly personal: null | PersonalData;
 }
 
 export interface InboundCustomerEvent {
@@ -64,10 +66,23 @@ export interface EventConsent {
   readonly bounced: null | boolean;
 }
 
+/** The record's personal fields, encrypted (docs/privacy.md): AES-256-GCM under the data subject's key, aad account_id/subject_id/event_id. The clear personal fields of the record are null when this is set. */
+export interface PersonalData {
+  /** x:/e:/p:<blind index> or r:<event_id> */
+  readonly subject_id: string;
+  /** version 1 | iv 12 | tag 16 | ciphertext of the JSON fields */
+  readonly ciphertext: Buffer;
+  readonly external_id_index: null | string;
+  readonly email_index: null | string;
+  readonly phone_index: null | string;
+}
+
 /** One customer row of POST /ingest/customers, normalised. */
 export interface CustomerUpserted {
   readonly metadata: EventMetadata;
   readonly customer: CustomerRow;
+  /** null in records written before encryption (their personal fields are in clear). */
+  readonly personal: null | PersonalData;
 }
 
 export interface CustomerRow {
@@ -136,6 +151,8 @@ export type BatchStatus = 'accepted' | 'rejected' | 'error' | 'queued';
 export interface OrderUpserted {
   readonly metadata: EventMetadata;
   readonly order: OrderRow;
+  /** null in records written before encryption (their personal fields are in clear). */
+  readonly personal: null | PersonalData;
 }
 
 export interface OrderRow {
@@ -217,6 +234,8 @@ export interface ZeroPartySubmitted {
   readonly source_label: null | string;
   readonly quiz_version: null | string;
   readonly completed_at: null | string;
+  /** null in records written before encryption (their personal fields are in clear). */
+  readonly personal: null | PersonalData;
 }
 
 /** Every record type, by name: the discriminant of `AnyEvent`. */

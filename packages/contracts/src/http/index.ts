@@ -27,6 +27,8 @@ export {
 } from './collector-request.schema.js';
 export type { CollectorRequestInput, PixelEventInput } from './collector-request.schema.js';
 export { customApiEventSchema, zeroPartySubmissionSchema } from './webhook-bodies.schema.js';
+export { erasureRequestSchema, exportRequestSchema } from './person-request.schema.js';
+export type { PersonRequestInput } from './person-request.schema.js';
 export { httpValidators } from './validators.js';
 export type { BodyValidator, SchemaError } from './validators.js';
 export { countRows } from './count-rows.js';

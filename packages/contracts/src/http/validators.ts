@@ -5,6 +5,7 @@ import { accountSettingsSchema } from './account-settings.schema.js';
 import { collectorRequestSchema } from './collector-request.schema.js';
 import { customersRequestSchema } from './customers-request.schema.js';
 import { ordersRequestSchema } from './orders-request.schema.js';
+import { erasureRequestSchema, exportRequestSchema } from './person-request.schema.js';
 
 /** One schema failure as ajv reports it (compiled with `allErrors` and `verbose`). */
 export type SchemaError = ErrorObject;
@@ -28,6 +29,8 @@ export const httpValidators: {
   readonly customersRequest: BodyValidator;
   readonly accountSettings: BodyValidator;
   readonly collectorRequest: BodyValidator;
+  readonly erasureRequest: BodyValidator;
+  readonly exportRequest: BodyValidator;
 } = (() => {
   const ajv = new Ajv2020({ allErrors: true, verbose: true, allowUnionTypes: true, strict: true });
   addFormats(ajv, ['uuid', 'date-time']);
@@ -36,5 +39,7 @@ export const httpValidators: {
     customersRequest: ajv.compile(customersRequestSchema),
     accountSettings: ajv.compile(accountSettingsSchema),
     collectorRequest: ajv.compile(collectorRequestSchema),
+    erasureRequest: ajv.compile(erasureRequestSchema),
+    exportRequest: ajv.compile(exportRequestSchema),
   };
 })();

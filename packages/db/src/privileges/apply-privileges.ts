@@ -91,6 +91,35 @@ async function analystGrantsPrivileges(run: RunSql): Promise<string[]> {
 }
 
 /**
+ * The privacy keys (docs/privacy.md), table by table: the gateway creates keys as it encrypts and
+ * reads the suppressions; the projector reads keys to decrypt and creates an account's index key when
+ * it folds records written before encryption (their indexes are computed at fold time). Nothing else
+ * (recompute, dispatcher, analyst) sees the schema; the operator (CLI: erase, rewrap) has it all.
+ */
+const PRIVACY_GRANTS: ReadonlyArray<readonly [table: string, role: ServiceRole, privileges: string]> = [
+  ['account_keys', gateway, 'select, insert'],
+  ['subject_keys', gateway, 'select, insert'],
+  ['key_generation', gateway, 'select'],
+  ['suppressions', gateway, 'select'],
+  ['account_keys', projector, 'select, insert'],
+  ['subject_keys', projector, 'select'],
+  ['key_generation', projector, 'select'],
+  ['erased_subjects', projector, 'select'],
+  ['suppressions', projector, 'select'],
+  // Erasure and access requests: the gateway queues them and reads their status (and an export's
+  // sealed document); the projector process runs them: it destroys the keys, writes suppressions,
+  // moves the requests and seals, then deletes, export documents.
+  ['erasure_requests', gateway, 'select, insert'],
+  ['person_exports', gateway, 'select, insert'],
+  ['erasure_requests', projector, 'select, update'],
+  ['person_exports', projector, 'select, update, delete'],
+  ['subject_keys', projector, 'delete'],
+  ['erased_subjects', projector, 'insert'],
+  ['key_generation', projector, 'update'],
+  ['suppressions', projector, 'insert'],
+];
+
+/**
  * Grants every service role what it needs outside the read models (those are the projector's:
  * `ensureReadModelSchema`), gives the writer services their schemas, and turns on the analyst's
  * row-level security in `analytics`. Run after every migration run by the migration owner; a no-op
@@ -112,7 +141,7 @@ export async function applyPrivileges(db: Kysely<unknown>): Promise<void> {
     await run(`create schema if not exists recompute authorization ${recompute}`);
     const { rows } = await run(
       `select n.nspname as schema, c.relname as name from pg_class c join pg_namespace n on n.oid = c.relnamespace
-        where c.relkind in ('r', 'p', 'v') and (n.nspname in ('control', 'analytics', 'recompute', 'dispatcher', 'fx')
+        where c.relkind in ('r', 'p', 'v') and (n.nspname in ('control', 'analytics', 'recompute', 'dispatcher', 'fx', 'privacy')
            or (n.nspname = 'public' and c.relname like 'holdfast\\_%migration%'))`,
     );
     const existing = new Set(
@@ -164,6 +193,13 @@ export async function applyPrivileges(db: Kysely<unknown>): Promise<void> {
       statements.push(`grant select, insert on fx.rates, fx.imports to ${operator}`);
       statements.push(`grant select, insert, update on fx.account_currencies, fx.version to ${operator}`);
     }
+    if (schemas.has('privacy')) {
+      statements.push(`grant usage on schema privacy to ${gateway}, ${projector}, ${operator}`);
+      statements.push(`grant select, insert, update, delete on all tables in schema privacy to ${operator}`);
+      for (const [table, role, privileges] of PRIVACY_GRANTS)
+        if (existing.has(`privacy.${table}`))
+          statements.push(`grant ${privileges} on ${qualified('privacy', table)} to ${role}`);
+    }
     if (statements.length) await run(statements.join(';\n'));
     for (const [schema, owner] of OWNED_SCHEMAS)
       if (schemas.has(schema)) await adoptSchema(run, schema, owner);
@@ -182,7 +218,16 @@ export async function applyPrivileges(db: Kysely<unknown>): Promise<void> {
       );
       const tables = (keyed as { name: string }[]).map((r) => qualified('analytics', r.name));
       if (tables.length) await run(`grant select on ${tables.join(', ')} to ${analyst}`);
-      await enableAccountRowSecurity(run, 'analytics', []);
+      // An access request's export (run by the projector process) reads a person's scores and
+      // campaign decisions, of any account: its policy (created with the table's first policies; a
+      // database whose policies predate it needs them dropped once and this re-run).
+      await enableAccountRowSecurity(run, 'analytics', [projector]);
+      const exported = ['customer_scores', 'campaign_assignments', 'attributions'].filter((n) =>
+        existing.has(`analytics.${n}`),
+      );
+      if (exported.length)
+        await run(`grant usage on schema analytics to ${projector};
+          grant select on ${exported.map((n) => qualified('analytics', n)).join(', ')} to ${projector}`);
     }
   });
 }

@@ -19,8 +19,17 @@ export interface CustomerState {
   readonly accountId: string;
   readonly customerId: string;
   externalId: string | null;
+  /**
+   * The email as identity key: what resolution matches on. The projector keeps the email's blind
+   * index here (docs/privacy.md), so a replay resolves a shredded person exactly as live did.
+   */
   email: string | null;
+  /** The phone as identity key (the projector: its blind index). */
   phone: string | null;
+  /** The email itself, in clear; null when unknown or shredded (the row's `email` column). */
+  emailClear: string | null;
+  /** The phone itself, in clear; null when unknown or shredded (the row's `phone` column). */
+  phoneClear: string | null;
   name: string | null;
   address: StateAddress;
   consentMarketingEmail: boolean;
@@ -47,8 +56,12 @@ export interface CustomerState {
  */
 export interface CustomerPatch {
   readonly externalId: string | null;
+  /** Identity keys (see CustomerState.email): the projector passes blind indexes. */
   readonly email: string | null;
   readonly phone: string | null;
+  /** The values in clear (absent: the identity key is the value itself, as in the spec's examples). */
+  readonly emailClear?: string | null;
+  readonly phoneClear?: string | null;
   readonly name?: string | null;
   readonly address?: StateAddress | null;
   readonly consentMarketingEmail?: boolean | null;
@@ -88,6 +101,8 @@ export function newCustomer(
     externalId: null,
     email: null,
     phone: null,
+    emailClear: null,
+    phoneClear: null,
     name: null,
     address: NO_ADDRESS,
     consentMarketingEmail: false,
@@ -128,13 +143,29 @@ export function mergeCustomer(
     c.externalId = p.externalId;
     changed = true;
   }
-  if (p.email != null && p.email !== c.email) {
-    c.email = p.email;
-    changed = true;
+  // The value in clear moves with its identity key; a record of a shredded subject carries the key
+  // without the value (the value stays unknown), and a later readable one fills it in.
+  if (p.email != null) {
+    const clear = p.emailClear === undefined ? p.email : p.emailClear;
+    if (p.email !== c.email) {
+      c.email = p.email;
+      c.emailClear = clear;
+      changed = true;
+    } else if (clear !== null && clear !== c.emailClear) {
+      c.emailClear = clear;
+      changed = true;
+    }
   }
-  if (p.phone != null && p.phone !== c.phone) {
-    c.phone = p.phone;
-    changed = true;
+  if (p.phone != null) {
+    const clear = p.phoneClear === undefined ? p.phone : p.phoneClear;
+    if (p.phone !== c.phone) {
+      c.phone = p.phone;
+      c.phoneClear = clear;
+      changed = true;
+    } else if (clear !== null && clear !== c.phoneClear) {
+      c.phoneClear = clear;
+      changed = true;
+    }
   }
   if (p.name != null && p.name !== c.name) {
     c.name = p.name;

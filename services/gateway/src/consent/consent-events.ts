@@ -56,17 +56,22 @@ export function consentChange(
       event_type: o.eventType,
       source_label: null,
     },
+    personal: null,
   };
 }
 
-/** Appends the consent changes in one transaction (all or none). */
+/** Appends the consent changes, their personal fields encrypted, in one transaction (all or none). */
 export async function appendConsentChanges(
   appender: Appender,
   events: EventFactory,
   values: readonly CustomerEventReceived[],
 ): Promise<void> {
   if (!values.length) return;
-  await appender.append(values.map((v) => events.record('holdfast.commerce', 'CustomerEventReceived', v)));
+  const byAccount = Map.groupBy(values, (v) => v.metadata.account_id);
+  const records = [];
+  for (const [accountId, list] of byAccount)
+    records.push(...(await events.commerceRecords(accountId, 'CustomerEventReceived', list)));
+  await appender.append(records);
 }
 
 export type { Clock };

@@ -9,6 +9,8 @@ export function customersResponse(c: CustomersClassification) {
     customers_upserted: c.counters.customers_upserted,
     skipped_no_identity: c.counters.skipped_no_identity,
     subscriptions_applied: c.counters.subscriptions_applied,
+    // Added to the spec's fields, only when some row named a suppressed (erased) identifier.
+    ...(c.counters.skipped_suppressed > 0 ? { skipped_suppressed: c.counters.skipped_suppressed } : {}),
   };
 }
 
@@ -18,6 +20,11 @@ function customersNext(c: CustomersClassification): string {
   if (skipped > 0)
     parts.push(
       `${skipped} row${skipped === 1 ? '' : 's'} would be skipped (no external_id, email or phone): fix the rows listed in errors.`,
+    );
+  const suppressed = c.counters.skipped_suppressed;
+  if (suppressed > 0)
+    parts.push(
+      `${suppressed} row${suppressed === 1 ? '' : 's'} would be skipped: they name an erased and suppressed person (suppressed_identity).`,
     );
   parts.push(
     c.counters.customers_upserted > 0
@@ -38,7 +45,7 @@ export function customersDryRunResponse(c: CustomersClassification) {
     dry_run: true as const,
     received: c.counters.received,
     would_accept: c.counters.customers_upserted,
-    would_drop: c.counters.skipped_no_identity,
+    would_drop: c.counters.skipped_no_identity + c.counters.skipped_suppressed,
     would_apply_subscriptions: c.counters.subscriptions_applied,
     errors: listedRowErrors(c.errors),
     warnings: c.warnings.slice(0, LIMITS.dryRunEntries).map((w) => ({
@@ -57,7 +64,7 @@ export function customersRecordFacts(c: CustomersClassification) {
   return {
     received: c.counters.received,
     accepted: c.counters.customers_upserted,
-    dropped: c.counters.skipped_no_identity,
+    dropped: c.counters.skipped_no_identity + c.counters.skipped_suppressed,
     ...rowIssueFacts(c),
   };
 }

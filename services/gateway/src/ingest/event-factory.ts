@@ -1,6 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { EventCodec, EventMetadata, EventTypes, TOPIC_RECORDS, TopicName } from '@holdfast/contracts';
 import { topicName, type OutgoingRecord } from '@holdfast/kafka';
+import {
+  sealPersonal,
+  type PersonalEvent,
+  type PersonalEventName,
+  type SubjectKeyCache,
+} from '@holdfast/privacy';
 
 /** The part of the codec the gateway needs (tests may pass a fake). */
 export type Encoder = Pick<EventCodec, 'encode'>;
@@ -24,6 +30,8 @@ export class EventFactory {
   constructor(
     private readonly codec: Encoder,
     private readonly topicPrefix: string,
+    /** The subject keys the personal fields of commerce records are encrypted with (docs/privacy.md). */
+    private readonly keys: SubjectKeyCache,
   ) {}
 
   metadata(meta: RequestMeta): EventMetadata {
@@ -53,5 +61,25 @@ export class EventFactory {
       key: value.metadata.account_id,
       value: this.codec.encode(name, value),
     };
+  }
+
+  /**
+   * The holdfast.commerce records of one account's request with their personal fields encrypted
+   * (`sealPersonal`: one key round trip for all the request's subjects, cache misses only). Only
+   * called for records that are appended: a dry run creates no key.
+   */
+  async commerceRecords<K extends PersonalEventName>(
+    accountId: string,
+    name: K,
+    values: readonly (EventTypes[K] & { readonly metadata: EventMetadata })[],
+  ): Promise<OutgoingRecord[]> {
+    if (!values.length) return [];
+    await this.keys.refreshIfDue();
+    // The tag of every value is `name`: a PersonalEvent each (TS cannot narrow K's union here).
+    const events = values.map((value) => ({ type: name, value }) as unknown as PersonalEvent);
+    const sealed = await sealPersonal(this.keys, accountId, events);
+    return sealed.map((value) =>
+      this.record('holdfast.commerce', name, value as EventTypes[K] & { readonly metadata: EventMetadata }),
+    );
   }
 }

@@ -21,6 +21,8 @@ export interface OrdersResponse {
   readonly orders_upserted: number;
   readonly customers_upserted: number;
   readonly naive_timestamps: number;
+  /** Added to the spec's fields, only when some row named a suppressed (erased) identifier. */
+  readonly dropped_suppressed?: number;
   readonly next: string;
   readonly warning?: string;
 }
@@ -51,6 +53,7 @@ export function ordersResponse(c: OrdersClassification): OrdersResponse {
     orders_upserted: c.accepted.length,
     customers_upserted: distinctIdentities(c.accepted),
     naive_timestamps: k.naive_timestamps,
+    ...(k.dropped_suppressed > 0 ? { dropped_suppressed: k.dropped_suppressed } : {}),
     next: nextHint(k),
     ...(k.naive_timestamps > 0 ? { warning: naiveTimestampWarning(k.naive_timestamps) } : {}),
   };
@@ -75,7 +78,7 @@ export function ordersDryRunResponse(c: OrdersClassification) {
     dry_run: true as const,
     received: k.received,
     would_accept: failed ? 0 : k.accepted,
-    would_drop: failed ? k.received : k.dropped_invalid,
+    would_drop: failed ? k.received : k.dropped_invalid + k.dropped_suppressed,
     errors: listedRowErrors(c.errors),
     warnings: c.warnings.slice(0, LIMITS.dryRunEntries).map((w) => ({
       index: w.index,

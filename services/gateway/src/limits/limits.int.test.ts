@@ -125,9 +125,14 @@ describe('operations', () => {
     const fresh = await newAccount(t);
     for (const [path, ops] of Object.entries(r.json.paths as Record<string, object>)) {
       for (const method of Object.keys(ops)) {
-        const answer = await call(gw.url, method.toUpperCase(), path.replace('{task_id}', randomUUID()), {
-          key: fresh.key,
-        });
+        const answer = await call(
+          gw.url,
+          method.toUpperCase(),
+          path.replace(/\{(task_id|erasure_id|export_id)\}/, randomUUID()),
+          {
+            key: fresh.key,
+          },
+        );
         expect(answer.json, `${method} ${path}`).not.toEqual({ detail: 'Not Found' });
       }
     }

@@ -27,12 +27,21 @@ const SPEC_ROUTES = [
   ['get', '/pixel/v1/service-pixel.js'],
 ] as const;
 
+/** Routes added beside the spec's (erasure and access requests, docs/privacy.md). */
+const ADDED_ROUTES = [
+  ['post', '/v1/erasures'],
+  ['get', '/v1/erasures/{erasure_id}'],
+  ['post', '/v1/exports'],
+  ['get', '/v1/exports/{export_id}'],
+  ['get', '/v1/exports/{export_id}/download'],
+] as const;
+
 describe('GET /v1/openapi.json', () => {
-  it('describes exactly the public routes of the spec', () => {
+  it('describes exactly the public routes of the spec, and the added privacy routes', () => {
     const documented = Object.entries(doc.paths).flatMap(([path, ops]) =>
       Object.keys(ops).map((m) => `${m} ${path}`),
     );
-    expect(documented.sort()).toEqual(SPEC_ROUTES.map(([m, p]) => `${m} ${p}`).sort());
+    expect(documented.sort()).toEqual([...SPEC_ROUTES, ...ADDED_ROUTES].map(([m, p]) => `${m} ${p}`).sort());
   });
 
   it('uses, as request bodies, the very schema objects the request validators are compiled from', () => {

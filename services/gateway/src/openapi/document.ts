@@ -3,10 +3,13 @@ import {
   collectorRequestSchema,
   customApiEventSchema,
   customersRequestSchema,
+  erasureRequestSchema,
+  exportRequestSchema,
   ordersRequestSchema,
   zeroPartySubmissionSchema,
 } from '@holdfast/contracts';
 import { ingestPaths, schemaRef } from './ingest-paths.js';
+import { privacyPaths } from './privacy-paths.js';
 import { CustomApiResult, publicPaths } from './public-paths.js';
 import * as responses from './response-schemas.js';
 
@@ -30,7 +33,7 @@ export function buildOpenApiDocument() {
       description:
         'Push orders and customers from a custom or headless platform. The account is derived from the authenticated key alone. Timestamps are ISO 8601; one without an offset is read as UTC.',
     },
-    paths: { ...ingestPaths, ...publicPaths },
+    paths: { ...ingestPaths, ...publicPaths, ...privacyPaths },
     components: {
       schemas: {
         OrdersRequest: ordersRequestSchema,
@@ -39,6 +42,8 @@ export function buildOpenApiDocument() {
         CollectorRequest: collectorRequestSchema,
         CustomApiEvent: customApiEventSchema,
         ZeroPartySubmission: zeroPartySubmissionSchema,
+        ErasureRequest: erasureRequestSchema,
+        ExportRequest: exportRequestSchema,
         CustomApiResult,
         ...responses,
       },
@@ -87,7 +92,9 @@ export function buildOpenApiDocument() {
         Unauthorized: detail(
           'Ingest key missing, invalid, expired, revoked, in the query string, or mismatched with X-Service-Account-Id; sk_live_ keys; wrong tile token.',
         ),
-        NotFound: detail('No connected custom integration (legacy path); unknown sync task.'),
+        NotFound: detail(
+          "No connected custom integration (legacy path); unknown sync task; unknown erasure or export, another account's, or an expired export.",
+        ),
         PayloadTooLarge: {
           description:
             'Body over 32 MiB: plain text "payload too large" (split by bytes). More than 5,000 rows: JSON detail "Batch too large (N > 5000). Page your upload." (split by rows).',

@@ -81,6 +81,9 @@ export const OrdersResponse = {
     dropped_invalid: int(
       'Rows dropped: unparseable order_date or order_amount, or no customer id, email or phone.',
     ),
+    dropped_suppressed: int(
+      'Not a spec field; present only when > 0: rows dropped because they name an erased and suppressed person (code suppressed_identity).',
+    ),
     orders_upserted: int('Orders appended (= accepted).'),
     customers_upserted: int(
       'Distinct customer identities carried by the accepted orders (customer_id, else email, else phone).',
@@ -148,6 +151,9 @@ export const CustomersResponse = {
     received: int('Rows received.'),
     customers_upserted: int('Rows upserted (one per row with an identity).'),
     skipped_no_identity: int('Rows without external_id, email or phone.'),
+    skipped_suppressed: int(
+      'Not a spec field; present only when > 0: rows naming an erased and suppressed person (code suppressed_identity).',
+    ),
     subscriptions_applied: int('Upserted rows carrying a subscription_status.'),
   },
 } as const;
@@ -246,5 +252,121 @@ export const BatchList = {
         },
       },
     },
+  },
+} as const;
+
+const status = { enum: ['queued', 'running', 'done', 'failed'] } as const;
+const time = (description: string) => ({ type: 'string', format: 'date-time', description }) as const;
+const nullableTime = (description: string) =>
+  ({ type: ['string', 'null'], format: 'date-time', description }) as const;
+
+export const ErasureQueued = {
+  type: 'object',
+  required: ['erasure_id', 'status', 'status_url'],
+  additionalProperties: false,
+  properties: {
+    erasure_id: { type: 'string', format: 'uuid' },
+    status,
+    status_url: str('/v1/erasures/<erasure_id>'),
+  },
+} as const;
+
+export const Erasure = {
+  type: 'object',
+  required: [
+    'erasure_id',
+    'status',
+    'suppress',
+    'requested_at',
+    'started_at',
+    'finished_at',
+    'counters',
+    'reason',
+  ],
+  additionalProperties: false,
+  properties: {
+    erasure_id: { type: 'string', format: 'uuid' },
+    status,
+    suppress: { type: 'boolean' },
+    requested_at: time('When it was queued.'),
+    started_at: nullableTime('When a worker first took it.'),
+    finished_at: nullableTime('When it ended (done or failed).'),
+    counters: {
+      type: ['object', 'null'],
+      description: 'Only when done.',
+      required: ['customers', 'orders', 'subjects', 'keys_destroyed', 'rows_blanked', 'suppressions'],
+      additionalProperties: false,
+      properties: {
+        customers: int('Customers of the person found in the read models.'),
+        orders: int('Their orders whose buyer fields were blanked (amounts, dates, refunds stay).'),
+        subjects: int('Data subjects whose keys were to be destroyed.'),
+        keys_destroyed: int('Keys destroyed by this run.'),
+        rows_blanked: int('Read-model rows changed or deleted.'),
+        suppressions: int('Identifiers newly suppressed.'),
+      },
+    },
+    reason: { type: ['string', 'null'], description: 'Only when failed.' },
+  },
+} as const;
+
+export const ExportQueued = {
+  type: 'object',
+  required: ['export_id', 'status', 'status_url'],
+  additionalProperties: false,
+  properties: {
+    export_id: { type: 'string', format: 'uuid' },
+    status,
+    status_url: str('/v1/exports/<export_id>'),
+  },
+} as const;
+
+export const Export = {
+  type: 'object',
+  required: ['export_id', 'status', 'requested_at', 'finished_at', 'expires_at', 'reason', 'download_url'],
+  additionalProperties: false,
+  properties: {
+    export_id: { type: 'string', format: 'uuid' },
+    status,
+    requested_at: time('When it was queued.'),
+    finished_at: nullableTime('When it ended.'),
+    expires_at: time('When the export and its document are deleted (7 days after the request).'),
+    reason: { type: ['string', 'null'], description: 'Only when failed.' },
+    download_url: { type: ['string', 'null'], description: '/v1/exports/<export_id>/download, once done.' },
+  },
+} as const;
+
+const rows = (description: string) => ({ type: 'array', items: { type: 'object' }, description }) as const;
+
+export const ExportDocument = {
+  type: 'object',
+  required: [
+    'export_id',
+    'account_id',
+    'generated_at',
+    'customer_ids',
+    'profile',
+    'orders',
+    'events',
+    'submissions',
+    'pixel_activity',
+    'campaign_sends',
+    'scores',
+    'campaign_decisions',
+    'attributions',
+  ],
+  properties: {
+    export_id: { type: 'string', format: 'uuid' },
+    account_id: { type: 'string', format: 'uuid' },
+    generated_at: time('When the document was built.'),
+    customer_ids: { type: 'array', items: { type: 'string', format: 'uuid' } },
+    profile: rows('The customer rows (identity, contact, address, consent, subscription).'),
+    orders: rows('Their orders.'),
+    events: rows('Their custom-api events.'),
+    submissions: rows('Their zero-party submissions.'),
+    pixel_activity: rows('Pixel events of sessions stitched to them.'),
+    campaign_sends: rows('Messages sent to them.'),
+    scores: rows('Their scores (churn risk, lifecycle, predicted value).'),
+    campaign_decisions: rows('Campaign assignments: treated or holdout, sent or not.'),
+    attributions: rows('Their orders attributed to campaigns.'),
   },
 } as const;

@@ -18,13 +18,15 @@ import { readBatchRows } from '../ingest/row-count.js';
 export function customersRoute(ctx: GatewayContext): RequestHandler {
   return ingestRoute(ctx, 'POST /ingest/customers', async (call) => {
     const { dryRun, rows } = await readBatchRows(call, 'customers', validateCustomersRequest);
-    const c = classifyCustomers(rows);
+    const c = classifyCustomers(rows, { suppressed: await ctx.suppressions.check(call.meta.accountId) });
     const summary = { ...customersRecordFacts(c), dryRun, syncTaskId: null };
     if (dryRun) return { body: customersDryRunResponse(c), records: [], summary };
-    const records = c.customers.map((customer) => {
-      const value: CustomerUpserted = { metadata: ctx.events.metadata(call.meta), customer };
-      return ctx.events.record('holdfast.commerce', 'CustomerUpserted', value);
-    });
+    const values = c.customers.map((customer): CustomerUpserted => ({
+      metadata: ctx.events.metadata(call.meta),
+      customer,
+      personal: null,
+    }));
+    const records = await ctx.events.commerceRecords(call.meta.accountId, 'CustomerUpserted', values);
     return { body: customersResponse(c), records, summary };
   });
 }

@@ -20,9 +20,13 @@ import { ValidationFailedError } from '../http/validation-failed.js';
 export function ordersRoute(ctx: GatewayContext): RequestHandler {
   return ingestRoute(ctx, 'POST /ingest/orders', async (call) => {
     const { dryRun, rows } = await readBatchRows(call, 'orders', validateOrdersRequest);
-    const c = classifyOrders(rows, { now: call.meta.receivedAt });
+    const suppressed = await ctx.suppressions.check(call.meta.accountId);
+    const c = classifyOrders(rows, { now: call.meta.receivedAt, suppressed });
     const facts = ordersRecordFacts(c);
-    const counts = { received: c.counters.received, dropped: c.counters.dropped_invalid };
+    const counts = {
+      received: c.counters.received,
+      dropped: c.counters.dropped_invalid + c.counters.dropped_suppressed,
+    };
 
     if (dryRun) {
       const answer = ordersDryRunResponse(c);
@@ -36,10 +40,12 @@ export function ordersRoute(ctx: GatewayContext): RequestHandler {
       call.note({ ...facts, dropped: c.counters.received });
       throw new ValidationFailedError(currencyIssues(rows, c.batchFailure.indexes));
     }
-    const records = c.accepted.map((order) => {
-      const value: OrderUpserted = { metadata: ctx.events.metadata(call.meta), order };
-      return ctx.events.record('holdfast.commerce', 'OrderUpserted', value);
-    });
+    const values = c.accepted.map((order): OrderUpserted => ({
+      metadata: ctx.events.metadata(call.meta),
+      order,
+      personal: null,
+    }));
+    const records = await ctx.events.commerceRecords(call.meta.accountId, 'OrderUpserted', values);
     return {
       body: ordersResponse(c),
       records,

@@ -18,6 +18,7 @@ import {
   DEFAULT_PROJECTION_WAIT_MS,
   NOT_CAUGHT_UP_RETRY_AFTER_S,
   requestIdOf,
+  SUPPRESSED_ANSWER,
   type WebhooksContext,
 } from './webhooks-context.js';
 import { ValidationFailedError } from '../http/validation-failed.js';
@@ -59,6 +60,13 @@ export function customApiRoute(
     if (unstorable.length > 0) throw new ValidationFailedError(unstorable);
     const parsed = parseCustomApiEvent(body);
     if (!parsed.ok) throw new BadRequestError(parsed.detail);
+    const { event } = parsed;
+    const suppressed = await ctx.suppressions.check(accountId);
+    if (suppressed?.({ externalId: event.external_id, email: event.email, phone: event.phone })) {
+      ctx.metrics.rows.inc({ endpoint: 'POST /webhooks/custom-api', outcome: 'suppressed' });
+      res.json(SUPPRESSED_ANSWER);
+      return;
+    }
     const dedupKey = dedupKeyForCustomApi(parsed.event, body);
     const receivedAt = ctx.clock.now();
 
@@ -82,10 +90,15 @@ export function customApiRoute(
       keyId: principal.keyId,
       receivedAt,
     });
-    const value: CustomerEventReceived = { metadata, dedup_key: dedupKey, event: parsed.event };
-    await (ctx.recordAppender ?? ctx.appender).append([
-      ctx.events.record('holdfast.commerce', 'CustomerEventReceived', value),
-    ]);
+    const value: CustomerEventReceived = {
+      metadata,
+      dedup_key: dedupKey,
+      event: parsed.event,
+      personal: null,
+    };
+    await (ctx.recordAppender ?? ctx.appender).append(
+      await ctx.events.commerceRecords(accountId, 'CustomerEventReceived', [value]),
+    );
     await firstCall.mark(accountId, receivedAt);
 
     const row = await readSide.waitForCustomerEvent(accountId, dedupKey, waitMs);

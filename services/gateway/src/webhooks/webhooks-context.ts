@@ -6,6 +6,7 @@ import type { AuthDeps } from '../auth/authenticate.js';
 import type { Clock } from '../clock.js';
 import type { EventFactory } from '../ingest/event-factory.js';
 import type { GatewayMetrics } from '../metrics.js';
+import type { SuppressionCache } from '../privacy/suppression-cache.js';
 
 /** How long POST /webhooks/custom-api waits for the projector before answering 503. */
 export const DEFAULT_PROJECTION_WAIT_MS = 5_000;
@@ -23,11 +24,23 @@ export interface WebhooksContext extends AuthDeps {
   readonly events: EventFactory;
   readonly clock: Clock;
   readonly logger: Logger;
-  readonly metrics: Pick<GatewayMetrics, 'customApiDuplicates'>;
+  readonly metrics: Pick<GatewayMetrics, 'customApiDuplicates' | 'rows'>;
+  /** Suppressed identifiers: an event or submission naming one is dropped (SUPPRESSED_ANSWER). */
+  readonly suppressions: SuppressionCache;
   readonly config: { readonly readModelSchema: string };
   /** Bound of the read-your-writes wait (default 5 s). */
   readonly projectionWaitMs?: number;
 }
+
+/**
+ * The answer to a webhook naming a suppressed (erased) person: received, dropped, nothing stored. An
+ * added shape beside the spec's duplicate answer, so a client can tell it from an error.
+ */
+export const SUPPRESSED_ANSWER = Object.freeze({
+  received: true,
+  suppressed: true,
+  code: 'suppressed_identity',
+});
 
 const MAX_REQUEST_ID = 200;
 

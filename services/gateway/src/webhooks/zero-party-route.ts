@@ -7,7 +7,7 @@ import { parseJsonBody, readBody } from '../http/body-reader.js';
 import { rateLimitAddress } from '../limits/client-ip.js';
 import { LIMITS } from '../limits/policy.js';
 import type { WebhookReadSide } from './webhook-read-side.js';
-import { requestIdOf, type WebhooksContext } from './webhooks-context.js';
+import { requestIdOf, SUPPRESSED_ANSWER, type WebhooksContext } from './webhooks-context.js';
 import { resolveZeroPartyAccount } from './zero-party-auth.js';
 import { ValidationFailedError } from '../http/validation-failed.js';
 
@@ -50,6 +50,12 @@ export function zeroPartyRoute(ctx: WebhooksContext, readSide: WebhookReadSide):
     const parsed = parseZeroPartySubmission(body);
     if (!parsed.ok) throw new BadRequestError(parsed.detail);
     const { submission } = parsed;
+    const suppressed = await ctx.suppressions.check(accountId);
+    if (suppressed?.({ externalId: submission.external_customer_id, email: submission.email, phone: null })) {
+      ctx.metrics.rows.inc({ endpoint: 'POST /webhooks/zero-party', outcome: 'suppressed' });
+      res.json(SUPPRESSED_ANSWER);
+      return;
+    }
     const dedupKey = dedupKeyForZeroParty(submission);
     if (await readSide.zeroPartyApplied(accountId, dedupKey)) {
       res.json({ received: true, duplicate: true });
@@ -71,10 +77,11 @@ export function zeroPartyRoute(ctx: WebhooksContext, readSide: WebhookReadSide):
       source_label: submission.source_label,
       quiz_version: submission.quiz_version,
       completed_at: submission.completed_at,
+      personal: null,
     };
-    await (ctx.recordAppender ?? ctx.appender).append([
-      ctx.events.record('holdfast.commerce', 'ZeroPartySubmitted', value),
-    ]);
+    await (ctx.recordAppender ?? ctx.appender).append(
+      await ctx.events.commerceRecords(accountId, 'ZeroPartySubmitted', [value]),
+    );
     res.json({ received: true, duplicate: false });
   };
 }

@@ -1,7 +1,8 @@
 import type { AnyProjection, WiredProjection } from '../projection.js';
 import { accountSettingsProjection } from './account-settings.projection.js';
 import { campaignSendsProjection } from './campaign-sends.projection.js';
-import { wireCommerce } from './commerce/commerce.projection.js';
+import type { SecretsKeyring } from '@holdfast/db';
+import { CommerceKeys, wireCommerce } from './commerce/commerce.projection.js';
 import type { MemoryBudget } from './commerce/identity-memory.js';
 import { ingestBatchesProjection } from './ingest-batches.projection.js';
 import { pixelEventsProjection } from './pixel-events.projection.js';
@@ -10,6 +11,8 @@ import { pixelEventsProjection } from './pixel-events.projection.js';
 export interface ProjectionsOptions {
   /** The commerce projection's identity memory (HOLDFAST_PROJECTOR_MEMORY_*); default budget if absent. */
   readonly memoryBudget?: MemoryBudget;
+  /** The KEK ring personal data is decrypted under (default: HOLDFAST_PRIVACY_KEYS of the process). */
+  readonly privacyKeyring?: SecretsKeyring;
 }
 
 /**
@@ -19,7 +22,7 @@ export interface ProjectionsOptions {
  */
 export function wireProjections(options: ProjectionsOptions = {}): readonly WiredProjection[] {
   return [
-    wireCommerce(options.memoryBudget),
+    wireCommerce(options.memoryBudget, new CommerceKeys(options.privacyKeyring)),
     { projection: accountSettingsProjection },
     { projection: ingestBatchesProjection },
     { projection: pixelEventsProjection },

@@ -261,6 +261,7 @@ export class ProjectionRunner {
     };
     const tx: ProjectionTx = {
       client,
+      pool: this.deps.pool,
       schema: this.deps.schema,
       partition,
       position,

@@ -1,5 +1,5 @@
 import type { EventCodec } from '@holdfast/contracts';
-import type { Pool } from '@holdfast/db';
+import type { Pool, SecretsKeyring } from '@holdfast/db';
 import {
   TransactionalAppender,
   consumerLag,
@@ -33,6 +33,8 @@ export interface ProjectorConfig {
    * customers turns it off). Default: DEFAULT_MEMORY_BUDGET. Each projector has its own.
    */
   readonly memoryBudget?: MemoryBudget;
+  /** The KEK ring personal data is decrypted under (default: HOLDFAST_PRIVACY_KEYS of the process). */
+  readonly privacyKeyring?: SecretsKeyring;
   /** Records per transaction (default 5,000). */
   readonly chunkSize?: number;
   /** Consumer group (default `<prefix>holdfast.projector`); a rebuild uses a fresh one. */
@@ -98,7 +100,10 @@ export async function startProjector(
 ): Promise<RunningProjector> {
   const { kafka, codec } = deps;
   await ensureReadModelSchema(deps.pool, config.readSchema, { deferIndexes: config.deferIndexes ?? false });
-  const projections = selectWiredProjections(config.projections, { memoryBudget: config.memoryBudget });
+  const projections = selectWiredProjections(config.projections, {
+    memoryBudget: config.memoryBudget,
+    privacyKeyring: config.privacyKeyring,
+  });
   let appender: TransactionalAppender | undefined;
   const publisher =
     deps.publisher ??

@@ -52,7 +52,11 @@ export function orderRow(over: Partial<OrderRow> & Pick<OrderRow, 'order_id'>): 
   };
 }
 
-export const orderUpserted = (m: EventMetadata, order: OrderRow): OrderUpserted => ({ metadata: m, order });
+export const orderUpserted = (m: EventMetadata, order: OrderRow): OrderUpserted => ({
+  metadata: m,
+  order,
+  personal: null,
+});
 
 export function customerRow(over: Partial<CustomerRow> = {}): CustomerRow {
   return {
@@ -72,6 +76,7 @@ export function customerRow(over: Partial<CustomerRow> = {}): CustomerRow {
 export const customerUpserted = (m: EventMetadata, customer: CustomerRow): CustomerUpserted => ({
   metadata: m,
   customer,
+  personal: null,
 });
 
 export function customerEvent(
@@ -93,6 +98,7 @@ export function customerEvent(
       source_label: 'custom-api',
       ...over,
     },
+    personal: null,
   };
 }
 
@@ -108,6 +114,7 @@ export function zeroParty(
     external_customer_id: null,
     interests: [],
     attributes_json: null,
+    personal: null,
     source_label: null,
     quiz_version: null,
     completed_at: null,

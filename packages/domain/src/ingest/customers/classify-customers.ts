@@ -2,6 +2,7 @@ import { CUSTOMER_ROW_FIELDS } from '@holdfast/contracts/http';
 import type { CustomerRowInput } from '@holdfast/contracts';
 import { normalizeAddress, normalizeConsent } from '../shared/address-consent.js';
 import type { NormalizedAddress, NormalizedConsent } from '../shared/address-consent.js';
+import type { SuppressionCheck } from '../../privacy/suppression.js';
 import { createPhoneNormalizer } from '../shared/normalize-phone.js';
 import { parseTimestamp } from '../shared/parse-timestamp.js';
 import type { RowError, RowWarning } from '../shared/row-issue.js';
@@ -23,11 +24,13 @@ export interface NormalizedCustomer {
   subscription_started_at: string | null;
 }
 
-/** Counters of POST /ingest/customers; `received = customers_upserted + skipped_no_identity`. */
+/** Counters of POST /ingest/customers; `received = customers_upserted + skipped_no_identity + skipped_suppressed`. */
 export interface CustomerCounters {
   readonly received: number;
   readonly customers_upserted: number;
   readonly skipped_no_identity: number;
+  /** Rows naming a suppressed identifier (not a spec counter: added beside them). */
+  readonly skipped_suppressed: number;
   /** Upserted rows that carry a subscription_status. */
   readonly subscriptions_applied: number;
 }
@@ -41,7 +44,10 @@ export type CustomerWarningCode =
   | 'address_ignored_without_street_city_or_zip';
 
 /** A skipped row, for the dry run. */
-export type CustomerRowError = RowError<{ external_id: string | null }, 'no_usable_identity'>;
+export type CustomerRowError = RowError<
+  { external_id: string | null },
+  'no_usable_identity' | 'suppressed_identity'
+>;
 
 /** A row-level warning, for the dry run; `fields` names the fields concerned. */
 export type CustomerRowWarning = RowWarning<{ external_id: string | null }, CustomerWarningCode>;
@@ -83,15 +89,22 @@ function hasAnyValue(value: unknown): boolean {
  * - source_label defaults to 'custom-api'; unknown top-level fields are reported in
  *   `unknown_fields_ignored` (nested unknown keys of address/consent are ignored silently).
  *
+ * - a row naming a suppressed identifier (`suppressed`) is skipped with `suppressed_identity`
+ *   (`skipped_suppressed`).
+ *
  * @example
  * classifyCustomers([{ email: ' Ann@Example.com ' }]).customers[0]?.email; // 'ann@example.com'
  */
-export function classifyCustomers(rows: readonly CustomerRowInput[]): CustomersClassification {
+export function classifyCustomers(
+  rows: readonly CustomerRowInput[],
+  opts: { suppressed?: SuppressionCheck } = {},
+): CustomersClassification {
   const normalizePhone = createPhoneNormalizer();
   const customers: NormalizedCustomer[] = [];
   const errors: CustomerRowError[] = [];
   const warnings: CustomerRowWarning[] = [];
   let subscriptions = 0;
+  let suppressedRows = 0;
   for (let index = 0; index < rows.length; index++) {
     const row = rows[index]!;
     const external_id = blankToNull(row.external_id);
@@ -99,6 +112,11 @@ export function classifyCustomers(rows: readonly CustomerRowInput[]): CustomersC
     const phone = row.phone == null ? null : normalizePhone(row.phone);
     if (external_id === null && email === null && phone === null) {
       errors.push({ index, external_id, codes: ['no_usable_identity'] });
+      continue;
+    }
+    if (opts.suppressed?.({ externalId: external_id, email, phone })) {
+      errors.push({ index, external_id, codes: ['suppressed_identity'] });
+      suppressedRows++;
       continue;
     }
     const warn = (code: CustomerWarningCode, fields: readonly string[]) =>
@@ -134,7 +152,8 @@ export function classifyCustomers(rows: readonly CustomerRowInput[]): CustomersC
     counters: {
       received: rows.length,
       customers_upserted: customers.length,
-      skipped_no_identity: errors.length,
+      skipped_no_identity: errors.length - suppressedRows,
+      skipped_suppressed: suppressedRows,
       subscriptions_applied: subscriptions,
     },
     customers,

@@ -109,6 +109,7 @@ describe('classifyCustomers', () => {
       received: 1,
       customers_upserted: 1,
       skipped_no_identity: 0,
+      skipped_suppressed: 0,
       subscriptions_applied: 0,
     });
   });
@@ -123,6 +124,7 @@ describe('classifyCustomers', () => {
       received: 2,
       customers_upserted: 1,
       skipped_no_identity: 1,
+      skipped_suppressed: 0,
       subscriptions_applied: 0,
     });
     expect(result.errors).toEqual([{ index: 1, external_id: null, codes: ['no_usable_identity'] }]);
@@ -186,6 +188,7 @@ describe('classifyCustomers', () => {
       received: 4,
       customers_upserted: 3,
       skipped_no_identity: 1,
+      skipped_suppressed: 0,
       subscriptions_applied: 2,
     });
     expect(result.customers[0]).toEqual(

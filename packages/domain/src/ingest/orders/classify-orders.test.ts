@@ -82,6 +82,7 @@ describe('classifyOrders', () => {
       deduped_in_batch: 0,
       accepted: 1,
       dropped_invalid: 0,
+      dropped_suppressed: 0,
       naive_timestamps: 0,
     });
     expect(result.errors).toEqual([]);
@@ -216,6 +217,7 @@ describe('classifyOrders', () => {
       deduped_in_batch: 2,
       accepted: 2,
       dropped_invalid: 0,
+      dropped_suppressed: 0,
       naive_timestamps: 0,
     });
     expect(result.warnings).toEqual([
@@ -234,6 +236,7 @@ describe('classifyOrders', () => {
       deduped_in_batch: 0,
       accepted: 1,
       dropped_invalid: 1,
+      dropped_suppressed: 0,
       naive_timestamps: 0,
     });
   });
@@ -271,6 +274,7 @@ describe('classifyOrders', () => {
       deduped_in_batch: 1,
       accepted: 2,
       dropped_invalid: 1,
+      dropped_suppressed: 0,
       naive_timestamps: 0,
     });
   });
@@ -282,6 +286,7 @@ describe('classifyOrders', () => {
       deduped_in_batch: 0,
       accepted: 0,
       dropped_invalid: 0,
+      dropped_suppressed: 0,
       naive_timestamps: 0,
     });
   });

@@ -1,4 +1,5 @@
 import type { OrderRowInput } from '@holdfast/contracts';
+import type { SuppressionCheck } from '../../privacy/suppression.js';
 import { createPhoneNormalizer } from '../shared/normalize-phone.js';
 import type { RowError, RowWarning } from '../shared/row-issue.js';
 import type { NormalizedOrder, OrderErrorCode, OrderWarningCode } from './normalized-order.js';
@@ -14,6 +15,11 @@ export interface OrderCounters {
   readonly deduped_in_batch: number;
   readonly accepted: number;
   readonly dropped_invalid: number;
+  /**
+   * Valid rows dropped because they name a suppressed identifier (an erasure with `suppress`); not a
+   * spec counter, added beside them: `received = accepted + dropped_invalid + deduped_in_batch + dropped_suppressed`.
+   */
+  readonly dropped_suppressed: number;
   /** Accepted rows whose order_date had no UTC offset (read as UTC). */
   readonly naive_timestamps: number;
 }
@@ -57,20 +63,28 @@ export interface OrdersClassification {
  *   rows only, and `naive_timestamps` counts those rows: replaced rows are not written;
  * - an invalid currency on any row sets `batchFailure` (with every such row's index); the row also
  *   counts as dropped so a dry run's counters stay consistent.
+ * - a valid row naming a suppressed identifier (`suppressed`, see `suppressionCheck`) is dropped with
+ *   the code `suppressed_identity` and counted in `dropped_suppressed`, not `dropped_invalid`;
  * `now` is accepted for symmetry with the other rules; no order rule depends on the clock today.
  *
  * @example
  * const v = validateOrdersRequest(body);
  * if (v.ok) { const c = classifyOrders(v.rows, { now }); } // now: the request's clock, from the gateway
  */
-export function classifyOrders(rows: readonly OrderRowInput[], _clock: { now: Date }): OrdersClassification {
+export function classifyOrders(
+  rows: readonly OrderRowInput[],
+  opts: { now: Date; suppressed?: SuppressionCheck },
+): OrdersClassification {
   const normalizePhone = createPhoneNormalizer();
   const outcomes: OrderRowOutcome[] = new Array<OrderRowOutcome>(rows.length);
   // order_id → index of its last valid row (-1 while it has none).
   const lastValid = new Map<string, number>();
   for (let i = 0; i < rows.length; i++) {
     const row = rows[i]!;
-    const outcome = normalizeOrderRow(row, normalizePhone);
+    let outcome = normalizeOrderRow(row, normalizePhone);
+    const o = outcome.order;
+    if (o !== null && opts.suppressed?.({ externalId: o.customer_id, email: o.email, phone: o.phone }))
+      outcome = { order: null, codes: ['suppressed_identity'], naive: false, unknownFields: null };
     outcomes[i] = outcome;
     if (outcome.order !== null) lastValid.set(row.order_id, i);
     else if (!lastValid.has(row.order_id)) lastValid.set(row.order_id, -1);
@@ -83,11 +97,13 @@ export function classifyOrders(rows: readonly OrderRowInput[], _clock: { now: Da
   const badCurrency: number[] = [];
   let deduped = 0;
   let naive = 0;
+  let suppressedRows = 0;
   for (let i = 0; i < rows.length; i++) {
     const orderId = rows[i]!.order_id;
     const outcome = outcomes[i]!;
     if (outcome.order === null) {
       errors.push({ index: i, order_id: orderId, codes: outcome.codes });
+      if (outcome.codes[0] === 'suppressed_identity') suppressedRows++;
       if (outcome.codes.includes('invalid_currency_code_fails_whole_batch')) badCurrency.push(i);
       continue;
     }
@@ -120,7 +136,8 @@ export function classifyOrders(rows: readonly OrderRowInput[], _clock: { now: Da
       distinct_order_ids: lastValid.size,
       deduped_in_batch: deduped,
       accepted: accepted.length,
-      dropped_invalid: errors.length,
+      dropped_invalid: errors.length - suppressedRows,
+      dropped_suppressed: suppressedRows,
       naive_timestamps: naive,
     },
     accepted,

@@ -8,6 +8,7 @@ const counters = (o: Partial<OrderCounters> = {}): OrderCounters => ({
   deduped_in_batch: 0,
   accepted: 10,
   dropped_invalid: 0,
+  dropped_suppressed: 0,
   naive_timestamps: 0,
   ...o,
 });

@@ -7,7 +7,7 @@ const rows = (n: number) => `${n} row${n === 1 ? '' : 's'}`;
  * On a real call it ends with when analytics catch up; in a dry run, with how to write.
  *
  * @example
- * nextHint({ received: 10, distinct_order_ids: 10, deduped_in_batch: 0, accepted: 9, dropped_invalid: 1, naive_timestamps: 0 });
+ * nextHint({ received: 10, distinct_order_ids: 10, deduped_in_batch: 0, accepted: 9, dropped_invalid: 1, dropped_suppressed: 0, naive_timestamps: 0 });
  * // '1 row dropped (...): re-run with ?dry_run=true to see per-row errors. Analytics recompute nightly at 02:00 UTC; POST /ingest/sync after large loads.'
  */
 export function nextHint(counters: OrderCounters, options: { dryRun?: boolean } = {}): string {
@@ -19,6 +19,10 @@ export function nextHint(counters: OrderCounters, options: { dryRun?: boolean } 
       `${what}: ${dryRun ? 'fix the rows listed in errors.' : 're-run with ?dry_run=true to see per-row errors.'}`,
     );
   }
+  if (counters.dropped_suppressed > 0)
+    parts.push(
+      `${rows(counters.dropped_suppressed)} ${dryRun ? 'would be dropped' : 'dropped'}: they name an erased and suppressed person (suppressed_identity).`,
+    );
   if (counters.deduped_in_batch > 0)
     parts.push(
       `${rows(counters.deduped_in_batch)} repeated an order_id of this batch: the last row of each order_id wins.`,

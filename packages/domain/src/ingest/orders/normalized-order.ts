@@ -21,9 +21,12 @@ export interface NormalizedOrder {
   cancelled_at: string | null;
 }
 
-/** Row-level error codes of the orders dry run (spec codes table). */
+/** Row-level error codes of the orders dry run (spec codes table, and `suppressed_identity`: an erased and suppressed person). */
 export type OrderErrorCode =
-  'no_usable_identity' | 'unparseable_order_date_or_amount' | 'invalid_currency_code_fails_whole_batch';
+  | 'no_usable_identity'
+  | 'unparseable_order_date_or_amount'
+  | 'invalid_currency_code_fails_whole_batch'
+  | 'suppressed_identity';
 
 /** Row-level warning codes of the orders dry run (spec codes table). */
 export type OrderWarningCode =

@@ -12,6 +12,7 @@ import {
   hasIdentity,
   orderWriteOf,
 } from '@holdfast/domain';
+import type { IdentifierIndexes } from '@holdfast/privacy';
 import { PoisonRecordError, type ProjectedEvent } from '../../projection.js';
 import { customerUuid } from './customer-id.js';
 import { mergeCustomer, newCustomer, type CustomerPatch, type CustomerState } from './customer-state.js';
@@ -23,6 +24,25 @@ import type { CustomerEventRow, ZeroPartyRow } from './write-webhook-rows.js';
 /** The records of holdfast.commerce: everything that resolves customer identity shares one log. */
 export type CommerceEventName =
   'OrderUpserted' | 'CustomerUpserted' | 'CustomerEventReceived' | 'ZeroPartySubmitted';
+
+/**
+ * A commerce record as the fold takes it (`openCommerce`): its personal fields back in clear when
+ * its subject's key exists (null when shredded), its identifiers' blind indexes, and its subject.
+ */
+export type OpenedCommerceEvent = ProjectedEvent<CommerceEventName> & {
+  readonly indexes: IdentifierIndexes;
+  /** The subject whose key encrypted it (null: written in clear). */
+  readonly subjectId: string | null;
+  /** False when the subject's key is gone: the personal fields are null. */
+  readonly readable: boolean;
+};
+
+/** A data subject whose key encrypted a record folded into a customer (read_models.customer_subjects). */
+export interface CustomerSubjectWrite {
+  readonly accountId: string;
+  readonly customerId: string;
+  readonly subjectId: string;
+}
 
 /** Stored state a chunk needs before it can fold: loaded once per chunk, in the chunk's transaction. */
 export interface ChunkState {
@@ -45,6 +65,8 @@ export class CommerceChunk {
   readonly orders: OrderWrite[] = [];
   readonly customerEvents: CustomerEventRow[] = [];
   readonly zeroParty: ZeroPartyRow[] = [];
+  readonly subjects: CustomerSubjectWrite[] = [];
+  private readonly subjectKeys = new Set<string>();
   private readonly dirty = new Set<CustomerState>();
   private readonly created = new Set<CustomerState>();
   private readonly index: IdentityResolver<CustomerState>;
@@ -62,16 +84,16 @@ export class CommerceChunk {
     this.submissionKeys = new Set(state.storedSubmissionKeys);
   }
 
-  add(e: ProjectedEvent<CommerceEventName>): void {
+  add(e: OpenedCommerceEvent): void {
     switch (e.type) {
       case 'OrderUpserted':
-        return this.order(e.value);
+        return this.order(e.value, e);
       case 'CustomerUpserted':
-        return this.customer(e.value);
+        return this.customer(e.value, e);
       case 'CustomerEventReceived':
-        return this.customerEvent(e.value);
+        return this.customerEvent(e.value, e);
       case 'ZeroPartySubmitted':
-        return this.submission(e.value);
+        return this.submission(e.value, e);
       default: {
         const never: never = e;
         throw new Error(`unhandled ${(never as { type: string }).type}`);
@@ -91,16 +113,35 @@ export class CommerceChunk {
     return { created: [...this.created], changed: [...this.dirty].filter((c) => !this.created.has(c)) };
   }
 
-  private order(e: OrderUpserted): void {
+  /** Notes that `subjectId`'s key encrypted a record of `customerId` (once per chunk). */
+  private subject(accountId: string, customerId: string, { subjectId }: OpenedCommerceEvent): void {
+    if (subjectId === null) return;
+    const k = `${accountId}\u0000${customerId}\u0000${subjectId}`;
+    if (this.subjectKeys.has(k)) return;
+    this.subjectKeys.add(k);
+    this.subjects.push({ accountId, customerId, subjectId });
+  }
+
+  private order(e: OrderUpserted, opened: OpenedCommerceEvent): void {
     const { metadata: m, order: o } = e;
     const account = this.accounts.of(m);
+    const ix = opened.indexes;
     // The patch doubles as the identity keys (a patch is keys plus fields): one object per order.
-    const keys = { externalId: o.customer_id, email: o.email, phone: o.phone, name: o.customer_name };
+    // Emails and phones resolve by blind index; their values in clear only fill the row.
+    const keys = {
+      externalId: o.customer_id,
+      email: ix.email,
+      phone: ix.phone,
+      emailClear: o.email,
+      phoneClear: o.phone,
+      name: o.customer_name,
+    };
     let customerId: string | null = null;
     if (hasIdentity(keys)) {
       const { customer } = this.resolveOrCreate(account, m, keys);
       customerId = customer.customerId;
       this.merge(customer, keys, m.received_at);
+      this.subject(account, customerId, opened);
     }
     this.orders.push({
       ...orderWriteOf(e, { accountId: account, customerId, receivedAt: m.received_at }),
@@ -108,15 +149,18 @@ export class CommerceChunk {
     });
   }
 
-  private customer({ metadata: m, customer: c }: CustomerUpserted): void {
+  private customer({ metadata: m, customer: c }: CustomerUpserted, opened: OpenedCommerceEvent): void {
     const account = this.accounts.of(m);
-    const keys = { externalId: c.external_id, email: c.email, phone: c.phone };
+    const keys = { externalId: c.external_id, email: opened.indexes.email, phone: opened.indexes.phone };
     if (!hasIdentity(keys)) throw new PoisonRecordError('customer row without external_id, email or phone');
     const { customer } = this.resolveOrCreate(account, m, keys);
+    this.subject(account, customer.customerId, opened);
     this.merge(
       customer,
       {
         ...keys,
+        emailClear: c.email,
+        phoneClear: c.phone,
         name: c.name,
         address: c.address,
         consentMarketingEmail: c.consent?.marketing_email ?? null,
@@ -131,17 +175,23 @@ export class CommerceChunk {
     );
   }
 
-  private customerEvent({ metadata: m, dedup_key, event: ev }: CustomerEventReceived): void {
+  private customerEvent(
+    { metadata: m, dedup_key, event: ev }: CustomerEventReceived,
+    opened: OpenedCommerceEvent,
+  ): void {
     const account = this.accounts.of(m);
     // A retried webhook (same dedup key) is answered as a duplicate and changes nothing.
     if (!claim(this.eventKeys, key(account, dedup_key))) return;
-    const keys = { externalId: ev.external_id, email: ev.email, phone: ev.phone };
+    const keys = { externalId: ev.external_id, email: opened.indexes.email, phone: opened.indexes.phone };
     if (!hasIdentity(keys)) throw new PoisonRecordError('customer event without external_id, email or phone');
     const { customer, method, isNew } = this.resolveOrCreate(account, m, keys);
+    this.subject(account, customer.customerId, opened);
     this.merge(
       customer,
       {
         ...keys,
+        emailClear: ev.email,
+        phoneClear: ev.phone,
         name: ev.name,
         address: ev.address,
         consentMarketingEmail: ev.consent?.marketing_email ?? null,
@@ -163,20 +213,28 @@ export class CommerceChunk {
       isNew,
       eventType: ev.event_type,
       receivedAt: m.received_at,
-      contentKey: customApiContentKey(ev),
+      // Of the event as posted: unknown once its personal fields are shredded (as for events stored
+      // before content keys were), so a replay after an erasure writes what the erasure wrote.
+      contentKey: opened.readable ? customApiContentKey(ev) : null,
     });
   }
 
-  private submission(s: ZeroPartySubmitted): void {
+  private submission(s: ZeroPartySubmitted, opened: OpenedCommerceEvent): void {
     const m = s.metadata;
     const account = this.accounts.of(m);
     if (!claim(this.submissionKeys, key(account, s.dedup_key))) return;
-    const keys = { externalId: s.external_customer_id, email: s.email, phone: null };
+    const keys = { externalId: s.external_customer_id, email: opened.indexes.email, phone: null };
     if (!hasIdentity(keys)) throw new PoisonRecordError('zero-party submission without email or external id');
     // A submission links to its customer without editing it (quiz answers are not a profile update);
     // it creates the customer when none matches, labelled with where it came from.
     const { customer, isNew } = this.resolveOrCreate(account, m, keys);
-    if (isNew) this.merge(customer, { ...keys, sourceLabel: s.source_label ?? 'zero-party' }, m.received_at);
+    this.subject(account, customer.customerId, opened);
+    if (isNew)
+      this.merge(
+        customer,
+        { ...keys, emailClear: s.email, sourceLabel: s.source_label ?? 'zero-party' },
+        m.received_at,
+      );
     this.zeroParty.push({
       accountId: account,
       dedupKey: s.dedup_key,

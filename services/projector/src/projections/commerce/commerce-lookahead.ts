@@ -1,5 +1,6 @@
 import type { ChunkLookahead, ProjectedEvent } from '../../projection.js';
 import { AccountIds, CommerceChunk, type CommerceEventName } from './commerce-chunk.js';
+import { openCommerceCached, type CommerceKeys } from './open-commerce.js';
 import type { IdentitySource } from './identity-memory.js';
 
 const NONE: ReadonlySet<string> = new Set();
@@ -11,7 +12,10 @@ const NONE: ReadonlySet<string> = new Set();
  * position the current chunk commits (PartitionMemory.preparedFits), and folds afresh otherwise.
  */
 export class CommerceLookahead implements ChunkLookahead<CommerceEventName> {
-  constructor(private readonly identities: IdentitySource) {}
+  constructor(
+    private readonly identities: IdentitySource,
+    private readonly keys: CommerceKeys,
+  ) {}
 
   prepare(events: readonly ProjectedEvent<CommerceEventName>[], schema: string, partition: number): void {
     const mem = this.identities.pending(schema, partition);
@@ -21,13 +25,17 @@ export class CommerceLookahead implements ChunkLookahead<CommerceEventName> {
       if (e.type !== 'OrderUpserted' && e.type !== 'CustomerUpserted') return;
       if (!mem.isResident(accounts.of(e.value.metadata))) return;
     }
+    // Personal data from cached keys only; a key not cached (or the cache not made yet): apply opens.
+    const cache = this.keys.cache;
+    const opened = cache && openCommerceCached(cache, events);
+    if (!opened) return;
     const chunk = new CommerceChunk({
       identities: mem.index,
       storedEventKeys: NONE,
       storedSubmissionKeys: NONE,
     });
     try {
-      for (const e of events) chunk.add(e);
+      for (const e of opened) chunk.add(e);
     } catch {
       // A record the fold refuses (poison) left the memory half changed: apply will start afresh.
       this.identities.drop(schema, partition);

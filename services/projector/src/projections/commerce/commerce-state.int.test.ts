@@ -10,7 +10,7 @@ import { createTestEnv, type TestEnv } from '@holdfast/testing';
 import { ProjectionRunner } from '../../runtime/projection-runner.js';
 import { metadata, orderRow, orderUpserted } from '../../test-support/events.js';
 import { CommerceLookahead } from './commerce-lookahead.js';
-import { createCommerceProjection, type CommerceState } from './commerce.projection.js';
+import { CommerceKeys, createCommerceProjection, type CommerceState } from './commerce.projection.js';
 import { IdentityMemory, NO_IDENTITY_MEMORY } from './identity-memory.js';
 import { StatisticsKeeper } from './statistics.js';
 
@@ -47,10 +47,11 @@ function recording(pool: Pool, seen: string[]): Pool {
 
 /** A runner of one commerce projection over `state`, on partition 0 of `schema`. */
 function runnerOf(schema: string, state: CommerceState, seen: string[] = []) {
+  const keys = state.keys ?? new CommerceKeys();
   const lookahead =
-    state.identities instanceof IdentityMemory ? new CommerceLookahead(state.identities) : undefined;
+    state.identities instanceof IdentityMemory ? new CommerceLookahead(state.identities, keys) : undefined;
   const runner = new ProjectionRunner(
-    createCommerceProjection(state),
+    createCommerceProjection({ ...state, keys }),
     {
       pool: recording(t.pool, seen),
       codec: t.codec,

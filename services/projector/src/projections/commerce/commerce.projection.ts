@@ -1,5 +1,11 @@
-import type { ChunkLookahead, Projection, ProjectedEvent, ProjectionTx } from '../../projection.js';
-import { AccountIds, CommerceChunk, type CommerceEventName } from './commerce-chunk.js';
+import type { ChunkLookahead, Projection, ProjectionTx } from '../../projection.js';
+import {
+  AccountIds,
+  CommerceChunk,
+  type CommerceEventName,
+  type OpenedCommerceEvent,
+} from './commerce-chunk.js';
+import { CommerceKeys, openCommerce } from './open-commerce.js';
 import { CommerceLookahead } from './commerce-lookahead.js';
 import { IdentityIndex, RoutedIdentities } from './identity-index.js';
 import {
@@ -15,10 +21,16 @@ import { FxSnapshots } from '../../fx/fx-snapshot.js';
 import { StatisticsKeeper } from './statistics.js';
 import { writeCustomers } from './write-customers.js';
 import { writeOrders } from './write-orders.js';
-import { insertCustomerEvents, insertZeroPartySubmissions } from './write-webhook-rows.js';
+import {
+  insertCustomerEvents,
+  insertCustomerSubjects,
+  insertZeroPartySubmissions,
+} from './write-webhook-rows.js';
+
+export { CommerceKeys } from './open-commerce.js';
 
 /** The identity keys and dedup keys a chunk carries: what must be loaded before folding it. */
-function keysOf(events: readonly ProjectedEvent<CommerceEventName>[]) {
+function keysOf(events: readonly OpenedCommerceEvent[]) {
   const lookups: IdentityLookup[] = [];
   const eventKeys = new KeySet();
   const submissionKeys = new KeySet();
@@ -27,27 +39,29 @@ function keysOf(events: readonly ProjectedEvent<CommerceEventName>[]) {
   for (const e of events) {
     const accountId = ids.of(e.value.metadata);
     accounts.add(accountId);
+    // Emails and phones resolve by blind index (docs/privacy.md).
+    const ix = e.indexes;
     switch (e.type) {
       case 'OrderUpserted': {
         const o = e.value.order;
-        lookups.push({ accountId, keys: { externalId: o.customer_id, email: o.email, phone: o.phone } });
+        lookups.push({ accountId, keys: { externalId: o.customer_id, email: ix.email, phone: ix.phone } });
         break;
       }
       case 'CustomerUpserted': {
         const c = e.value.customer;
-        lookups.push({ accountId, keys: { externalId: c.external_id, email: c.email, phone: c.phone } });
+        lookups.push({ accountId, keys: { externalId: c.external_id, email: ix.email, phone: ix.phone } });
         break;
       }
       case 'CustomerEventReceived': {
         const c = e.value.event;
-        lookups.push({ accountId, keys: { externalId: c.external_id, email: c.email, phone: c.phone } });
+        lookups.push({ accountId, keys: { externalId: c.external_id, email: ix.email, phone: ix.phone } });
         eventKeys.add(accountId, e.value.dedup_key);
         break;
       }
       case 'ZeroPartySubmitted':
         lookups.push({
           accountId,
-          keys: { externalId: e.value.external_customer_id, email: e.value.email, phone: null },
+          keys: { externalId: e.value.external_customer_id, email: ix.email, phone: null },
         });
         submissionKeys.add(accountId, e.value.dedup_key);
         break;
@@ -61,7 +75,7 @@ function keysOf(events: readonly ProjectedEvent<CommerceEventName>[]) {
  * load what their records could resolve to (and the stored dedup keys) first.
  */
 async function foldWithLookups(
-  events: readonly ProjectedEvent<CommerceEventName>[],
+  events: readonly OpenedCommerceEvent[],
   tx: ProjectionTx,
   memory: IdentitySource,
   mem: PartitionMemory | null,
@@ -88,6 +102,8 @@ export interface CommerceState {
   readonly statistics?: StatisticsKeeper;
   /** The fx snapshots orders are converted with (default: a cache of its own). */
   readonly fx?: FxSnapshots;
+  /** The subject keys personal data is decrypted with (default: keys of its own). */
+  readonly keys?: CommerceKeys;
 }
 
 /**
@@ -101,15 +117,18 @@ export function createCommerceProjection(state: CommerceState): Projection<Comme
   const { identities } = state;
   const statistics = state.statistics ?? new StatisticsKeeper();
   const fxSnapshots = state.fx ?? new FxSnapshots();
+  const keys = state.keys ?? new CommerceKeys();
   return {
     name: 'commerce',
     topic: 'holdfast.commerce',
     handles: ['OrderUpserted', 'CustomerUpserted', 'CustomerEventReceived', 'ZeroPartySubmitted'],
-    tables: ['orders', 'customers', 'customer_events', 'zero_party_submissions'],
+    tables: ['orders', 'customers', 'customer_events', 'zero_party_submissions', 'customer_subjects'],
     async apply(events, tx) {
       const mem = identities.open(tx, events);
       const refresh = () => statistics.refreshIfDue(tx).then(() => undefined);
-      const chunk = mem?.takePrepared() ?? (await foldWithLookups(events, tx, identities, mem, refresh));
+      const chunk =
+        mem?.takePrepared() ??
+        (await foldWithLookups(await openCommerce(keys.of(tx), events), tx, identities, mem, refresh));
       const customerWrites = chunk.customerWrites();
       await writeCustomers(tx, customerWrites);
       const fx = chunk.orders.length ? await fxSnapshots.current(tx.client) : null;
@@ -121,6 +140,7 @@ export function createCommerceProjection(state: CommerceState): Projection<Comme
       });
       await insertCustomerEvents(tx, chunk.customerEvents);
       await insertZeroPartySubmissions(tx, chunk.zeroParty);
+      await insertCustomerSubjects(tx, chunk.subjects);
       statistics.noteWritten(tx, customerWrites.created.length + chunk.orders.length);
       if (mem) identities.noteCreated(tx, mem, customerWrites.created);
     },
@@ -138,12 +158,16 @@ export interface WiredCommerce {
  * (HOLDFAST_PROJECTOR_MEMORY_*; 0 customers turns it off) and the lookahead that folds the next
  * chunk into it while the current one is written.
  */
-export function wireCommerce(budget: MemoryBudget = DEFAULT_MEMORY_BUDGET): WiredCommerce {
+export function wireCommerce(
+  budget: MemoryBudget = DEFAULT_MEMORY_BUDGET,
+  keys: CommerceKeys = new CommerceKeys(),
+): WiredCommerce {
   if (budget.customers <= 0)
-    return { projection: createCommerceProjection({ identities: NO_IDENTITY_MEMORY }) };
+    return { projection: createCommerceProjection({ identities: NO_IDENTITY_MEMORY, keys }) };
   const identities = new IdentityMemory(budget);
   return {
-    projection: createCommerceProjection({ identities }),
-    lookahead: new CommerceLookahead(identities),
+    projection: createCommerceProjection({ identities, keys }),
+    // It opens personal data from the projection's key cache only (it must not wait).
+    lookahead: new CommerceLookahead(identities, keys),
   };
 }

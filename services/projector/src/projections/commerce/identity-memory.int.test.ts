@@ -18,7 +18,7 @@ import {
 } from '../../test-support/events.js';
 import type { Given } from '../../test-support/projection-harness.js';
 import { CommerceLookahead } from './commerce-lookahead.js';
-import { createCommerceProjection } from './commerce.projection.js';
+import { CommerceKeys, createCommerceProjection } from './commerce.projection.js';
 import { IdentityMemory, type MemoryBudget } from './identity-memory.js';
 
 let t: TestEnv;
@@ -33,10 +33,11 @@ const at = (i: number) => new Date(Date.UTC(2025, 0, 1) + i * 1000).toISOString(
 /** One projector process: its own memory, its own runner, on `schema`. */
 function processOn(schema: string, budget: MemoryBudget = UNLIMITED) {
   const memory = new IdentityMemory(budget);
+  const keys = new CommerceKeys();
   const runner = new ProjectionRunner(
-    createCommerceProjection({ identities: memory }),
+    createCommerceProjection({ identities: memory, keys }),
     { pool: t.pool, codec: t.codec, schema, logger: silentLogger, publisher: { publish: async () => {} } },
-    { lookahead: new CommerceLookahead(memory) },
+    { lookahead: new CommerceLookahead(memory, keys) },
   );
   return runner;
 }
@@ -183,8 +184,9 @@ describe('identity memory', () => {
     await ensureReadModelSchema(t.pool, 'mem_lru_plain');
     const budget = { customers: 12, orders: 70 };
     const memory = new IdentityMemory(budget);
+    const keys = new CommerceKeys();
     const runner = new ProjectionRunner(
-      createCommerceProjection({ identities: memory }),
+      createCommerceProjection({ identities: memory, keys }),
       {
         pool: t.pool,
         codec: t.codec,
@@ -192,7 +194,7 @@ describe('identity memory', () => {
         logger: silentLogger,
         publisher: { publish: async () => {} },
       },
-      { lookahead: new CommerceLookahead(memory) },
+      { lookahead: new CommerceLookahead(memory, keys) },
     );
     for (let i = 0; i < events.length; i += 10) {
       await runner.handle({ topic: 'test', partition: 0, records: records(events.slice(i, i + 10), i) });

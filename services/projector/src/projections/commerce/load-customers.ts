@@ -36,7 +36,7 @@ export const CUSTOMER_COLUMNS = `c.account_id, c.customer_id, c.external_id, c.e
   c.address_city, c.address_state, c.address_zip, c.address_country, c.consent_marketing_email,
   c.consent_sms, c.consent_suppressed, c.consent_bounced, c.source_label, c.subscription_status,
   ${ts('subscription_started_at')}, ${ts('created_at')}, ${ts('updated_at')}, c.consent_locked_email,
-  c.consent_locked_sms`;
+  c.consent_locked_sms, c.email_index, c.phone_index`;
 
 /** A customers row as `CUSTOMER_COLUMNS` selects it. */
 export interface CustomerRow {
@@ -62,10 +62,13 @@ export interface CustomerRow {
   subscription_started_at: string | null;
   created_at: string;
   updated_at: string;
+  email_index: string | null;
+  phone_index: string | null;
 }
 
 /**
- * Loads every stored customer that a record of the chunk could resolve to, set-based: first by
+ * Loads every stored customer that a record of the chunk could resolve to (emails and phones as blind
+ * indexes: `IdentityLookup.keys`), set-based: first by
  * external id (one index lookup per distinct id, all in one statement), then by email and phone only
  * for the records whose external id is absent or unknown, since a record found by external id never
  * looks further. That second step is small on a backfill, where most orders name known customers.
@@ -103,10 +106,10 @@ export async function loadCustomers(
       tx.named(
         'load-customers.by-email-or-phone',
         (s) => `select ${CUSTOMER_COLUMNS} from unnest($1::uuid[], $2::text[]) k(a, v)
-         join ${qualified(s, 'customers')} c on c.account_id = k.a and c.email = k.v and c.email is not null
+         join ${qualified(s, 'customers')} c on c.account_id = k.a and c.email_index = k.v and c.email_index is not null
        union all
        select ${CUSTOMER_COLUMNS} from unnest($3::uuid[], $4::text[]) k(a, v)
-         join ${qualified(s, 'customers')} c on c.account_id = k.a and c.phone = k.v and c.phone is not null`,
+         join ${qualified(s, 'customers')} c on c.account_id = k.a and c.phone_index = k.v and c.phone_index is not null`,
       ),
       [emails.accounts, emails.values, phones.accounts, phones.values],
     );
@@ -120,8 +123,11 @@ export function toState(r: CustomerRow): CustomerState {
     accountId: r.account_id,
     customerId: r.customer_id,
     externalId: r.external_id,
-    email: r.email,
-    phone: r.phone,
+    // Identity resolution keys on the blind indexes; the values in clear only fill the row.
+    email: r.email_index,
+    phone: r.phone_index,
+    emailClear: r.email,
+    phoneClear: r.phone,
     name: r.name,
     address: {
       street: r.address_street,

@@ -294,8 +294,13 @@ async function stored(account: string) {
       first_seen_at: iso(r.first_seen_at),
       updated_at: iso(r.updated_at),
     })),
-    customers: customers.map(({ account_id: _a, ...c }) => ({
+    // The blind indexes are the projector's identity keys (docs/privacy.md): one exactly where the
+    // value is; the pure rules resolve on the values, which match where their indexes do.
+    customers: customers.map(({ account_id: _a, email_index, phone_index, ...c }) => ({
       ...c,
+      ...((email_index === null) !== (c.email === null) || (phone_index === null) !== (c.phone === null)
+        ? { index_mismatch: { email_index, phone_index } }
+        : {}),
       subscription_started_at: iso(c.subscription_started_at),
       created_at: iso(c.created_at),
       updated_at: iso(c.updated_at),

@@ -10,11 +10,11 @@ const upsertSql = (schema: string) => `
     name, address_street, address_city, address_state, address_zip, address_country,
     consent_marketing_email, consent_sms, consent_suppressed, consent_bounced, source_label,
     subscription_status, subscription_started_at, created_at, updated_at, consent_locked_email,
-    consent_locked_sms)
+    consent_locked_sms, email_index, phone_index)
   select * from unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
     $8::text[], $9::text[], $10::text[], $11::text[], $12::boolean[], $13::boolean[], $14::boolean[],
     $15::boolean[], $16::text[], $17::text[], $18::timestamptz[], $19::timestamptz[], $20::timestamptz[],
-    $21::boolean[], $22::boolean[])
+    $21::boolean[], $22::boolean[], $23::text[], $24::text[])
   on conflict (account_id, customer_id) do update set
     external_id = excluded.external_id, email = excluded.email, phone = excluded.phone,
     name = excluded.name, address_street = excluded.address_street, address_city = excluded.address_city,
@@ -24,7 +24,8 @@ const upsertSql = (schema: string) => `
     consent_bounced = excluded.consent_bounced, source_label = excluded.source_label,
     subscription_status = excluded.subscription_status,
     subscription_started_at = excluded.subscription_started_at, updated_at = excluded.updated_at,
-    consent_locked_email = excluded.consent_locked_email, consent_locked_sms = excluded.consent_locked_sms`;
+    consent_locked_email = excluded.consent_locked_email, consent_locked_sms = excluded.consent_locked_sms,
+    email_index = excluded.email_index, phone_index = excluded.phone_index`;
 
 const COLUMNS = [
   'account_id',
@@ -49,14 +50,16 @@ const COLUMNS = [
   'updated_at',
   'consent_locked_email',
   'consent_locked_sms',
+  'email_index',
+  'phone_index',
 ];
 
 const valuesOf = (c: CustomerState): unknown[] => [
   c.accountId,
   c.customerId,
   c.externalId,
-  c.email,
-  c.phone,
+  c.emailClear,
+  c.phoneClear,
   c.name,
   c.address.street,
   c.address.city,
@@ -74,6 +77,9 @@ const valuesOf = (c: CustomerState): unknown[] => [
   c.updatedAt,
   c.consentLockedEmail,
   c.consentLockedSms,
+  // The identity keys are the blind indexes (docs/privacy.md).
+  c.email,
+  c.phone,
 ];
 
 /** Stores the customers a chunk created (COPY) and the stored ones it changed (one upsert). */

@@ -1,5 +1,6 @@
 import { qualified, type ProjectionTx } from '../../projection.js';
 import { columnsOf, textArrayLiteral } from '../sql-arrays.js';
+import type { CustomerSubjectWrite } from './commerce-chunk.js';
 
 /** A row of read_models.customer_events. */
 export interface CustomerEventRow {
@@ -11,8 +12,11 @@ export interface CustomerEventRow {
   readonly isNew: boolean;
   readonly eventType: string;
   readonly receivedAt: string;
-  /** customApiContentKey of the event: a later duplicate that differs from it is warned about. */
-  readonly contentKey: string;
+  /**
+   * customApiContentKey of the event: a later duplicate that differs from it is warned about. Null
+   * when its personal fields are shredded (the content is no longer known).
+   */
+  readonly contentKey: string | null;
 }
 
 /** A row of read_models.zero_party_submissions. */
@@ -96,5 +100,24 @@ export function insertZeroPartySubmissions(tx: ProjectionTx, rows: readonly Zero
       r.completedAt,
       r.receivedAt,
     ],
+  );
+}
+
+/**
+ * Records which data subjects' keys encrypted the chunk's records of each customer
+ * (read_models.customer_subjects): an erasure destroys them all. Insert-only, idempotent.
+ */
+export async function insertCustomerSubjects(
+  tx: ProjectionTx,
+  rows: readonly CustomerSubjectWrite[],
+): Promise<void> {
+  if (!rows.length) return;
+  await tx.client.query(
+    tx.named(
+      'write-webhook-rows.customer-subjects',
+      (s) => `insert into ${qualified(s, 'customer_subjects')} (account_id, customer_id, subject_id)
+        select * from unnest($1::uuid[], $2::uuid[], $3::text[]) on conflict do nothing`,
+    ),
+    [rows.map((r) => r.accountId), rows.map((r) => r.customerId), rows.map((r) => r.subjectId)],
   );
 }

@@ -33,6 +33,7 @@ export function customerUpserted(
       subscription_status: null,
       subscription_started_at: null,
     },
+    personal: null,
   };
 }
 
@@ -61,6 +62,7 @@ export function orderUpserted(
       cancelled_at: null,
       ...o,
     },
+    personal: null,
   };
 }
 

@@ -1,0 +1,124 @@
+import { mkdtemp, readFile, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAccount } from '@holdfast/db';
+import { silentLogger } from '@holdfast/platform';
+import { loadPrivacyKeyring, PgSubjectKeyStore } from '@holdfast/privacy';
+import { indexPerson, startPrivacyWorker, type PrivacyWorker } from '@holdfast/privacy-requests';
+import { DEFAULT_READ_MODEL_SCHEMA, ensureReadModelSchema } from '@holdfast/read-models';
+import { createTestEnv, type TestEnv } from '@holdfast/testing';
+import { runCaptured } from '../testing/capture.js';
+
+let t: TestEnv;
+let account: string;
+let worker: PrivacyWorker | undefined;
+
+beforeAll(async () => {
+  t = await createTestEnv('cli-privacy');
+  await ensureReadModelSchema(t.pool, DEFAULT_READ_MODEL_SCHEMA);
+  ({ id: account } = await createAccount(t.db, { name: 'shop' }));
+});
+afterAll(async () => {
+  worker?.stop();
+  await t?.close();
+});
+
+const cli = (...argv: string[]) => runCaptured(argv, t.env);
+
+describe('holdfast erase, erasures, export-person', () => {
+  it('queues through the same function as the API: blind indexes only, idempotent, requested_by cli', async () => {
+    const first = await cli(
+      'erase',
+      '--account',
+      account,
+      '--email',
+      ' Ann@Example.com',
+      '--external-id',
+      'c-1',
+      '--json',
+    );
+    expect(first.code).toBe(0);
+    const e = first.json<{ erasure_id: string; status: string; created: boolean }>();
+    expect(e).toMatchObject({ status: 'queued', created: true });
+    const again = await cli(
+      'erase',
+      '--account',
+      account,
+      '--email',
+      'ann@example.com',
+      '--external-id',
+      'c-1',
+      '--json',
+    );
+    expect(again.json()).toMatchObject({ erasure_id: e.erasure_id, created: false });
+    const { rows } = await t.pool.query('select * from privacy.erasure_requests where id = $1', [
+      e.erasure_id,
+    ]);
+    const key = await new PgSubjectKeyStore(t.pool, loadPrivacyKeyring(t.env)).indexKey(account);
+    const idx = indexPerson(key, { externalId: 'c-1', email: 'ann@example.com', phone: null });
+    expect(rows[0]).toMatchObject({
+      requested_by: 'cli',
+      external_id_index: idx.externalId,
+      email_index: idx.email,
+      phone_index: null,
+    });
+    expect(JSON.stringify(rows[0])).not.toContain('ann@example.com');
+  });
+
+  it('refuses a person without an identifier or with a bad email (usage error, exit 2)', async () => {
+    const none = await cli('erase', '--account', account);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain('at least one of external_id, email or phone is required');
+    const bad = await cli('erase', '--account', account, '--email', 'nope');
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('email: Value error, not a valid email address');
+  });
+
+  it('--wait returns once the worker ran it; list and show read it back', async () => {
+    const keyring = loadPrivacyKeyring(t.env);
+    worker = startPrivacyWorker({
+      pool: t.pool,
+      schema: DEFAULT_READ_MODEL_SCHEMA,
+      keys: new PgSubjectKeyStore(t.pool, keyring),
+      keyring,
+      logger: silentLogger,
+      intervalMs: 100,
+    });
+    const r = await cli(
+      'erase',
+      '--account',
+      account,
+      '--phone',
+      '(415) 555-0100',
+      '--suppress',
+      '--wait',
+      '--json',
+    );
+    expect(r.code).toBe(0);
+    const done = r.json<{ erasure_id: string; status: string; counters: Record<string, number> }>();
+    expect(done).toMatchObject({
+      status: 'done',
+      suppress: true,
+      counters: { customers: 0, orders: 0, subjects: 1, keys_destroyed: 0, suppressions: 1 },
+    });
+    const list = (await cli('erasures', 'list', '--account', account, '--json')).json<
+      { erasure_id: string }[]
+    >();
+    expect(list.map((x) => x.erasure_id)).toContain(done.erasure_id);
+    const show = await cli('erasures', 'show', done.erasure_id, '--account', account);
+    expect(show.stdout).toMatch(
+      new RegExp(`^Erasure ${done.erasure_id}: done \\(suppress\\) customers=0 orders=0`),
+    );
+  });
+
+  it('export-person waits for the document and writes it (mode 600)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'hf-export-'));
+    const out = join(dir, 'person.json');
+    const r = await cli('export-person', '--account', account, '--external-id', 'nobody', '--out', out);
+    expect(r.code).toBe(0);
+    const doc = JSON.parse(await readFile(out, 'utf8')) as Record<string, unknown>;
+    expect(doc).toMatchObject({ account_id: account, customer_ids: [], orders: [], profile: [] });
+    expect((await stat(out)).mode & 0o777).toBe(0o600);
+  });
+});

@@ -1,0 +1,4 @@
+export { NO_IDENTIFIER_ISSUE, validatePersonRequest } from './person-request.js';
+export type { PersonIdentifiers, PersonRequest } from './person-request.js';
+export { SUPPRESSED_IDENTITY, suppressionCheck } from './suppression.js';
+export type { SuppressedIndexes, SuppressionCheck } from './suppression.js';

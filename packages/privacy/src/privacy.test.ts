@@ -1,0 +1,137 @@
+import { randomBytes } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { blindIndex, recordSubject, subjectOf } from './blind-index.js';
+import { openFields, personalAad, PersonalDataUnreadableError, sealFields } from './envelope.js';
+import { SubjectKeyCache } from './subject-key-cache.js';
+import type { SubjectKeyStore } from './subject-key-store.js';
+
+const k1 = randomBytes(32);
+const k2 = randomBytes(32);
+
+describe('blindIndex', () => {
+  it('given the same key, kind and value, then the index is the same 22 base64url characters', () => {
+    const a = blindIndex(k1, 'email', 'ada@example.com');
+    expect(a).toMatch(/^[A-Za-z0-9_-]{22}$/);
+    expect(blindIndex(Buffer.from(k1), 'email', 'ada@example.com')).toBe(a);
+  });
+
+  it('given another account key, kind or value, then the index differs', () => {
+    const a = blindIndex(k1, 'email', 'ada@example.com');
+    expect(blindIndex(k2, 'email', 'ada@example.com')).not.toBe(a);
+    expect(blindIndex(k1, 'external_id', 'ada@example.com')).not.toBe(a);
+    expect(blindIndex(k1, 'email', 'bob@example.com')).not.toBe(a);
+  });
+
+  it('given a known key and value, then it is the HMAC-SHA256 of kind NUL value', async () => {
+    const { createHmac } = await import('node:crypto');
+    const expected = createHmac('sha256', k1).update('phone\0+14155550100').digest('base64url');
+    expect(blindIndex(k1, 'phone', '+14155550100')).toBe(expected.slice(0, 22));
+  });
+});
+
+describe('subjectOf', () => {
+  it('prefers the external id, then the email, then the phone', () => {
+    expect(subjectOf({ externalId: 'X', email: 'E', phone: 'P' })).toBe('x:X');
+    expect(subjectOf({ externalId: null, email: 'E', phone: 'P' })).toBe('e:E');
+    expect(subjectOf({ phone: 'P' })).toBe('p:P');
+  });
+
+  it('given no identifier, then null (the record is its own subject)', () => {
+    expect(subjectOf({ externalId: null, email: null, phone: null })).toBeNull();
+    expect(recordSubject('ev1')).toBe('r:ev1');
+  });
+});
+
+describe('sealFields / openFields', () => {
+  const aad = personalAad('acc', 'e:abc', 'ev1');
+  const fields = { email: 'ada@example.com', name: 'Ada Lovelace', city: null };
+
+  it('given the same key and aad, then the fields round-trip', () => {
+    const sealed = sealFields(k1, aad, fields);
+    expect(sealed[0]).toBe(1);
+    expect(sealed.includes(Buffer.from('ada@example.com'))).toBe(false);
+    expect(openFields(k1, aad, sealed)).toEqual(fields);
+  });
+
+  it('given another aad (the ciphertext moved to another record), then it does not open', () => {
+    const sealed = sealFields(k1, aad, fields);
+    expect(() => openFields(k1, personalAad('acc', 'e:abc', 'ev2'), sealed)).toThrow(
+      PersonalDataUnreadableError,
+    );
+  });
+
+  it('given another key, then it does not open', () => {
+    expect(() => openFields(k2, aad, sealFields(k1, aad, fields))).toThrow(PersonalDataUnreadableError);
+  });
+
+  it('given any byte tampered, then it does not open', () => {
+    const sealed = sealFields(k1, aad, fields);
+    for (const at of [0, 5, 20, sealed.length - 1]) {
+      const t = Buffer.from(sealed);
+      t[at]! ^= 1;
+      expect(() => openFields(k1, aad, t)).toThrow(PersonalDataUnreadableError);
+    }
+    expect(() => openFields(k1, aad, sealed.subarray(0, 10))).toThrow(PersonalDataUnreadableError);
+  });
+});
+
+function fakeStore(): SubjectKeyStore & { generation: bigint; keys: Map<string, Buffer>; calls: string[][] } {
+  const s = {
+    generation: 0n,
+    keys: new Map<string, Buffer>(),
+    calls: [] as string[][],
+    indexKey: () => Promise.resolve(k1),
+    dataKeys(_a: string, ids: readonly string[], opts: { create: boolean }) {
+      s.calls.push([...ids]);
+      const out = new Map<string, Buffer>();
+      for (const id of ids) {
+        if (!s.keys.has(id) && opts.create) s.keys.set(id, randomBytes(32));
+        if (s.keys.has(id)) out.set(id, s.keys.get(id)!);
+      }
+      return Promise.resolve(out);
+    },
+    destroy(_a: string, ids: readonly string[]) {
+      let n = 0;
+      for (const id of ids) if (s.keys.delete(id)) n++;
+      s.generation++;
+      return Promise.resolve(n);
+    },
+    keyGeneration: () => Promise.resolve(s.generation),
+  };
+  return s;
+}
+
+describe('SubjectKeyCache', () => {
+  it('given cached keys, then only the misses go to the store, in one call', async () => {
+    const store = fakeStore();
+    const cache = new SubjectKeyCache(store);
+    await cache.refresh();
+    await cache.dataKeys('a', ['s1', 's2'], { create: true });
+    const keys = await cache.dataKeys('a', ['s1', 's2', 's3', 's3'], { create: true });
+    expect([...keys.keys()].sort()).toEqual(['s1', 's2', 's3']);
+    expect(store.calls).toEqual([['s1', 's2'], ['s3']]);
+  });
+
+  it('given a destruction, then after refresh the destroyed key is no longer served', async () => {
+    const store = fakeStore();
+    const cache = new SubjectKeyCache(store);
+    await cache.refresh();
+    await cache.dataKeys('a', ['s1', 's2'], { create: true });
+    await store.destroy('a', ['s1'], 'e');
+    await cache.refresh();
+    const keys = await cache.dataKeys('a', ['s1', 's2'], { create: false });
+    expect([...keys.keys()]).toEqual(['s2']);
+  });
+
+  it('given more keys than its bound, then it evicts the least recently used', async () => {
+    const store = fakeStore();
+    const cache = new SubjectKeyCache(store, { maxDataKeys: 2 });
+    await cache.dataKeys('a', ['s1', 's2'], { create: true });
+    await cache.dataKeys('a', ['s1'], { create: true }); // s1 is now the most recent
+    await cache.dataKeys('a', ['s3'], { create: true });
+    expect(cache.size).toBe(2);
+    store.calls.length = 0;
+    await cache.dataKeys('a', ['s1', 's2'], { create: true });
+    expect(store.calls).toEqual([['s2']]);
+  });
+});

@@ -1,0 +1,130 @@
+import type { SubjectKeyStore } from './subject-key-store.js';
+
+/** A bounded map in least-recently-used order (Map keeps insertion order: a hit moves to the end). */
+class Lru<V> {
+  private readonly map = new Map<string, V>();
+  constructor(private readonly max: number) {}
+  get(k: string): V | undefined {
+    const v = this.map.get(k);
+    if (v !== undefined) {
+      this.map.delete(k);
+      this.map.set(k, v);
+    }
+    return v;
+  }
+  set(k: string, v: V): void {
+    this.map.delete(k);
+    this.map.set(k, v);
+    if (this.map.size > this.max) this.map.delete(this.map.keys().next().value!);
+  }
+  clear(): void {
+    this.map.clear();
+  }
+  get size(): number {
+    return this.map.size;
+  }
+}
+
+export interface SubjectKeyCacheOptions {
+  /** Data keys kept (default 100,000: ~10 MB). */
+  readonly maxDataKeys?: number;
+  /** Index keys kept (default 10,000 accounts). */
+  readonly maxIndexKeys?: number;
+  /** `refreshIfDue` reads the key generation at most this often (default 1,000 ms). */
+  readonly refreshEveryMs?: number;
+}
+
+/**
+ * An in-process cache in front of a SubjectKeyStore (gateway, projector): index keys and data keys,
+ * bounded (LRU). `refresh()` once per batch (gateway request, projector chunk) reads the key
+ * generation and drops every cached data key when it moved, so a destroyed key is not used past the
+ * batch that was running when `destroy` committed. Index keys are never destroyed and stay cached.
+ *
+ * @example
+ * await cache.refresh();
+ * const keys = await cache.dataKeys(accountId, subjects, { create: true }); // one round trip for the misses
+ */
+export class SubjectKeyCache {
+  private readonly data: Lru<Buffer>;
+  private readonly index: Lru<Buffer>;
+  private generation: bigint | undefined;
+  private refreshedAt = -Infinity;
+  private readonly refreshEveryMs: number;
+  /** Round trips to the store for data keys (tests and metrics read it). */
+  storeCalls = 0;
+
+  /** The store misses go to; replaceable (the projector binds it to each chunk's transaction). */
+  store: SubjectKeyStore;
+
+  constructor(store: SubjectKeyStore, opts: SubjectKeyCacheOptions = {}) {
+    this.store = store;
+    this.data = new Lru(opts.maxDataKeys ?? 100_000);
+    this.index = new Lru(opts.maxIndexKeys ?? 10_000);
+    this.refreshEveryMs = opts.refreshEveryMs ?? 1_000;
+  }
+
+  /** Reads the key generation; drops the cached data keys when it changed since the last refresh. */
+  async refresh(): Promise<void> {
+    const g = await this.store.keyGeneration();
+    // Keys cached before the first refresh are of an unknown generation: dropped too.
+    if (g !== this.generation) this.data.clear();
+    this.generation = g;
+  }
+
+  /**
+   * `refresh()` when the last one is older than `refreshEveryMs` (the gateway: a round trip per
+   * second, not per request). A key destroyed meanwhile may still seal a record for that long: such a
+   * record is unreadable from the start, as if it had been ingested before the erasure.
+   */
+  async refreshIfDue(now = performance.now()): Promise<void> {
+    if (now - this.refreshedAt < this.refreshEveryMs) return;
+    this.refreshedAt = now;
+    await this.refresh();
+  }
+
+  async indexKey(accountId: string): Promise<Buffer> {
+    const hit = this.index.get(accountId);
+    if (hit) return hit;
+    const key = await this.store.indexKey(accountId);
+    if (!this.store.isProvisional?.(accountId)) this.index.set(accountId, key);
+    return key;
+  }
+
+  /** The subjects' keys: cached ones, the rest in one store call (absent ones are not cached). */
+  async dataKeys(
+    accountId: string,
+    subjectIds: readonly string[],
+    opts: { create: boolean },
+  ): Promise<Map<string, Buffer>> {
+    const out = new Map<string, Buffer>();
+    const missing: string[] = [];
+    for (const id of new Set(subjectIds)) {
+      const hit = this.data.get(`${accountId}/${id}`);
+      if (hit) out.set(id, hit);
+      else missing.push(id);
+    }
+    if (missing.length) {
+      this.storeCalls++;
+      for (const [id, key] of await this.store.dataKeys(accountId, missing, opts)) {
+        this.data.set(`${accountId}/${id}`, key);
+        out.set(id, key);
+      }
+    }
+    return out;
+  }
+
+  /** A cached data key, without asking the store (undefined: not cached, whatever the store holds). */
+  peekDataKey(accountId: string, subjectId: string): Buffer | undefined {
+    return this.data.get(`${accountId}/${subjectId}`);
+  }
+
+  /** A cached index key, without asking the store. */
+  peekIndexKey(accountId: string): Buffer | undefined {
+    return this.index.get(accountId);
+  }
+
+  /** How many data keys are cached. */
+  get size(): number {
+    return this.data.size;
+  }
+}

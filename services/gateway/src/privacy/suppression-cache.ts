@@ -1,0 +1,65 @@
+import { rawQuery, type Pool } from '@holdfast/db';
+import { suppressionCheck, type SuppressedIndexes, type SuppressionCheck } from '@holdfast/domain';
+import { blindIndex, type SubjectKeyStore } from '@holdfast/privacy';
+
+interface Entry {
+  readonly check: SuppressionCheck | undefined;
+  readonly at: number;
+  readonly generation: bigint;
+}
+
+/**
+ * The account's suppressions (privacy.suppressions: blind indexes of identifiers an erasure asked
+ * never to ingest again), cached briefly per account. Invalidation on change: an erasure writes its
+ * suppressions BEFORE it destroys the person's keys, and the destruction bumps the key generation, so
+ * a cached entry is dropped as soon as the generation it was read under moved (one single-row read per
+ * ingest call); `ttlMs` bounds the age of an entry anyway. An account without suppressions costs no
+ * hashing at all (`check` is undefined).
+ *
+ * @example
+ * const check = await suppressions.check(accountId); // undefined, or (ids) => boolean
+ * classifyOrders(rows, { now, suppressed: check });
+ */
+export class SuppressionCache {
+  private readonly entries = new Map<string, Entry>();
+
+  constructor(
+    private readonly pool: Pool,
+    private readonly keys: Pick<SubjectKeyStore, 'indexKey' | 'keyGeneration'>,
+    private readonly ttlMs = 5_000,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** The suppression check of the account now (undefined when it suppresses nothing). */
+  async check(accountId: string): Promise<SuppressionCheck | undefined> {
+    const generation = await this.keys.keyGeneration();
+    const hit = this.entries.get(accountId);
+    if (hit && hit.generation === generation && this.now() - hit.at < this.ttlMs) return hit.check;
+    const check = await this.load(accountId);
+    if (this.entries.size > 10_000) this.entries.clear();
+    this.entries.set(accountId, { check, at: this.now(), generation });
+    return check;
+  }
+
+  /** Drops every cached entry (tests; a suppression written by this process). */
+  invalidate(): void {
+    this.entries.clear();
+  }
+
+  private async load(accountId: string): Promise<SuppressionCheck | undefined> {
+    const { rows } = await rawQuery<{ kind: 'external_id' | 'email' | 'phone'; identifier_index: string }>(
+      this.pool,
+      'suppressions.of-account',
+      'select kind, identifier_index from privacy.suppressions where account_id = $1',
+      [accountId],
+    );
+    if (!rows.length) return undefined;
+    const sets = { externalId: new Set<string>(), email: new Set<string>(), phone: new Set<string>() };
+    for (const r of rows)
+      (r.kind === 'external_id' ? sets.externalId : r.kind === 'email' ? sets.email : sets.phone).add(
+        r.identifier_index,
+      );
+    const key = await this.keys.indexKey(accountId);
+    return suppressionCheck(sets satisfies SuppressedIndexes, (kind, value) => blindIndex(key, kind, value));
+  }
+}
