@@ -1,7 +1,5 @@
-import { createHmac, createSecretKey, type KeyObject } from 'node:crypto';
-
-// The HMAC key imported once per index key (a backfill indexes three identifiers per order).
-const keyObjects = new WeakMap<Buffer, KeyObject>();
+import { createHmac } from 'node:crypto';
+import { keyObjectOf } from './key-objects.js';
 
 /** The identifiers a person is recognised by (the spec's identity rules), each blind-indexed apart. */
 export type IdentifierKind = 'external_id' | 'email' | 'phone';
@@ -17,9 +15,7 @@ export type IdentifierKind = 'external_id' | 'email' | 'phone';
  * blindIndex(indexKey, 'email', 'ada@example.com'); // 'm0Vb…' (22 characters)
  */
 export function blindIndex(indexKey: Buffer, kind: IdentifierKind, normalisedValue: string): string {
-  let key = keyObjects.get(indexKey);
-  if (!key) keyObjects.set(indexKey, (key = createSecretKey(indexKey)));
-  return createHmac('sha256', key)
+  return createHmac('sha256', keyObjectOf(indexKey))
     .update(`${kind}\u0000${normalisedValue}`, 'utf8')
     .digest('base64url')
     .slice(0, 22);

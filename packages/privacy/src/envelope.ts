@@ -1,4 +1,5 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { keyObjectOf } from './key-objects.js';
 
 /** The envelope's format version (its first byte). */
 const VERSION = 1;
@@ -28,7 +29,7 @@ export function personalAad(accountId: string, subjectId: string, eventId: strin
  */
 export function sealFields(dataKey: Buffer, aad: string, fields: object): Buffer {
   const iv = randomBytes(12);
-  const c = createCipheriv('aes-256-gcm', dataKey, iv);
+  const c = createCipheriv('aes-256-gcm', keyObjectOf(dataKey), iv);
   c.setAAD(Buffer.from(aad, 'utf8'));
   const ct = Buffer.concat([c.update(JSON.stringify(fields), 'utf8'), c.final()]);
   return Buffer.concat([Buffer.of(VERSION), iv, c.getAuthTag(), ct]);
@@ -40,7 +41,7 @@ export function openFields(dataKey: Buffer, aad: string, sealed: Buffer): Record
     throw new PersonalDataUnreadableError('not a version-1 personal-data envelope');
   let plain: Buffer;
   try {
-    const d = createDecipheriv('aes-256-gcm', dataKey, sealed.subarray(1, 13));
+    const d = createDecipheriv('aes-256-gcm', keyObjectOf(dataKey), sealed.subarray(1, 13));
     d.setAAD(Buffer.from(aad, 'utf8'));
     d.setAuthTag(sealed.subarray(13, HEADER));
     plain = Buffer.concat([d.update(sealed.subarray(HEADER)), d.final()]);

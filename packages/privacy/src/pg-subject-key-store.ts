@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
 import {
   rawQuery,
   withTransaction,
@@ -42,7 +42,7 @@ export class PgSubjectKeyStore implements SubjectKeyStore {
   private readonly q: RawQueryable;
   /** Accounts whose index key this store created inside an uncommitted transaction (`on`). */
   private readonly provisional = new Set<string>();
-  private readonly wrapKeys = new Map<string, Buffer>();
+  private readonly wrapKeys = new Map<string, KeyObject>();
 
   constructor(
     private readonly pool: Pool,
@@ -68,9 +68,10 @@ export class PgSubjectKeyStore implements SubjectKeyStore {
   }
 
   /** The key-wrapping key derived from KEK `keyId` (HKDF, cached): the KEK itself never wraps. */
-  private wrapKey(keyId: string): Buffer {
+  private wrapKey(keyId: string): KeyObject {
     let k = this.wrapKeys.get(keyId);
-    if (!k) this.wrapKeys.set(keyId, (k = this.keyring.deriveKey('privacy.key-wrap', keyId).key));
+    if (!k)
+      this.wrapKeys.set(keyId, (k = createSecretKey(this.keyring.deriveKey('privacy.key-wrap', keyId).key)));
     return k;
   }
 
@@ -156,7 +157,8 @@ export class PgSubjectKeyStore implements SubjectKeyStore {
     subjectIds: readonly string[],
     opts: { create: boolean },
   ): Promise<Map<string, Buffer>> {
-    const ids = [...new Set(subjectIds)];
+    // Sorted: concurrent batched inserts lock their rows in one order, so they never deadlock.
+    const ids = [...new Set(subjectIds)].sort();
     const out = new Map<string, Buffer>();
     if (!ids.length) return out;
     let rows: (SealedRow & { created?: boolean })[];
