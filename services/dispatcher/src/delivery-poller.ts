@@ -12,6 +12,8 @@ export interface PollResult {
   readonly retryScheduled: number;
   readonly failed: number;
   readonly cancelled: number;
+  /** Deliveries of quarantined subscriptions set aside unsent (see `claimDue`). */
+  readonly parked: number;
 }
 
 export interface PollerOptions {
@@ -35,12 +37,19 @@ export interface PollerOptions {
  * test can move time forward by 15 minutes and poll.
  */
 export async function pollOnce(o: PollerOptions): Promise<PollResult> {
-  const r = { attempted: 0, delivered: 0, retryScheduled: 0, failed: 0, cancelled: 0 };
+  const r = { attempted: 0, delivered: 0, retryScheduled: 0, failed: 0, cancelled: 0, parked: 0 };
   for (;;) {
-    const claimed = await claimDue(o.db, o.now(), o.leaseMs, o.batchSize, o.keyring);
-    if (!claimed.length) return r;
+    const claim = await claimDue(o.db, o.now(), o.leaseMs, o.batchSize, o.keyring);
+    for (const q of claim.quarantined)
+      o.logger.error('webhook_subscription_quarantined', {
+        subscription_id: q.subscriptionId,
+        account_id: q.accountId,
+        reason: q.reason,
+      });
+    r.parked += claim.parked;
+    const claimed = claim.deliveries;
     await Promise.all(claimed.map((d) => deliverOne(o, d, r)));
-    if (claimed.length < o.batchSize) return r;
+    if (claim.claimed < o.batchSize) return r;
   }
 }
 
