@@ -128,6 +128,8 @@ export async function claimDue(
   leaseMs: number,
   limit: number,
   keyring: SecretsKeyring,
+  /** Subscriptions whose deliveries this claim leaves alone (at their in-flight cap here). */
+  exclude: readonly string[] = [],
 ): Promise<Claim> {
   const rows = await db
     .with('due', (qb) =>
@@ -137,6 +139,7 @@ export async function claimDue(
         .where('status', '=', 'pending')
         .where('next_attempt_at', '<=', now)
         .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<=', now)]))
+        .$if(exclude.length > 0, (qb) => qb.where('subscription_id', 'not in', exclude))
         .orderBy('next_attempt_at')
         .orderBy('delivery_id')
         .limit(limit)
@@ -276,6 +279,17 @@ async function signingSecrets(
     }
   }
   return out;
+}
+
+/** Gives claimed deliveries back unsent: due as before, claimable again at once. */
+export async function releaseClaims(db: Kysely<Database>, deliveryIds: readonly string[]): Promise<void> {
+  if (!deliveryIds.length) return;
+  await db
+    .updateTable('dispatcher.deliveries')
+    .set({ lease_until: null })
+    .where('delivery_id', 'in', deliveryIds)
+    .where('status', '=', 'pending')
+    .execute();
 }
 
 /** Marks a claimed delivery whose subscription is gone: nothing is sent, nothing retried. */
