@@ -190,6 +190,17 @@ export interface DeliveryAttemptsTable {
   duration_ms: number;
 }
 
+/**
+ * dispatcher.subscription_quarantine: subscriptions the dispatcher set aside because their deliveries
+ * cannot be sent for a reason of their own (an unreadable signing secret); the CLI lifts it.
+ */
+export interface SubscriptionQuarantineTable {
+  subscription_id: string;
+  account_id: string;
+  reason: string;
+  since: Timestamp;
+}
+
 /** `<schema>.projection_checkpoints`, one per consuming schema (read models, dispatcher, recompute). */
 export interface ProjectionCheckpointsTable {
   projection: string;
@@ -225,4 +236,5 @@ export interface Database {
   'control.analyst_grants': AnalystGrantsTable;
   'dispatcher.deliveries': DeliveriesTable;
   'dispatcher.delivery_attempts': DeliveryAttemptsTable;
+  'dispatcher.subscription_quarantine': SubscriptionQuarantineTable;
 }

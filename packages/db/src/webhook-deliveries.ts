@@ -112,3 +112,57 @@ export async function redeliver(
     );
   return rows.map((r) => r.delivery_id).sort();
 }
+
+/** A subscription the dispatcher quarantined, as the operator sees it. */
+export interface QuarantineListing {
+  readonly subscription_id: string;
+  readonly account_id: string;
+  readonly reason: string;
+  readonly since: Date;
+}
+
+/** The quarantined subscriptions, oldest first (of one account when `accountId` is given). */
+export async function listQuarantined(
+  db: Kysely<Database>,
+  accountId?: string,
+): Promise<QuarantineListing[]> {
+  let q = db
+    .selectFrom('dispatcher.subscription_quarantine')
+    .select(['subscription_id', 'account_id', 'reason', 'since'])
+    .orderBy('since')
+    .orderBy('subscription_id');
+  if (accountId) q = q.where('account_id', '=', accountId);
+  return q.execute();
+}
+
+/**
+ * Lifts the quarantine of a subscription (fix the cause first: e.g. put the missing master key back
+ * in HOLDFAST_SECRETS_KEYS): its parked deliveries are due at `now` and the dispatcher sends them at
+ * its next poll. Should the cause remain, the next claim quarantines it again.
+ *
+ * @returns the quarantine lifted and how many deliveries were made due.
+ */
+export async function unquarantineSubscription(
+  db: Kysely<Database>,
+  subscriptionId: string,
+  now = new Date(),
+): Promise<{ lifted: QuarantineListing; resumed: number }> {
+  await requireSubscription(db, subscriptionId);
+  return db.transaction().execute(async (trx) => {
+    const lifted = await trx
+      .deleteFrom('dispatcher.subscription_quarantine')
+      .where('subscription_id', '=', subscriptionId)
+      .returning(['subscription_id', 'account_id', 'reason', 'since'])
+      .executeTakeFirst();
+    if (!lifted)
+      throw new ControlPlaneError('not_found', `subscription ${subscriptionId} is not quarantined`);
+    const resumed = await trx
+      .updateTable('dispatcher.deliveries')
+      .set({ next_attempt_at: now, lease_until: null, last_error: null })
+      .where('subscription_id', '=', subscriptionId)
+      .where('status', '=', 'pending')
+      .where('next_attempt_at', 'is', null)
+      .executeTakeFirst();
+    return { lifted, resumed: Number(resumed.numUpdatedRows) };
+  });
+}

@@ -14,6 +14,8 @@ export interface DispatcherProcessConfig {
   readonly port: number;
   readonly pollIntervalMs: number;
   readonly batchSize: number;
+  /** DISPATCHER_PER_SUBSCRIPTION (4): deliveries of one subscription in flight at most. */
+  readonly maxInFlightPerSubscription: number;
   readonly timeoutMs: number;
   /** Where deliveries may go (HOLDFAST_OUTBOUND_*; strict by default). */
   readonly outbound: OutboundPolicy;
@@ -23,7 +25,8 @@ export interface DispatcherProcessConfig {
 
 /**
  * Reads DATABASE_URL, KAFKA_BROKERS, SCHEMA_REGISTRY_URL, HOLDFAST_TOPIC_PREFIX, HOLDFAST_PARTITIONS,
- * PORT, DISPATCHER_POLL_MS (1000), DISPATCHER_BATCH (50), DISPATCHER_TIMEOUT_MS (10000), the outbound
+ * PORT, DISPATCHER_POLL_MS (1000), DISPATCHER_BATCH (50),
+ * DISPATCHER_PER_SUBSCRIPTION (4), DISPATCHER_TIMEOUT_MS (10000), the outbound
  * policy (HOLDFAST_OUTBOUND_*) and HOLDFAST_SECRETS_KEYS. Throws a ConfigError naming the problems.
  */
 export function loadDispatcherConfig(
@@ -35,6 +38,7 @@ export function loadDispatcherConfig(
     port: r.int('PORT', 9466, { min: 0, max: 65535 }),
     pollIntervalMs: r.int('DISPATCHER_POLL_MS', 1000, { min: 10, max: 600_000 }),
     batchSize: r.int('DISPATCHER_BATCH', 50, { min: 1, max: 1000 }),
+    maxInFlightPerSubscription: r.int('DISPATCHER_PER_SUBSCRIPTION', 4, { min: 1, max: 1000 }),
     timeoutMs: r.int('DISPATCHER_TIMEOUT_MS', 10_000, { min: 100, max: 120_000 }),
     outbound: readOutboundPolicy(r),
     keyring: loadSecretsKeyring(env),

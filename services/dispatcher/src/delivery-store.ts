@@ -7,6 +7,7 @@ import {
   type SecretsKeyring,
 } from '@holdfast/db';
 import type { Kysely } from 'kysely';
+import { parkedError, quarantineReason } from './quarantine.js';
 import { nextAttemptAt } from './retry-schedule.js';
 
 /** A delivery to create: one event for one subscription. */
@@ -95,10 +96,31 @@ export async function insertDeliveries(
   return res.rowCount ?? 0;
 }
 
+/** A subscription set aside: its deliveries are parked until an operator lifts the quarantine. */
+export interface QuarantinedSubscription {
+  readonly subscriptionId: string;
+  readonly accountId: string;
+  readonly reason: string;
+}
+
+/** What one claim took: the deliveries to send, and the subscriptions it quarantined just now. */
+export interface Claim {
+  readonly deliveries: ClaimedDelivery[];
+  /** Subscriptions quarantined by this claim (not those quarantined before). */
+  readonly quarantined: QuarantinedSubscription[];
+  /** Rows claimed (sent, cancelled or parked): fewer than the limit means nothing more is due. */
+  readonly claimed: number;
+  /** Deliveries parked (not sent) because their subscription is quarantined. */
+  readonly parked: number;
+}
+
 /**
  * Claims up to `limit` deliveries due at `now` for `leaseMs` (skip locked: several dispatcher
  * processes share the work without taking the same row), with their URL and their signing secrets
- * (opened with `keyring`).
+ * (opened with `keyring`, subscription by subscription). A subscription whose secrets cannot be opened
+ * (`quarantineReason`) is quarantined there and then, and the claimed deliveries of quarantined
+ * subscriptions are parked rather than returned: one poison subscription never fails the claim of
+ * everyone else's deliveries. Any other error (PostgreSQL away) fails the claim as before.
  */
 export async function claimDue(
   db: Kysely<Database>,
@@ -106,7 +128,9 @@ export async function claimDue(
   leaseMs: number,
   limit: number,
   keyring: SecretsKeyring,
-): Promise<ClaimedDelivery[]> {
+  /** Subscriptions whose deliveries this claim leaves alone (at their in-flight cap here). */
+  exclude: readonly string[] = [],
+): Promise<Claim> {
   const rows = await db
     .with('due', (qb) =>
       qb
@@ -115,6 +139,7 @@ export async function claimDue(
         .where('status', '=', 'pending')
         .where('next_attempt_at', '<=', now)
         .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<=', now)]))
+        .$if(exclude.length > 0, (qb) => qb.where('subscription_id', 'not in', exclude))
         .orderBy('next_attempt_at')
         .orderBy('delivery_id')
         .limit(limit)
@@ -131,6 +156,7 @@ export async function claimDue(
     )
     .selectFrom('claimed as c')
     .leftJoin('control.webhook_subscriptions as s', 's.id', 'c.subscription_id')
+    .leftJoin('dispatcher.subscription_quarantine as q', 'q.subscription_id', 'c.subscription_id')
     .select((eb) => [
       'c.delivery_id',
       'c.account_id',
@@ -139,28 +165,89 @@ export async function claimDue(
       'c.body',
       'c.attempts',
       eb.case().when('s.disabled_at', 'is', null).then(eb.ref('s.url')).end().as('url'),
+      'q.reason as quarantine_reason',
     ])
     .execute();
-  const secrets = await signingSecrets(db, [...new Set(rows.map((r) => r.subscription_id))], now, keyring);
-  return rows.map((r) => ({
-    deliveryId: r.delivery_id,
-    accountId: r.account_id,
-    subscriptionId: r.subscription_id,
-    event: r.event,
-    body: r.body,
-    attempts: r.attempts,
-    url: r.url,
-    secrets: secrets.get(r.subscription_id) ?? [],
-  }));
+  const quarantine = new Map<string, QuarantinedSubscription>();
+  for (const r of rows)
+    if (r.url && r.quarantine_reason !== null)
+      quarantine.set(r.subscription_id, {
+        subscriptionId: r.subscription_id,
+        accountId: r.account_id,
+        reason: r.quarantine_reason,
+      });
+  const live = rows.filter((r) => r.url && !quarantine.has(r.subscription_id));
+  const secrets = await signingSecrets(db, [...new Set(live.map((r) => r.subscription_id))], now, keyring);
+  const quarantined: QuarantinedSubscription[] = [];
+  for (const r of live) {
+    const s = secrets.get(r.subscription_id);
+    if (!s || 'secrets' in s || quarantine.has(r.subscription_id)) continue;
+    const q = { subscriptionId: r.subscription_id, accountId: r.account_id, reason: s.quarantine };
+    quarantine.set(r.subscription_id, q);
+    quarantined.push(q);
+  }
+  if (quarantined.length)
+    await db
+      .insertInto('dispatcher.subscription_quarantine')
+      .values(
+        quarantined.map((q) => ({
+          subscription_id: q.subscriptionId,
+          account_id: q.accountId,
+          reason: q.reason,
+          since: now,
+        })),
+      )
+      .onConflict((oc) => oc.column('subscription_id').doNothing())
+      .execute();
+  let parked = 0;
+  for (const q of quarantine.values()) parked += await parkDeliveries(db, q);
+  return {
+    deliveries: rows
+      .filter((r) => !quarantine.has(r.subscription_id))
+      .map((r) => {
+        const s = secrets.get(r.subscription_id);
+        return {
+          deliveryId: r.delivery_id,
+          accountId: r.account_id,
+          subscriptionId: r.subscription_id,
+          event: r.event,
+          body: r.body,
+          attempts: r.attempts,
+          url: r.url,
+          secrets: s && 'secrets' in s ? s.secrets : [],
+        };
+      }),
+    claimed: rows.length,
+    quarantined,
+    parked,
+  };
 }
 
-/** The opened signing secrets of each subscription at `now`, newest first. */
+/**
+ * Parks the pending deliveries of a quarantined subscription: no due time (no poller claims them, no
+ * attempt is made or counted), `last_error` says why. Lifting the quarantine makes them due again.
+ */
+async function parkDeliveries(db: Kysely<Database>, q: QuarantinedSubscription): Promise<number> {
+  const res = await db
+    .updateTable('dispatcher.deliveries')
+    .set({ next_attempt_at: null, lease_until: null, last_error: parkedError(q.reason) })
+    .where('subscription_id', '=', q.subscriptionId)
+    .where('status', '=', 'pending')
+    .where('next_attempt_at', 'is not', null)
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows);
+}
+
+/**
+ * The opened signing secrets of each subscription at `now`, newest first; or, for a subscription whose
+ * secrets cannot be opened for a reason of its own, why it must be quarantined.
+ */
 async function signingSecrets(
   db: Kysely<Database>,
   subscriptionIds: readonly string[],
   now: Date,
   keyring: SecretsKeyring,
-): Promise<Map<string, string[]>> {
+): Promise<Map<string, { secrets: string[] } | { quarantine: string }>> {
   if (!subscriptionIds.length) return new Map();
   const rows = await db
     .selectFrom('control.webhook_secrets')
@@ -170,18 +257,39 @@ async function signingSecrets(
     .orderBy('subscription_id')
     .orderBy('seq', 'desc')
     .execute();
-  const out = new Map<string, string[]>();
+  const out = new Map<string, { secrets: string[] } | { quarantine: string }>();
   for (const id of subscriptionIds) {
     const mine = rows.filter((r) => r.subscription_id === id);
-    out.set(
-      id,
-      openSigningSecrets(
-        mine.map((r) => ({ id: r.id, keyId: r.key_id, wrappedKey: r.wrapped_key, ciphertext: r.ciphertext })),
-        keyring,
-      ),
-    );
+    try {
+      out.set(id, {
+        secrets: openSigningSecrets(
+          mine.map((r) => ({
+            id: r.id,
+            keyId: r.key_id,
+            wrappedKey: r.wrapped_key,
+            ciphertext: r.ciphertext,
+          })),
+          keyring,
+        ),
+      });
+    } catch (err) {
+      const reason = quarantineReason(err);
+      if (reason === null) throw err;
+      out.set(id, { quarantine: reason });
+    }
   }
   return out;
+}
+
+/** Gives claimed deliveries back unsent: due as before, claimable again at once. */
+export async function releaseClaims(db: Kysely<Database>, deliveryIds: readonly string[]): Promise<void> {
+  if (!deliveryIds.length) return;
+  await db
+    .updateTable('dispatcher.deliveries')
+    .set({ lease_until: null })
+    .where('delivery_id', 'in', deliveryIds)
+    .where('status', '=', 'pending')
+    .execute();
 }
 
 /** Marks a claimed delivery whose subscription is gone: nothing is sent, nothing retried. */

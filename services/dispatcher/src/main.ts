@@ -39,6 +39,7 @@ await runService({
             topicPrefix: infra.topicPrefix,
             pollIntervalMs: config.pollIntervalMs,
             batchSize: config.batchSize,
+            maxInFlightPerSubscription: config.maxInFlightPerSubscription,
             timeoutMs: config.timeoutMs,
             stallMs: opsConfig.consumerStallMs,
           },

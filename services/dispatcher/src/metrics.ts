@@ -31,7 +31,8 @@ export class DispatcherMetrics {
    * Adds the webhook backlog, read from PostgreSQL at scrape time: `holdfast_webhook_backlog_deliveries`
    * (deliveries not yet delivered, failed or cancelled: pending, due or waiting for a retry) and
    * `holdfast_webhook_oldest_undelivered_age_seconds` (age of the oldest of them by the injected clock;
-   * 0 when none). A scrape while PostgreSQL is away leaves both out.
+   * 0 when none), and `holdfast_webhook_subscriptions_quarantined` (subscriptions set aside until an
+   * operator lifts the quarantine). A scrape while PostgreSQL is away leaves them out.
    */
   watchBacklog(registry: Registry, pool: Pool, now: () => Date = () => new Date()): void {
     const db = createDb(pool);
@@ -65,6 +66,20 @@ export class DispatcherMetrics {
         const b = await backlog().catch(() => undefined);
         if (!b) return this.reset();
         this.set(b.oldest ? Math.max(0, (now().getTime() - b.oldest.getTime()) / 1000) : 0);
+      },
+    });
+    new Gauge({
+      name: 'holdfast_webhook_subscriptions_quarantined',
+      help: 'Webhook subscriptions quarantined (deliveries parked: e.g. a signing secret that cannot be opened).',
+      registers: [registry],
+      async collect() {
+        const q = await db
+          .selectFrom('dispatcher.subscription_quarantine')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow()
+          .catch(() => undefined);
+        if (q) this.set(Number(q.n));
+        else this.reset();
       },
     });
   }

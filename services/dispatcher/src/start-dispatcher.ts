@@ -42,8 +42,10 @@ export interface DispatcherConfig {
   readonly groupId?: string;
   /** How often due retries are looked for (default 1,000 ms). New events wake the poller at once. */
   readonly pollIntervalMs?: number;
-  /** Deliveries claimed per round (default 50). */
+  /** Deliveries in flight at most, one pool for all subscriptions (default 50). */
   readonly batchSize?: number;
+  /** Deliveries of one subscription in flight at most (default 4): a slow receiver holds no more. */
+  readonly maxInFlightPerSubscription?: number;
   /** A receiver that does not answer within this is a failed attempt (default 10,000 ms). */
   readonly timeoutMs?: number;
   /** Waits before retries 1, 2, 3 (default 15, 30, 45 minutes: the spec's schedule). */
@@ -118,6 +120,8 @@ export async function startDispatcher(
     logger,
     metrics: deps.metrics,
     batchSize: config.batchSize ?? 50,
+    maxInFlightPerSubscription: config.maxInFlightPerSubscription ?? 4,
+    reclaimMs: config.pollIntervalMs ?? 1000,
     timeoutMs,
     // Longer than any attempt can take, so a live poller never loses its claim mid-attempt.
     leaseMs: Math.max(60_000, 3 * timeoutMs),

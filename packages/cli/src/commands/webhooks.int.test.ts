@@ -186,6 +186,8 @@ describe('holdfast webhooks: destinations and secret rotation', () => {
     for (const argv of [
       ['webhooks', 'deliveries', id],
       ['webhooks', 'redeliver', id, '--all-failed'],
+      ['webhooks', 'unquarantine', id],
+      ['webhooks', 'quarantined'],
     ]) {
       const r = await runCaptured(argv, t.env);
       expect([r.code, r.stderr]).toEqual([

@@ -7,9 +7,11 @@ import {
   disableWebhookSubscription,
   listDeliveries,
   listProviders,
+  listQuarantined,
   listWebhookSubscriptions,
   redeliver,
   rotateWebhookSecret,
+  unquarantineSubscription,
   type DeliveryListing,
 } from '@holdfast/db';
 import { checkOutboundUrl, EnvReader, readOutboundPolicy } from '@holdfast/platform';
@@ -158,6 +160,42 @@ export const registerWebhooks: RegisterCommand = (program, context) => {
         ids.length
           ? `Scheduled ${ids.length} deliver${ids.length === 1 ? 'y' : 'ies'} for one more attempt now:\n${ids.join('\n')}`
           : `No failed deliveries for subscription ${id}`,
+      );
+    });
+
+  hooks
+    .command('quarantined')
+    .description('list the subscriptions the dispatcher quarantined (deliveries parked), with why and since')
+    .option('--account <account-id>', 'only this account', uuid)
+    .action(async (o: { account?: string }) => {
+      const ctx = context();
+      const db = await ctx.db();
+      const rows = (await withDeliveryLog(() => listQuarantined(db, o.account))).map((q) => ({
+        ...q,
+        since: iso(q.since),
+      }));
+      ctx.out(rows, () =>
+        rows.length
+          ? table(
+              ['SUBSCRIPTION', 'ACCOUNT', 'SINCE', 'REASON'],
+              rows.map((q) => [q.subscription_id, q.account_id, when(q.since), q.reason]),
+            )
+          : 'No quarantined subscriptions',
+      );
+    });
+
+  hooks
+    .command('unquarantine')
+    .description('lift the quarantine of a subscription (fix its cause first): its parked deliveries resume')
+    .argument('<subscription-id>', 'subscription id', uuid)
+    .action(async (id: string) => {
+      const ctx = context();
+      const db = await ctx.db();
+      const { lifted, resumed } = await withDeliveryLog(() => unquarantineSubscription(db, id));
+      ctx.out(
+        { id, reason: lifted.reason, since: iso(lifted.since), resumed },
+        `Lifted the quarantine of ${id} (since ${when(iso(lifted.since))}: ${lifted.reason}); ` +
+          `${resumed} parked deliver${resumed === 1 ? 'y is' : 'ies are'} due now`,
       );
     });
 

@@ -1,12 +1,14 @@
 import type { Kysely } from 'kysely';
 import { migrateSchema, type MigrationSet } from '@holdfast/db';
 import * as dispatcher from './2026-11-23T10-00-dispatcher.js';
+import * as quarantine from './2026-11-27T10-00-subscription-quarantine.js';
 
 /** The dispatcher's migrations, in order (ISO-date names; never edit one that has run). */
 export const DISPATCHER_MIGRATIONS: MigrationSet = Object.freeze({
   history: 'holdfast_dispatcher_migrations',
   migrations: Object.freeze({
     '2026-11-23T10-00-dispatcher': dispatcher,
+    '2026-11-27T10-00-subscription-quarantine': quarantine,
   }),
 });
 
