@@ -87,6 +87,9 @@ async function analystGrantsPrivileges(run: RunSql): Promise<string[]> {
   return statements;
 }
 
+/** The analytics tables the gateway's read routes read (SELECT only, through the partitioned parents). */
+const GATEWAY_ANALYTICS_READS = ['customer_scores', 'lift_reports'] as const;
+
 /**
  * Grants every service role what it needs outside the read models (those are the projector's:
  * `ensureReadModelSchema`), gives the writer services their schemas, and turns on the analyst's
@@ -179,7 +182,14 @@ export async function applyPrivileges(db: Kysely<unknown>): Promise<void> {
       );
       const tables = (keyed as { name: string }[]).map((r) => qualified('analytics', r.name));
       if (tables.length) await run(`grant select on ${tables.join(', ')} to ${analyst}`);
-      await enableAccountRowSecurity(run, 'analytics', []);
+      // The gateway's /v1/ read routes (docs/read-api.md): the scores, the lift reports, and the
+      // parents only. Each of its reads filters on the key's account itself; under row-level
+      // security it gets the permissive all-accounts policy, as the read models give it.
+      const gatewayReads = GATEWAY_ANALYTICS_READS.filter((t) => existing.has(`analytics.${t}`));
+      if (gatewayReads.length)
+        await run(`grant usage on schema analytics to ${gateway};
+          grant select on ${gatewayReads.map((t) => qualified('analytics', t)).join(', ')} to ${gateway}`);
+      await enableAccountRowSecurity(run, 'analytics', [gateway]);
     }
   });
 }
