@@ -9,7 +9,7 @@ import {
   type Logger,
   type Registry,
 } from '@holdfast/platform';
-import { authenticate } from './auth/authenticate.js';
+import { authenticate, authenticateRead } from './auth/authenticate.js';
 import { CredentialListener } from './auth/credential-listener.js';
 import { CredentialStore } from './auth/credential-store.js';
 import { LastUsedTracker } from './auth/last-used.js';
@@ -26,17 +26,13 @@ import { EventFactory, type Encoder } from './ingest/event-factory.js';
 import { Janitor } from './janitor.js';
 import { Limiter } from './limits/limiter.js';
 import { RateCounter } from './limits/rate-counter.js';
-import { createGatewayMetrics, noteMount, observeRequests } from './metrics.js';
+import { createGatewayMetrics, observeRequests } from './metrics.js';
 import { buildOpenApiDocument } from './openapi/document.js';
 import { createPixelRouter } from './pixel/pixel-router.js';
 import { ReadModels } from './read-models.js';
-import { accountRoute } from './routes/account.js';
-import { batchesRoute } from './routes/batches.js';
-import { customersRoute } from './routes/customers.js';
-import { healthRoute } from './routes/health.js';
+import { ingestRouter, ingestV1Router } from './routes/ingest-routes.js';
 import { metricsRoute, readyzRoute } from './routes/operations.js';
-import { ordersRoute } from './routes/orders.js';
-import { syncRoute, syncStatusRoute } from './routes/sync.js';
+import { readApiRouter } from './read-api/read-api-router.js';
 import { createWebhooksRouter } from './webhooks/webhooks-router.js';
 
 /** What the gateway is built from; tests inject their own clock, appender or codec. */
@@ -131,17 +127,12 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps): P
   }
   app.get('/v1/openapi.json', (_req, res) => void res.json(openapi));
 
-  const ingest = express.Router();
-  ingest.use(noteMount);
-  ingest.use(authenticate({ credentials, limiter: new Limiter(counter), lastUsed, clock }));
-  ingest.get('/health', healthRoute(ctx));
-  ingest.post('/orders', ordersRoute(ctx));
-  ingest.post('/customers', customersRoute(ctx));
-  ingest.patch('/account', accountRoute(ctx));
-  ingest.post('/sync', syncRoute(ctx));
-  ingest.get('/sync/:task_id', syncStatusRoute(ctx));
-  ingest.get('/batches', batchesRoute(ctx));
-  app.use('/ingest', ingest);
+  const authDeps = { credentials, limiter: new Limiter(counter), lastUsed, clock };
+  const ingestAuth = authenticate(authDeps);
+  app.use('/ingest', ingestRouter(ctx, ingestAuth));
+  // The /v1/ surface (issue 24): the ingest routes again, and the read routes (docs/read-api.md).
+  app.use('/v1', ingestV1Router(ctx, ingestAuth));
+  app.use('/v1', readApiRouter(ctx, authenticateRead(authDeps)));
   app.use(createWebhooksRouter({ ...ctx, credentials, limiter: new Limiter(counter), lastUsed }));
   app.use(
     createConsentRouter({

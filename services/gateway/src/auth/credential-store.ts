@@ -5,10 +5,12 @@ import type { Kysely } from 'kysely';
 export interface ApiKeyRecord {
   readonly id: string;
   readonly accountId: string;
-  readonly kind: 'ingest_live' | 'ingest_test' | 'outbound';
+  readonly kind: 'ingest_live' | 'ingest_test' | 'outbound' | 'read_live';
   readonly revokedAt: Date | null;
   /** Set by rotation: the key works until then (the grace window). */
   readonly expiresAt: Date | null;
+  /** The account's choice whether its ingest keys may call the /v1/ read routes too. */
+  readonly readWithIngestKey: boolean;
 }
 
 /** The account's custom-integration tile (connected or not). */
@@ -60,9 +62,10 @@ export class CredentialStore {
   apiKey(hash: Buffer): Promise<ApiKeyRecord | null> {
     return this.cached(this.keys, hash.toString('hex'), async () => {
       const r = await this.db
-        .selectFrom('control.api_keys')
-        .select(['id', 'account_id', 'kind', 'revoked_at', 'expires_at'])
-        .where('key_hash', '=', hash)
+        .selectFrom('control.api_keys as k')
+        .innerJoin('control.accounts as a', 'a.id', 'k.account_id')
+        .select(['k.id', 'k.account_id', 'k.kind', 'k.revoked_at', 'k.expires_at', 'a.read_with_ingest_key'])
+        .where('k.key_hash', '=', hash)
         .executeTakeFirst();
       return r
         ? {
@@ -71,6 +74,7 @@ export class CredentialStore {
             kind: r.kind,
             revokedAt: r.revoked_at,
             expiresAt: r.expires_at,
+            readWithIngestKey: r.read_with_ingest_key,
           }
         : null;
     });
