@@ -1,65 +1,7 @@
 import { encodeCursor } from './cursor.js';
-import type { CustomerRecord, LiftRecord, MemberRecord } from './read-store.js';
+import type { LiftRecord, MemberRecord } from './read-store.js';
 
 const iso = (d: Date | null): string | null => (d === null ? null : new Date(d).toISOString());
-
-/**
- * A customer as the /v1/ read routes answer it: the profile, then `scores` (null until the
- * customer's first recompute). Money is in the account's reporting currency. `intervals` is null:
- * neither stored model (bgnbd-gg, heuristic) keeps a per-customer interval (analytics.customer_scores
- * holds point estimates and the fit's parameters only).
- *
- * @example
- * customerAnswer(record, 'USD').scores?.lifetime_value; // { amount: 182.5, currency: 'USD' }
- */
-export function customerAnswer(r: CustomerRecord, currency: string) {
-  const hasAddress = [
-    r.address_street,
-    r.address_city,
-    r.address_state,
-    r.address_zip,
-    r.address_country,
-  ].some((v) => v !== null);
-  return {
-    customer_id: r.customer_id,
-    external_id: r.external_id,
-    email: r.email,
-    phone: r.phone,
-    name: r.name,
-    address: hasAddress
-      ? {
-          street: r.address_street,
-          city: r.address_city,
-          state: r.address_state,
-          zip: r.address_zip,
-          country: r.address_country,
-        }
-      : null,
-    consent: {
-      marketing_email: r.consent_marketing_email,
-      sms: r.consent_sms,
-      suppressed: r.consent_suppressed,
-      bounced: r.consent_bounced,
-    },
-    subscription: { status: r.subscription_status, started_at: iso(r.subscription_started_at) },
-    created_at: iso(r.created_at),
-    updated_at: iso(r.as_of !== null && r.as_of > r.updated_at ? r.as_of : r.updated_at),
-    scores:
-      r.as_of === null
-        ? null
-        : {
-            churn_risk: r.churn_risk,
-            p_alive: r.p_alive,
-            lifecycle_state: r.lifecycle_state,
-            expected_purchases: { value: r.expected_purchases, horizon_days: r.horizon_days },
-            predicted_next_purchase_at: iso(r.predicted_next_purchase_at),
-            lifetime_value: { amount: r.lifetime_value, currency },
-            scored_at: iso(r.as_of),
-            model: r.model,
-            intervals: null,
-          },
-  };
-}
 
 /**
  * A page of a keyset list: the first `limit` rows, and `next_cursor` (the last id's cursor) only

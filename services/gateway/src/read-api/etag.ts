@@ -31,7 +31,11 @@ export function notModified(ifNoneMatch: string | undefined, etag: string): bool
  * names it.
  */
 export function sendCachedJson(req: Request, res: Response, body: unknown): void {
-  const text = JSON.stringify(body);
+  sendCachedText(req, res, JSON.stringify(body));
+}
+
+/** {@link sendCachedJson} for a body that already is JSON text. */
+export function sendCachedText(req: Request, res: Response, text: string): void {
   const etag = etagOf(text);
   res.set('ETag', etag);
   res.set('Cache-Control', 'private, no-cache');

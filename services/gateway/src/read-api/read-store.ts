@@ -4,37 +4,48 @@ import type pg from 'pg';
 import { orNothingYet } from '../read-side-db.js';
 import type { CustomerFilter, PageParams } from './read-params.js';
 
-/** A customer's profile (read model `customers`) beside its current scores (analytics.customer_scores). */
-export interface CustomerRecord {
-  readonly customer_id: string;
-  readonly external_id: string | null;
-  readonly email: string | null;
-  readonly phone: string | null;
-  readonly name: string | null;
-  readonly address_street: string | null;
-  readonly address_city: string | null;
-  readonly address_state: string | null;
-  readonly address_zip: string | null;
-  readonly address_country: string | null;
-  readonly consent_marketing_email: boolean;
-  readonly consent_sms: boolean;
-  readonly consent_suppressed: boolean;
-  readonly consent_bounced: boolean;
-  readonly subscription_status: string | null;
-  readonly subscription_started_at: Date | null;
-  readonly created_at: Date;
-  readonly updated_at: Date;
-  /** The rest is null when the customer has not been scored yet. */
-  readonly churn_risk: number | null;
-  readonly p_alive: number | null;
-  readonly lifecycle_state: string | null;
-  readonly expected_purchases: number | null;
-  readonly horizon_days: number | null;
-  readonly predicted_next_purchase_at: Date | null;
-  readonly lifetime_value: number | null;
-  readonly model: string | null;
-  readonly as_of: Date | null;
+/** A page of customers as JSON text: `items` is the JSON array of the first `limit` customers. */
+export interface CustomerPageText {
+  readonly items: string;
+  /** The last customer id of `items` when more follow (the next page's cursor), else null. */
+  readonly lastId: string | null;
 }
+
+const ISO = (col: string) => `to_char(${col} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+/**
+ * One customer as the /v1/ read routes answer it (components.schemas.Customer of /v1/openapi.json),
+ * built by PostgreSQL: a 5,000-row page is then one text the gateway hashes and sends, instead of
+ * 135,000 values parsed into objects and serialised again (docs/read-api.md has the figures).
+ * The profile, then `scores` (null until the customer's first recompute); money in the reporting
+ * currency (parameter `currency`); `intervals` is null: neither stored model (bgnbd-gg, heuristic)
+ * keeps a per-customer interval, analytics.customer_scores holds point estimates only. Timestamps
+ * are UTC ISO 8601 with milliseconds, as Date.toISOString writes them.
+ */
+const customerJson = (currency: string) => `json_build_object(
+    'customer_id', c.customer_id, 'external_id', c.external_id,
+    'email', c.email, 'phone', c.phone, 'name', c.name,
+    'address', case when coalesce(c.address_street, c.address_city, c.address_state, c.address_zip,
+                                  c.address_country) is null then null
+               else json_build_object('street', c.address_street, 'city', c.address_city,
+                      'state', c.address_state, 'zip', c.address_zip, 'country', c.address_country) end,
+    'consent', json_build_object('marketing_email', c.consent_marketing_email, 'sms', c.consent_sms,
+                 'suppressed', c.consent_suppressed, 'bounced', c.consent_bounced),
+    'subscription', json_build_object('status', c.subscription_status,
+                      'started_at', ${ISO('c.subscription_started_at')}),
+    'created_at', ${ISO('c.created_at')},
+    'updated_at', ${ISO('greatest(c.updated_at, s.as_of)')},
+    'scores', case when s.customer_id is null then null else json_build_object(
+      'churn_risk', s.churn_risk, 'p_alive', s.p_alive, 'lifecycle_state', s.lifecycle_state,
+      'expected_purchases', json_build_object('value', s.expected_purchases, 'horizon_days', s.horizon_days),
+      'predicted_next_purchase_at', ${ISO('s.predicted_next_purchase_at')},
+      'lifetime_value', json_build_object('amount', s.lifetime_value, 'currency', ${currency}::text),
+      'scored_at', ${ISO('s.as_of')},
+      'model', s.model,
+      'intervals', null) end)`;
+
+/** The reporting currency of account `$1` (fx.account_currencies; USD when never set), in SQL. */
+const CURRENCY = `coalesce((select reporting_currency from fx.account_currencies where account_id = $1), 'USD')`;
 
 /** A holdout member or an audience member. */
 export interface MemberRecord {
@@ -64,12 +75,6 @@ export interface LiftRecord {
   readonly computed_at: Date;
 }
 
-const CUSTOMER_COLUMNS = `c.customer_id, c.external_id, c.email, c.phone, c.name, c.address_street, c.address_city,
-       c.address_state, c.address_zip, c.address_country, c.consent_marketing_email, c.consent_sms,
-       c.consent_suppressed, c.consent_bounced, c.subscription_status, c.subscription_started_at,
-       c.created_at, c.updated_at, s.churn_risk, s.p_alive, s.lifecycle_state, s.expected_purchases,
-       s.horizon_days, s.predicted_next_purchase_at, s.lifetime_value, s.model, s.as_of`;
-
 /**
  * The reads of the /v1/ read routes. Every statement filters on the caller's account id first (the
  * key's account, never a request field), so another account's ids find nothing: a 404, never its
@@ -93,22 +98,26 @@ export class ReadStore {
     );
   }
 
-  /** One customer by the client's external id, with its scores; null when the account has none such. */
-  async customer(accountId: string, externalId: string): Promise<CustomerRecord | null> {
-    const rows = await this.rows<CustomerRecord>(
+  /** One customer (JSON text) by the client's external id; null when the key's account has none such. */
+  async customer(accountId: string, externalId: string): Promise<string | null> {
+    const rows = await this.rows<{ j: string }>(
       'read-api.customer',
-      `select ${CUSTOMER_COLUMNS}
-             from ${this.rm}.customers c
-             left join analytics.customer_scores s on s.account_id = $1 and s.customer_id = c.customer_id
-            where c.account_id = $1 and c.external_id = $2`,
+      `select ${customerJson(CURRENCY)}::text as j
+         from ${this.rm}.customers c
+         left join analytics.customer_scores s on s.account_id = $1 and s.customer_id = c.customer_id
+        where c.account_id = $1 and c.external_id = $2`,
       [accountId, externalId],
     );
-    return rows[0] ?? null;
+    return rows[0]?.j ?? null;
   }
 
-  /** A page of the account's customers matching `filter`, in customer_id order (one row more than asked: is there a next page). */
-  async customers(accountId: string, filter: CustomerFilter, page: PageParams): Promise<CustomerRecord[]> {
-    const params: unknown[] = [accountId, page.after, page.limit + 1];
+  /**
+   * A page of the account's customers matching `filter`, in customer_id order: one index range of
+   * the read model's primary key, the scores joined by theirs. One row more than asked is read to
+   * know whether a next page exists.
+   */
+  async customers(accountId: string, filter: CustomerFilter, page: PageParams): Promise<CustomerPageText> {
+    const params: unknown[] = [accountId, page.after, page.limit];
     const where: string[] = [];
     const scored =
       filter.lifecycleState !== null || filter.churnRiskMin !== null || filter.churnRiskMax !== null;
@@ -120,19 +129,26 @@ export class ReadStore {
       const p = params.push(filter.updatedSince);
       where.push(`(c.updated_at >= $${p} or s.as_of >= $${p})`);
     }
-    const rows = await this.rows<CustomerRecord>(
+    const rows = await this.rows<{ items: string | null; last_id: string | null; n: number }>(
       'read-api.customers',
-      `select ${CUSTOMER_COLUMNS}
-             from ${this.rm}.customers c
-             ${scored ? 'join' : 'left join'} analytics.customer_scores s
-               on s.account_id = $1 and s.customer_id = c.customer_id
-            where c.account_id = $1 and ($2::uuid is null or c.customer_id > $2::uuid)
-              ${where.map((w) => `and ${w}`).join(' ')}
-            order by c.customer_id
-            limit $3`,
+      `with currency as materialized (select ${CURRENCY} as code),
+       page as (
+         select c.customer_id, row_number() over (order by c.customer_id) as rn,
+                ${customerJson('(select code from currency)')} as j
+           from ${this.rm}.customers c
+           ${scored ? 'join' : 'left join'} analytics.customer_scores s
+             on s.account_id = $1 and s.customer_id = c.customer_id
+          where c.account_id = $1 and ($2::uuid is null or c.customer_id > $2::uuid)
+            ${where.map((w) => `and ${w}`).join(' ')}
+          order by c.customer_id
+          limit $3 + 1)
+       select json_agg(j order by rn) filter (where rn <= $3)::text as items,
+              max(customer_id::text) filter (where rn = $3) as last_id, count(*)::int as n
+         from page`,
       params,
     );
-    return rows;
+    const r = rows[0];
+    return { items: r?.items ?? '[]', lastId: r && r.n > page.limit ? r.last_id : null };
   }
 
   /** A page of the current holdout (the is_holdout of the account's latest scores), in customer_id order. */
