@@ -13,7 +13,7 @@ import { authenticate, authenticateRead } from './auth/authenticate.js';
 import { CredentialListener } from './auth/credential-listener.js';
 import { CredentialStore } from './auth/credential-store.js';
 import { LastUsedTracker } from './auth/last-used.js';
-import { refuseKeyInQuery } from './auth/refuse-key-in-query.js';
+import { refuseAnyKeyInQuery, refuseKeyInQuery } from './auth/refuse-key-in-query.js';
 import { systemClock, type Clock } from './clock.js';
 import type { GatewayConfig } from './config.js';
 import type { GatewayContext } from './context.js';
@@ -133,6 +133,7 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps): P
   // The /v1/ surface (issue 24): the ingest routes again, and the read routes (docs/read-api.md).
   app.use('/v1', ingestV1Router(ctx, ingestAuth));
   app.use('/v1', readApiRouter(ctx, authenticateRead(authDeps)));
+  app.use('/v1', refuseAnyKeyInQuery);
   app.use(createWebhooksRouter({ ...ctx, credentials, limiter: new Limiter(counter), lastUsed }));
   app.use(
     createConsentRouter({

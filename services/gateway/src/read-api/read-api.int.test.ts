@@ -222,10 +222,18 @@ describe('read keys and ingest keys', () => {
     );
   });
 
-  it('rejects a key in the query string with 401, as on ingest', async () => {
-    const r = await call(gw.url, 'GET', `/v1/customers?api_key=${a.readKey}`, { key: a.readKey });
-    expect(r.status).toBe(401);
-    expect(r.json).toEqual({ detail: AUTH_DETAIL.keyInQuery });
+  it('rejects a key in the query string with 401 counted as a failed authentication, as on ingest', async () => {
+    for (const path of [`/v1/customers?api_key=${a.readKey}`, `/v1/orders?x=${a.key}`]) {
+      const r = await call(gw.url, path.startsWith('/v1/orders') ? 'POST' : 'GET', path, {
+        key: a.readKey,
+        ip: '203.0.113.77',
+      });
+      expect(r.status, path).toBe(401);
+      expect(r.json).toEqual({ detail: AUTH_DETAIL.keyInQuery });
+      expect(r.headers.get('ratelimit-policy')).toBe('"failed-auth";q=30;w=60');
+    }
+    const unknown = await call(gw.url, 'GET', `/v1/nowhere?x=${a.readKey}`);
+    expect(unknown.status).toBe(401);
   });
 
   it('refuses a revoked read key with 401', async () => {
