@@ -172,12 +172,14 @@ describe('gateway role', () => {
       `insert into control.sync_tasks (id, account_id, trigger, status, queued_at)
                  values (gen_random_uuid(), '${A}', 'api', 'queued', now())`,
     );
-    // A task whose command could not be appended is abandoned (abandonSyncTasks).
+    // The task's command, in the outbox with it; the relay deletes it once appended.
     await as(
       g,
-      `update control.sync_tasks set status = 'failed', reason = 'append_failed', finished_at = now()
-        where account_id = '${A}' and trigger = 'api'`,
+      `insert into control.sync_outbox (task_id, account_id, command)
+         select id, account_id, '\\x00'::bytea from control.sync_tasks where account_id = '${A}' and trigger = 'api'`,
     );
+    await as(g, `update control.sync_outbox set attempts = attempts + 1, last_error = 'x'`);
+    await as(g, `delete from control.sync_outbox where account_id = '${A}'`);
     expect((await as(g, 'select 1 from read_models.orders')).rowCount).toBe(5);
     // The SMS tokens sealed for it under HOLDFAST_INBOUND_KEYS: the only provider secret it reads.
     await as(g, 'select key_id, wrapped_key, ciphertext from control.provider_inbound_secrets');

@@ -16,6 +16,8 @@ export * from './audience-typing.js';
 export * from './control-plane.js';
 export * from './control-plane-queries.js';
 export * from './sync-tasks.js';
+export * from './sync-outbox.js';
+export * from './sync-outbox-relay.js';
 export * from './key-list.js';
 export * from './secrets-keyring.js';
 export * from './webhook-secrets.js';

@@ -7,7 +7,8 @@ import * as fx from './migrations/2026-11-24T03-00-fx.js';
 import * as providerCredentials from './migrations/2026-11-24T03-00-provider-credentials.js';
 import * as analystGrants from './migrations/2026-11-25T00-00-analyst-grants.js';
 import * as providerInboundSecrets from './migrations/2026-11-27T00-00-provider-inbound-secrets.js';
-import * as readKeys from './migrations/2026-11-27T12-00-read-keys.js';
+import * as syncOutbox from './migrations/2026-11-28T00-00-sync-outbox.js';
+import * as readKeys from './migrations/2026-11-28T12-00-read-keys.js';
 import { applyPrivileges } from './privileges/apply-privileges.js';
 
 /**
@@ -23,7 +24,8 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '2026-11-24T03-00-provider-credentials': providerCredentials,
   '2026-11-25T00-00-analyst-grants': analystGrants,
   '2026-11-27T00-00-provider-inbound-secrets': providerInboundSecrets,
-  '2026-11-27T12-00-read-keys': readKeys,
+  '2026-11-28T00-00-sync-outbox': syncOutbox,
+  '2026-11-28T12-00-read-keys': readKeys,
 };
 
 /**

@@ -138,6 +138,19 @@ export interface SyncTasksTable {
   reason: string | null;
 }
 
+/** control.sync_outbox: a sync task's encoded SyncRequested command until a relay appends it. */
+export interface SyncOutboxTable {
+  task_id: string;
+  /** The record's key: commands queue behind the account's ingest. */
+  account_id: string;
+  /** The encoded SyncRequested value (Confluent wire format). */
+  command: Buffer;
+  created_at: Generated<Timestamp>;
+  /** Failed relay appends so far, and the last one's error (never a row's content). */
+  attempts: Generated<number>;
+  last_error: string | null;
+}
+
 /** control.analyst_grants: the accounts an analyst login may read (row-level security keys on it). */
 export interface AnalystGrantsTable {
   /** The login role's name, as `session_user` reports it. */
@@ -211,6 +224,7 @@ export interface Database {
   'control.webhook_secrets': WebhookSecretsTable;
   'control.rate_counters': RateCountersTable;
   'control.sync_tasks': SyncTasksTable;
+  'control.sync_outbox': SyncOutboxTable;
   'control.analyst_grants': AnalystGrantsTable;
   'dispatcher.deliveries': DeliveriesTable;
   'dispatcher.delivery_attempts': DeliveryAttemptsTable;

@@ -12,7 +12,10 @@ export interface NewSyncTask {
   readonly accountId: string;
 }
 
-/** The reason of a task whose SyncRequested command could not be appended. */
+/**
+ * The reason of a task whose SyncRequested command could not be appended, from before the outbox
+ * (such tasks were abandoned); kept so the throttle still leaves those old rows out.
+ */
 export const SYNC_APPEND_FAILED = 'append_failed';
 
 /** Either the queued task, or how long until the account may queue again. */
@@ -21,21 +24,19 @@ export type ThrottledQueueOutcome =
   | { readonly queued: false; readonly retryAfterSeconds: number };
 
 /**
- * Queuing a sync task, the one way (gateway, nightly run and CLI): the `control.sync_tasks` row first
- * (state `queued`: a consumer that sees the command must find its task), then its SyncRequested
- * command. The one compensation, `abandonSyncTasks`: when the command cannot be appended (or its
- * barrier cannot be read), the task is marked `failed` with reason `append_failed`, so nothing waits
- * for a command that was never sent, the task stays on record, and the API's throttle does not count
- * it. A crash between the row and the command still leaves a queued task nobody runs (the outbox gap).
+ * Inserts `tasks` (state `queued`) and, for each one inserted, its encoded SyncRequested command in
+ * control.sync_outbox, on `trx` (the caller's transaction: the task and its command commit together
+ * or not at all). Ids already present are skipped (another process queued them) and get no command.
  */
-export async function insertQueuedSyncTasks(
-  db: Kysely<Database>,
+async function insertTasksWithCommands(
+  trx: Kysely<Database>,
   tasks: readonly NewSyncTask[],
   trigger: SyncTaskTrigger,
   now: Date,
+  commandOf: (task: NewSyncTask) => Buffer,
 ): Promise<NewSyncTask[]> {
   if (!tasks.length) return [];
-  const rows = await db
+  const rows = await trx
     .insertInto('control.sync_tasks')
     .values(
       tasks.map((t) => ({ id: t.id, account_id: t.accountId, trigger, status: 'queued', queued_at: now })),
@@ -43,73 +44,51 @@ export async function insertQueuedSyncTasks(
     .onConflict((oc) => oc.column('id').doNothing())
     .returning(['id', 'account_id'])
     .execute();
-  return rows.map((r) => ({ id: r.id, accountId: r.account_id }));
+  const inserted = rows.map((r) => ({ id: r.id, accountId: r.account_id }));
+  if (inserted.length)
+    await trx
+      .insertInto('control.sync_outbox')
+      .values(inserted.map((t) => ({ task_id: t.id, account_id: t.accountId, command: commandOf(t) })))
+      .execute();
+  return inserted;
 }
 
 /**
- * The compensation of a task whose command was not appended: `failed`, reason `append_failed`
- * (only while still `queued`: a task someone already ran keeps its state).
- */
-export async function abandonSyncTasks(
-  db: Kysely<Database>,
-  taskIds: readonly string[],
-  now = new Date(),
-): Promise<void> {
-  if (!taskIds.length) return;
-  await db
-    .updateTable('control.sync_tasks')
-    .set({ status: 'failed', reason: SYNC_APPEND_FAILED, finished_at: now })
-    .where('id', 'in', taskIds)
-    .where('status', '=', 'queued')
-    .execute();
-}
-
-/**
- * Inserts `tasks` (queued), then hands the inserted ones to `send`, `chunk` at a time, to append
- * their commands; when `send` throws, every inserted task not yet sent is abandoned
- * (`abandonSyncTasks`) and the error rethrown. Returns the inserted tasks (ids already present are
- * skipped: another process queued them).
+ * Queuing sync tasks, the one way (gateway, nightly run and CLI): each task row (`queued`) and its
+ * SyncRequested command (in control.sync_outbox) in ONE transaction, so a task cannot exist without
+ * its command. The caller then appends the commands at once (`relaySyncCommands` with their ids);
+ * whatever it could not append, the outbox relay of every gateway and recompute process appends
+ * later (at least once: the sync consumer records a task id once). Returns the inserted tasks (ids
+ * already present are skipped: another process queued them).
  *
  * @example
- * await queueSyncTasks(db, [{ id: randomUUID(), accountId }], 'cli', now, (ts) => appendCommands(ts));
+ * const queued = await queueSyncTasks(db, [{ id: randomUUID(), accountId }], 'cli', now, (t) => encode(t));
+ * await relaySyncCommands(db, send, { taskIds: queued.map((t) => t.id) });
  */
 export async function queueSyncTasks(
   db: Kysely<Database>,
   tasks: readonly NewSyncTask[],
   trigger: SyncTaskTrigger,
   now: Date,
-  send: (tasks: readonly NewSyncTask[]) => Promise<void>,
-  chunk = 500,
+  commandOf: (task: NewSyncTask) => Buffer,
 ): Promise<NewSyncTask[]> {
-  const inserted = await insertQueuedSyncTasks(db, tasks, trigger, now);
-  for (let i = 0; i < inserted.length; i += chunk) {
-    try {
-      await send(inserted.slice(i, i + chunk));
-    } catch (err) {
-      await abandonSyncTasks(
-        db,
-        inserted.slice(i).map((t) => t.id),
-        new Date(),
-      );
-      throw err;
-    }
-  }
-  return inserted;
+  return db.transaction().execute((trx) => insertTasksWithCommands(trx, tasks, trigger, now, commandOf));
 }
 
 /**
  * Queues an API-triggered task unless the account queued one less than `intervalMs` ago (tasks
- * abandoned because their command was not appended do not count). The check and the insert run
- * under a per-account advisory lock in one transaction, so two gateway processes cannot both queue.
+ * abandoned before the outbox do not count). The check, the command (`commandOf`, e.g. reading the
+ * barrier: when it throws, nothing is queued) and the insert of the task with its command run under
+ * a per-account advisory lock in one transaction, so two gateway processes cannot both queue.
  * Why not a fixed window in rate_counters: "one per 10 minutes" is measured from the previous sync,
- * and its time is already in this table. The caller then appends the command, and abandons the task
- * (`abandonSyncTasks`) if it cannot.
+ * and its time is already in this table.
  */
 export async function queueThrottledSyncTask(
   db: Kysely<Database>,
   accountId: string,
   now: Date,
   intervalMs: number,
+  commandOf: (taskId: string) => Promise<Buffer>,
 ): Promise<ThrottledQueueOutcome> {
   return db.transaction().execute(async (trx): Promise<ThrottledQueueOutcome> => {
     await namedRaw(
@@ -127,8 +106,10 @@ export async function queueThrottledSyncTask(
       const waitMs = new Date(last.queued_at).getTime() + intervalMs - now.getTime();
       if (waitMs > 0) return { queued: false, retryAfterSeconds: Math.ceil(waitMs / 1000) };
     }
-    const [task] = await insertQueuedSyncTasks(trx, [{ id: randomUUID(), accountId }], 'api', now);
-    return { queued: true, taskId: task!.id };
+    const taskId = randomUUID();
+    const command = await commandOf(taskId);
+    await insertTasksWithCommands(trx, [{ id: taskId, accountId }], 'api', now, () => command);
+    return { queued: true, taskId };
   });
 }
 

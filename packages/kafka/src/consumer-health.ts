@@ -9,6 +9,7 @@ export class ConsumerHealth {
   private joined = false;
   private failing: { since: number; error: string } | undefined;
   private busySince: number | undefined;
+  private attemptSince: number | undefined;
   private lastProgress = Date.now();
   private lastAlive = Date.now();
 
@@ -52,16 +53,31 @@ export class ConsumerHealth {
     this.busySince ??= Date.now();
   }
 
+  /** One attempt at the chunk in flight begins (the first, or a retry after a transient failure). */
+  onAttemptStart(): void {
+    this.attemptSince = Date.now();
+  }
+
+  /**
+   * How long the current attempt at a chunk has been in flight, in ms; 0 when none is. A retried
+   * chunk starts a new attempt each time: a long outage retried every few seconds is not a hang.
+   */
+  attemptInFlightMs(now = Date.now()): number {
+    return this.busySince !== undefined && this.attemptSince !== undefined
+      ? Math.max(0, now - this.attemptSince)
+      : 0;
+  }
+
   /** A chunk was applied: progress, and any transient failure is over. */
   onChunkDone(): void {
-    this.busySince = undefined;
+    this.busySince = this.attemptSince = undefined;
     this.failing = undefined;
     this.lastProgress = this.lastAlive = Date.now();
   }
 
   /** The chunk in flight was given up (the partition went elsewhere): no longer busy. */
   onChunkAbandoned(): void {
-    this.busySince = undefined;
+    this.busySince = this.attemptSince = undefined;
     this.lastAlive = Date.now();
   }
 

@@ -135,4 +135,38 @@ describe('watchConsumer', () => {
     expect(giveUp).not.toHaveBeenCalled();
     dog.stop();
   });
+
+  it('given one attempt at a chunk in flight past attemptMaxMs (a hang), then it gives up; a chunk retried every few seconds for as long is not a hang', async () => {
+    const health = new ConsumerHealth('g', STALL);
+    health.onJoin();
+    const recreate = vi.fn(() => Promise.resolve());
+    const giveUp = vi.fn();
+    const dog = watchConsumer({
+      health,
+      stallMs: STALL,
+      attemptMaxMs: 30_000,
+      logger: silentLogger,
+      recreate,
+      giveUp,
+    });
+    // Retried: a fresh attempt every 5 s for a minute (a database outage), then applied.
+    health.onChunkStart();
+    for (let s = 0; s < 12; s++) {
+      health.onAttemptStart();
+      await vi.advanceTimersByTimeAsync(5_000);
+    }
+    health.onChunkDone();
+    expect(giveUp).not.toHaveBeenCalled();
+    // Hung: one attempt that never returns.
+    health.onChunkStart();
+    health.onAttemptStart();
+    await vi.advanceTimersByTimeAsync(25_000);
+    expect(giveUp).not.toHaveBeenCalled();
+    expect(health.attemptInFlightMs()).toBe(25_000);
+    await vi.advanceTimersByTimeAsync(7_000);
+    expect(giveUp).toHaveBeenCalledTimes(1);
+    expect(giveUp.mock.calls[0]![0]).toBeInstanceOf(ConsumerStalledError);
+    expect(recreate).not.toHaveBeenCalled();
+    dog.stop();
+  });
 });

@@ -17,6 +17,13 @@ export interface WatchdogOptions {
   readonly checkEveryMs?: number;
   /** One recreation that takes longer than this is a client wedged from the start (default stallMs). */
   readonly recreateTimeoutMs?: number;
+  /**
+   * One attempt at a chunk in flight longer than this is hung (default: never looked at). A chunk
+   * cannot be cancelled from outside, so the watchdog gives up: the process exits, its supervisor
+   * restarts it, and at-least-once delivery re-drives the chunk. The pools' client-side query
+   * timeout normally ends an attempt on a dead connection long before (an error, then the retry).
+   */
+  readonly attemptMaxMs?: number;
 }
 
 /** The error `giveUp` receives. Not retriable within the process: a restart is the remedy. */
@@ -33,7 +40,8 @@ export class ConsumerStalledError extends Error {
  * the broker too. It gives up, so that the process exits and its supervisor restarts it, when a
  * recreation fails otherwise or hangs past `recreateTimeoutMs` (the fresh client is wedged as well),
  * or when the recreated consumer stalls again within `3 × stallMs`. Idle is not a stall: an idle
- * consumer keeps fetching. Client-agnostic: it only reads `ConsumerHealth`.
+ * consumer keeps fetching. One attempt at a chunk in flight longer than `attemptMaxMs` is a hang: it
+ * gives up at once. Client-agnostic: it only reads `ConsumerHealth`.
  *
  * @example
  * const dog = watchConsumer({ health, stallMs: 90_000, logger, recreate, giveUp: crash });
@@ -105,6 +113,15 @@ export function watchConsumer(opts: WatchdogOptions): { stop(): void } {
     lastCheck = Date.now();
     // A check that comes far too late means the event loop was blocked: nothing could fetch.
     if (gap > 2 * every + 1_000) health.onProcessPaused();
+    const attemptMs = health.attemptInFlightMs();
+    if (opts.attemptMaxMs !== undefined && attemptMs > opts.attemptMaxMs && !stop.signal.aborted) {
+      logger.error('consumer_chunk_stuck', {
+        groupId,
+        in_flight_s: Math.round(attemptMs / 1000),
+        action: 'exit',
+      });
+      return fail(new ConsumerStalledError(`${groupId}: one chunk in flight for ${attemptMs} ms`));
+    }
     const stalled = health.stalledMs();
     if (recovering || stop.signal.aborted || stalled <= stallMs) return;
     const stalledS = Math.round(stalled / 1000);

@@ -2,9 +2,15 @@ import type { ConsumedRecord, GroupConsumer, KafkaClient } from './ports.js';
 import {
   backoffDelay,
   classifyError,
+  countsAgainstRetryBudget,
+  DEFAULT_RETRY_BUDGET,
   describeFailure,
+  nextRetryStreak,
+  retryBudgetExhausted,
+  retryBudgetReason,
   type BackoffOptions,
   type Logger,
+  type RetryStreak,
 } from '@holdfast/platform';
 import { ConsumerHealth } from './consumer-health.js';
 import { watchConsumer } from './consumer-watchdog.js';
@@ -22,6 +28,14 @@ export interface PartitionBatch {
    * differ (a seek, a rebalance), and the handler must check.
    */
   readonly upcoming?: readonly ConsumedRecord[];
+  /**
+   * Set when this chunk failed with the same retriable error of its own (a statement timeout, a
+   * deadlock: `countsAgainstRetryBudget`) `retryBudget` times in a row: the reason to dead-letter
+   * with. The handler must now treat such a failure as the records' own (isolate and dead-letter the
+   * records at fault, checkpoint past them) instead of throwing it again: if it throws it again, the
+   * consumer crashes loudly rather than loop without end.
+   */
+  readonly retryBudgetExhausted?: string;
 }
 
 /**
@@ -38,7 +52,10 @@ export type BatchOutcome = { readonly kind: 'applied' } | { readonly kind: 'seek
  * Failures follow the shared poison policy (see `deadLetterReason`): a handler dead-letters the
  * records that fail permanently itself and throws only for the rest. A retriable failure thrown out
  * of it (a dependency away) makes the runner retry the same chunk with backoff and jitter, for as
- * long as it takes, while the consumer reports not ready; anything else crashes the consumer.
+ * long as it takes, while the consumer reports not ready; anything else crashes the consumer. The
+ * one bound: a failure of the chunk's own that repeats identically (`countsAgainstRetryBudget`: a
+ * statement that always exceeds its timeout) `retryBudget` times in a row is handed back to the
+ * handler as `retryBudgetExhausted`, to dead-letter.
  */
 export type BatchHandler = (batch: PartitionBatch) => Promise<BatchOutcome>;
 
@@ -63,8 +80,18 @@ export interface RunnerOptions {
    * the clients' 60 s rebalance timeout, so a slow rebalance is not taken for a stall).
    */
   readonly stallMs?: number;
+  /**
+   * One attempt at a chunk (one handler call) in flight longer than this is a hang: `crashed`
+   * resolves and the process should exit (default 10 min, far above the pools' 35 s query timeout,
+   * which ends an attempt stuck on a dead database connection with a retriable error first).
+   */
+  readonly attemptMaxMs?: number;
   /** Called with every group consumer the runner creates (the first and any recreated one). */
   readonly onConsumer?: (consumer: GroupConsumer) => void;
+  /** Identical failures of one chunk in a row before it is handed back as `retryBudgetExhausted` (HOLDFAST_RETRY_BUDGET, default 10). */
+  readonly retryBudget?: number;
+  /** Called each time a chunk used up its retry budget (the `holdfast_retry_budget_exhausted_total` counter). */
+  readonly onRetryBudgetExhausted?: () => void;
 }
 
 export interface RunningConsumer {
@@ -118,6 +145,7 @@ export async function runExactlyOnce(opts: RunnerOptions): Promise<RunningConsum
     return c;
   };
   const backoff = opts.retryBackoff ?? { baseMs: 200, maxMs: 10_000 };
+  const budget = opts.retryBudget ?? DEFAULT_RETRY_BUDGET;
 
   /**
    * Runs the handler on one chunk until it succeeds. A retriable failure is retried with backoff (the
@@ -129,27 +157,48 @@ export async function runExactlyOnce(opts: RunnerOptions): Promise<RunningConsum
     stillOurs: () => boolean,
   ): Promise<BatchOutcome | undefined> => {
     health.onChunkStart();
+    let streak: RetryStreak | null = null;
+    let exhausted: string | undefined;
     for (let attempt = 0; ; attempt++) {
+      health.onAttemptStart();
       try {
-        const outcome = await handler(batch);
+        const outcome = await handler(exhausted ? { ...batch, retryBudgetExhausted: exhausted } : batch);
         health.onChunkDone();
         return outcome;
       } catch (err) {
         const kind = classifyError(err);
-        if (kind !== 'retriable') {
-          // A bug, or a permanent failure the handler did not pin on one record: stop loudly rather
-          // than loop over it or skip it. The supervisor restarts the process.
+        const unhandled = exhausted !== undefined && countsAgainstRetryBudget(err);
+        if (kind !== 'retriable' || unhandled) {
+          // A bug, a permanent failure the handler did not pin on one record, or a used-up retry
+          // budget it did not dead-letter: stop loudly rather than loop over it or skip it. The
+          // supervisor restarts the process.
           logger.error('consumer_handler_failed', {
             groupId,
             topic: batch.topic,
             partition: batch.partition,
-            kind,
+            kind: unhandled ? 'retries_exhausted' : kind,
             error: (err as Error)?.message,
           });
           crash(err as Error);
           throw err;
         }
         health.onRetry(err);
+        streak = nextRetryStreak(streak, err);
+        if (retryBudgetExhausted(streak, budget)) {
+          // The same failure of its own, `budget` times in a row: it will not pass by waiting. The
+          // handler gets the chunk once more, told to dead-letter what fails so (see PartitionBatch).
+          exhausted = retryBudgetReason(streak!);
+          opts.onRetryBudgetExhausted?.();
+          logger.error('retry_budget_exhausted', {
+            groupId,
+            topic: batch.topic,
+            partition: batch.partition,
+            first_offset: batch.records[0]?.offset,
+            records: batch.records.length,
+            reason: exhausted,
+          });
+          continue;
+        }
         const delayMs = backoffDelay(attempt, backoff);
         logger.warn('consumer_retrying', {
           groupId,
@@ -233,6 +282,7 @@ export async function runExactlyOnce(opts: RunnerOptions): Promise<RunningConsum
     // A fresh client's connect and join fail within this or hang: a client's own retries of a refused
     // connection take tens of seconds, and a join waits up to the 60 s rebalance timeout.
     recreateTimeoutMs: Math.max(stallMs, 90_000),
+    attemptMaxMs: opts.attemptMaxMs ?? 600_000,
     logger,
     recreate: async () => {
       const old = consumer;

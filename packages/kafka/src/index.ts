@@ -22,6 +22,7 @@ export * from './consumer-health.js';
 export * from './consumer-lag.js';
 export * from './consumer-policy.js';
 export * from './dead-letters.js';
+export * from './sync-command-sender.js';
 export * from './probes.js';
 export * from './service-kafka.js';
 export { REQUEST_ID_HEADER, headerText, requestIdOfRecord } from './record-headers.js';

@@ -14,6 +14,7 @@ export * from './outbound-http.js';
 export * from './failure/classify.js';
 export * from './failure/backoff.js';
 export * from './failure/wait-for.js';
+export * from './failure/retry-budget.js';
 export * from './ops/loop-monitor.js';
 export * from './ops/readiness.js';
 export * from './ops/ops-server.js';

@@ -123,6 +123,13 @@ describe('the guarded client against real local servers', () => {
         return;
       }
       if (req.url === '/hang') return;
+      if (req.url === '/trickle') {
+        // Headers at once, then a byte every 100 ms, never ending: never idle, never done.
+        res.writeHead(200);
+        const drip = setInterval(() => res.write('x'), 100);
+        res.on('close', () => clearInterval(drip));
+        return;
+      }
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
@@ -212,6 +219,13 @@ describe('the guarded client against real local servers', () => {
       message: 'no answer within 300 ms',
     });
     expect(Date.now() - started).toBeLessThan(2000);
+    // The deadline covers the whole call, the body too: an answer that trickles forever is cut off.
+    const trickleStarted = Date.now();
+    await expect(c.request(`http://127.0.0.1:${port}/trickle`, { timeoutMs: 500 })).rejects.toMatchObject({
+      failure: 'timeout',
+      message: 'no answer within 500 ms',
+    });
+    expect(Date.now() - trickleStarted).toBeLessThan(1500);
     // A closed port: ECONNREFUSED underneath, stored only as the generic class.
     const closed = createServer();
     closed.listen(0, '127.0.0.1');

@@ -1,7 +1,8 @@
 // createPool (packages/db) against the real PostgreSQL: connections that die do not kill the process.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPool, type Pool } from '@holdfast/db';
+import { clientQueryTimeoutMs, createPool, type Pool } from '@holdfast/db';
 import { classifyError } from '@holdfast/platform';
+import { TcpProxy } from './tcp-proxy.js';
 import { createTestEnv, type TestEnv } from './test-env.js';
 
 let t: TestEnv;
@@ -72,5 +73,67 @@ describe('createPool on the real PostgreSQL', () => {
       `select current_setting('statement_timeout') as setting`,
     );
     expect(rows[0]!.setting).toBe('500ms');
+  });
+});
+
+describe('createPool behind a database host that vanishes without a reset', () => {
+  it('given a query in flight when the host goes silent, then it fails retriably at the client-side query timeout, and the pool serves again once the host is back', async () => {
+    const url = new URL(t.databaseUrl);
+    const proxy = await TcpProxy.start(url.hostname, Number(url.port || 5432));
+    url.hostname = '127.0.0.1';
+    url.port = String(proxy.port);
+    // statement_timeout 300 ms: the client-side query timeout is 5.3 s (clientQueryTimeoutMs).
+    const silent = createPool(url.toString(), 'pool-blackholed', 1, { statementTimeoutMs: 300 });
+    try {
+      expect((await silent.query<{ one: number }>('select 1 as one')).rows[0]!.one).toBe(1);
+      proxy.blackhole();
+      const started = Date.now();
+      const err = await silent.query('select 1').then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      const tookMs = Date.now() - started;
+      expect((err as Error).message).toBe('Query read timeout');
+      expect(classifyError(err)).toBe('retriable');
+      expect(tookMs).toBeGreaterThanOrEqual(clientQueryTimeoutMs(300) - 100);
+      expect(tookMs).toBeLessThan(clientQueryTimeoutMs(300) + 2_000);
+      proxy.forward();
+      // The wedged connection was ended, not handed out again: a fresh one answers.
+      expect((await silent.query<{ one: number }>('select 1 as one')).rows[0]!.one).toBe(1);
+    } finally {
+      proxy.forward();
+      await silent.end();
+      await proxy.close();
+    }
+  });
+
+  it('given a client released with its timed-out query still unanswered (as kysely and withTransaction release), then that client is ended, never handed out again', async () => {
+    const url = new URL(t.databaseUrl);
+    const proxy = await TcpProxy.start(url.hostname, Number(url.port || 5432));
+    url.hostname = '127.0.0.1';
+    url.port = String(proxy.port);
+    const silent = createPool(url.toString(), 'pool-blackholed', 1, {
+      statementTimeoutMs: 0,
+      queryTimeoutMs: 500,
+    });
+    try {
+      const first = await silent.connect();
+      const pid = (await first.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]!.pid;
+      proxy.blackhole();
+      await expect(first.query('select 1')).rejects.toThrow('Query read timeout');
+      first.release();
+      proxy.forward();
+      const second = await silent.connect();
+      try {
+        const again = (await second.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]!.pid;
+        expect(again).not.toBe(pid);
+      } finally {
+        second.release();
+      }
+    } finally {
+      proxy.forward();
+      await silent.end();
+      await proxy.close();
+    }
   });
 });

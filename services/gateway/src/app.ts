@@ -1,6 +1,11 @@
 import express, { type Express } from 'express';
-import { createDb, type Pool } from '@holdfast/db';
-import type { Appender, LogPositionSource, SinglePartitionAppender } from '@holdfast/kafka';
+import { createDb, startSyncOutboxRelay, type Pool } from '@holdfast/db';
+import {
+  syncCommandSender,
+  type Appender,
+  type LogPositionSource,
+  type SinglePartitionAppender,
+} from '@holdfast/kafka';
 import {
   createMetricsRegistry,
   postgresProbe,
@@ -11,7 +16,7 @@ import {
 } from '@holdfast/platform';
 import { authenticate, authenticateRead } from './auth/authenticate.js';
 import { CredentialListener } from './auth/credential-listener.js';
-import { CredentialStore } from './auth/credential-store.js';
+import { CredentialStore, dbCredentialSource } from './auth/credential-store.js';
 import { LastUsedTracker } from './auth/last-used.js';
 import { refuseAnyKeyInQuery, refuseKeyInQuery } from './auth/refuse-key-in-query.js';
 import { systemClock, type Clock } from './clock.js';
@@ -87,8 +92,8 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps): P
   const logger = deps.logger ?? silentLogger;
   const metrics = createGatewayMetrics(deps.metricsRegistry ?? createMetricsRegistry('gateway'));
   const counter = new RateCounter(deps.pool, config.unsafeLiftLimits);
-  const credentials = new CredentialStore(deps.pool, config.credentialCacheMs);
-  const listener = new CredentialListener(deps.pool, credentials, logger);
+  const credentials = new CredentialStore(dbCredentialSource(deps.pool), config.credentialCacheMs);
+  const listener = new CredentialListener(deps.pool, credentials, logger, config.credentialListenerPingMs);
   const lastUsed = new LastUsedTracker(deps.pool, clock, logger, config.lastUsedFlushMs);
   const readModels = new ReadModels(deps.pool, config.readModelSchema);
   const janitor = new Janitor(counter, clock, logger);
@@ -105,6 +110,12 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps): P
     readModels,
     logPositions: deps.logPositions,
   };
+  // Sync commands left in the outbox (a process died after queueing, or Kafka was away): appended here.
+  const syncOutbox = startSyncOutboxRelay(
+    ctx.db,
+    syncCommandSender(ctx.appender, config.infra.topicPrefix),
+    logger,
+  );
   await listener.start();
   lastUsed.start();
   janitor.start(config.janitorIntervalMs);
@@ -115,7 +126,14 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps): P
   app.set('etag', false);
   app.use(observeRequests(metrics));
   app.use(accessLog(logger));
-  app.use(useBodyBudget(new BodyBudget(config.bodyBudgetBytes)));
+  app.use(
+    useBodyBudget(
+      new BodyBudget(config.bodyBudgetBytes, {
+        perKeyBytes: config.bodyBudgetPerKeyBytes,
+        perAccountBytes: config.bodyBudgetPerAccountBytes,
+      }),
+    ),
+  );
   app.use(refuseKeyInQuery);
 
   const openapi = buildOpenApiDocument();
@@ -150,6 +168,7 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps): P
     createPixelRouter({
       ...ctx,
       pixelAppender: withRequestHeaders(deps.pixelAppender ?? deps.appender),
+      pixelAppendStallMs: config.pixelAppendStallMs,
       rateCounter: counter,
     }),
   );
@@ -164,6 +183,7 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps): P
     lastUsed,
     credentials,
     close: async () => {
+      await syncOutbox.stop();
       janitor.stop();
       await lastUsed.close();
       await listener.close();

@@ -63,6 +63,31 @@ describe('loadGatewayConfig: bounded resources', () => {
     }).toEqual({ budget: 256 * 1024 * 1024, headers: 10_000, request: 120_000, keepAlive: 5_000 });
   });
 
+  it('given nothing, when loaded, then a key may hold 64 MiB of the body budget and an account 128 MiB', () => {
+    const c = loadGatewayConfig(base);
+    expect([c.bodyBudgetPerKeyBytes, c.bodyBudgetPerAccountBytes]).toEqual([
+      64 * 1024 * 1024,
+      128 * 1024 * 1024,
+    ]);
+  });
+
+  it('given an account share below the key share, when loaded, then start-up fails naming both', () => {
+    expect(() =>
+      loadGatewayConfig({
+        ...base,
+        BODY_BUDGET_PER_KEY_BYTES: String(96 * 1024 * 1024),
+        BODY_BUDGET_PER_ACCOUNT_BYTES: String(64 * 1024 * 1024),
+      }),
+    ).toThrow(/BODY_BUDGET_PER_ACCOUNT_BYTES must be at least BODY_BUDGET_PER_KEY_BYTES/);
+  });
+
+  it('given nothing, when loaded, then the revocation LISTEN connection is pinged every 3 s', () => {
+    expect(loadGatewayConfig(base).credentialListenerPingMs).toBe(3_000);
+    expect(loadGatewayConfig({ ...base, CREDENTIAL_LISTENER_PING_MS: '500' }).credentialListenerPingMs).toBe(
+      500,
+    );
+  });
+
   it.each([
     [{ BODY_BUDGET_BYTES: '1000' }, /BODY_BUDGET_BYTES must be an integer/],
     [

@@ -30,6 +30,16 @@ export interface GatewayConfig {
    * 32 MiB so one largest body fits). Over it: 503 with Retry-After.
    */
   readonly bodyBudgetBytes: number;
+  /**
+   * What one ingest key may hold of that budget at once (BODY_BUDGET_PER_KEY_BYTES, default 64 MiB:
+   * two largest bodies). Over it: 429 with Retry-After for that key only.
+   */
+  readonly bodyBudgetPerKeyBytes: number;
+  /**
+   * What one account (all its keys, the tile token, zero-party) may hold at once
+   * (BODY_BUDGET_PER_ACCOUNT_BYTES, default 128 MiB, at least the per-key share). Over it: 429.
+   */
+  readonly bodyBudgetPerAccountBytes: number;
   /** HEADERS_TIMEOUT_MS (default 10 s): a client must send its request headers within this. */
   readonly headersTimeoutMs: number;
   /** REQUEST_TIMEOUT_MS (default 120 s: 32 MiB at ~2.2 Mbit/s): headers and body within this. */
@@ -68,6 +78,12 @@ export interface GatewayConfig {
    * revoked key is refused within a second either way.
    */
   readonly credentialCacheMs: number;
+  /**
+   * How often the LISTEN connection is pinged (CREDENTIAL_LISTENER_PING_MS, default 3 s); no answer
+   * within the same time is a lost connection, and the cache is bypassed until it is back. Bounds how
+   * long a revoked key keeps working when that connection dies silently (about twice this).
+   */
+  readonly credentialListenerPingMs: number;
   /** How often api_keys.last_used_at is written (LAST_USED_FLUSH_MS, default 60 s). */
   readonly lastUsedFlushMs: number;
   /** How often expired rate counters and batch records are purged (JANITOR_INTERVAL_MS, default 10 min). */
@@ -84,6 +100,11 @@ export interface GatewayConfig {
    * batch stores them all or none without a transaction (docs/performance.md).
    */
   readonly pixelProducerPoolSize: number;
+  /**
+   * POST /pixel/collect: how long the oldest append in flight may wait before new requests are
+   * answered 503 + Retry-After (PIXEL_APPEND_STALL_MS, default 2 s; docs/reliability.md).
+   */
+  readonly pixelAppendStallMs: number;
 }
 
 const TRUST_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
@@ -154,6 +175,17 @@ export function loadGatewayConfig(env: Readonly<Record<string, string | undefine
   const requestTimeoutMs = r.int('REQUEST_TIMEOUT_MS', 120_000, { min: 100, max: 3_600_000 });
   if (requestTimeoutMs < headersTimeoutMs)
     problems.push('REQUEST_TIMEOUT_MS must be at least HEADERS_TIMEOUT_MS');
+  const MiB = 1024 * 1024;
+  const bodyBudgetPerKeyBytes = r.int('BODY_BUDGET_PER_KEY_BYTES', 64 * MiB, {
+    min: 32 * MiB,
+    max: 64 * 1024 * MiB,
+  });
+  const bodyBudgetPerAccountBytes = r.int('BODY_BUDGET_PER_ACCOUNT_BYTES', 128 * MiB, {
+    min: 32 * MiB,
+    max: 64 * 1024 * MiB,
+  });
+  if (bodyBudgetPerAccountBytes < bodyBudgetPerKeyBytes)
+    problems.push('BODY_BUDGET_PER_ACCOUNT_BYTES must be at least BODY_BUDGET_PER_KEY_BYTES');
   const keys = <T>(load: () => T): T | undefined => {
     try {
       return load();
@@ -181,16 +213,20 @@ export function loadGatewayConfig(env: Readonly<Record<string, string | undefine
         min: 32 * 1024 * 1024,
         max: 64 * 1024 ** 3,
       }),
+      bodyBudgetPerKeyBytes,
+      bodyBudgetPerAccountBytes,
       headersTimeoutMs,
       requestTimeoutMs,
       keepAliveTimeoutMs: r.int('KEEP_ALIVE_TIMEOUT_MS', 5_000, { min: 100, max: 600_000 }),
       testMode,
       unsafeLiftLimits,
       credentialCacheMs: r.int('CREDENTIAL_CACHE_MS', 30_000, { min: 0, max: 600_000 }),
+      credentialListenerPingMs: r.int('CREDENTIAL_LISTENER_PING_MS', 3_000, { min: 100, max: 60_000 }),
       lastUsedFlushMs: r.int('LAST_USED_FLUSH_MS', 60_000, { min: 10, max: 3_600_000 }),
       janitorIntervalMs: r.int('JANITOR_INTERVAL_MS', 600_000, { min: 1_000, max: 86_400_000 }),
       producerPoolSize: r.int('PRODUCER_POOL_SIZE', 16, { min: 1, max: 64 }),
       pixelProducerPoolSize: r.int('PIXEL_PRODUCER_POOL_SIZE', 4, { min: 1, max: 64 }),
+      pixelAppendStallMs: r.int('PIXEL_APPEND_STALL_MS', 2_000, { min: 100, max: 600_000 }),
     });
   } catch (err) {
     if (err instanceof ConfigError && problems.length > 0)

@@ -10,7 +10,7 @@
  */
 import { createPool } from '@holdfast/db';
 import { connectKafka, registerConsumerLag, waitForLog } from '@holdfast/kafka';
-import { loadOpsConfig, poolOptions, runService, waitFor } from '@holdfast/platform';
+import { loadOpsConfig, poolOptions, retryBudgetCounter, runService, waitFor } from '@holdfast/platform';
 import { loadProjectorConfig } from './config.js';
 import { selectProjections } from './projections/index.js';
 import { startRetention } from './retention.js';
@@ -47,8 +47,9 @@ await runService({
             chunkSize: config.chunkSize,
             sessionTimeoutMs: config.sessionTimeoutMs,
             stallMs: opsConfig.consumerStallMs,
+            retryBudget: opsConfig.retryBudget,
           },
-          { pool, kafka, codec, logger, metrics },
+          { pool, kafka, codec, logger, metrics, onRetryBudgetExhausted: retryBudgetCounter(registry) },
         ),
       wait,
     );

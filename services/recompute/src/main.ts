@@ -4,7 +4,14 @@
 // with backoff, never a reason to exit. SIGTERM/SIGINT stop it cleanly (runService).
 import type { Kysely } from 'kysely';
 import { sendsOnTrigger } from '@holdfast/domain';
-import { createDb, createPool, loadSecretsKeyring, loadUnsubscribeKeys, migrateToLatest } from '@holdfast/db';
+import {
+  createDb,
+  createPool,
+  loadSecretsKeyring,
+  loadUnsubscribeKeys,
+  migrateToLatest,
+  startSyncOutboxRelay,
+} from '@holdfast/db';
 import { DEFAULT_READ_MODEL_SCHEMA, READ_SCHEMA_SETTING } from '@holdfast/read-models';
 import {
   connectKafka,
@@ -12,6 +19,7 @@ import {
   kafkaDeadLetterPublisher,
   LogPositions,
   registerConsumerLag,
+  syncCommandSender,
   topicName,
   TransactionalAppender,
   waitForLog,
@@ -24,6 +32,7 @@ import {
   readInfraConfig,
   readOpsConfig,
   readOutboundPolicy,
+  retryBudgetCounter,
   runService,
   waitFor,
 } from '@holdfast/platform';
@@ -127,14 +136,15 @@ await runService({
       );
       return scored;
     };
+    const exhausted = retryBudgetCounter(registry);
     const deadLetters = kafkaDeadLetterPublisher(await producer('recompute-dlq'), codec, infra.topicPrefix);
     const appender = await producer('recompute-nightly');
     const consumer = await waitFor(
       'consumer',
       () =>
         startSyncConsumer(
-          { ...config, stallMs: config.ops.consumerStallMs },
-          { pool, kafka, codec, logger, recompute, deadLetters },
+          { ...config, stallMs: config.ops.consumerStallMs, retryBudget: config.ops.retryBudget },
+          { pool, kafka, codec, logger, recompute, deadLetters, onRetryBudgetExhausted: exhausted },
         ),
       wait,
     );
@@ -154,6 +164,13 @@ await runService({
       logger,
     });
     ctx.onStop('nightly', () => nightly.stop());
+    // Sync commands left in the outbox (a process died after queueing them, or Kafka was away).
+    const syncOutbox = startSyncOutboxRelay(
+      createDb(pool),
+      syncCommandSender(appender, infra.topicPrefix),
+      logger,
+    );
+    ctx.onStop('sync_outbox_relay', () => syncOutbox.stop());
     readiness.add('consumer', () => consumer.health.check(config.ops.consumerStuckMs));
     return { crashed: consumer.crashed };
   },

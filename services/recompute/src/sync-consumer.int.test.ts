@@ -20,6 +20,11 @@ const blips = new Set<string>();
 const runs = new Map<string, number>();
 /** Tasks whose recompute waits until the test opens their gate. */
 const gates = new Map<string, Promise<void>>();
+/** Tasks whose recompute runs a statement that always exceeds statement_timeout (57014). */
+const timingOut = new Set<string>();
+let shortTimeout: Pool;
+/** Given-up tasks counted by the consumer's retry budget, by component. */
+const exhausted: string[] = [];
 /** Tasks whose recompute reads PostgreSQL through a proxy the test cuts (a database outage). */
 const viaProxy = new Set<string>();
 let proxy: TcpProxy;
@@ -46,14 +51,17 @@ function consume(group: string): Promise<RunningConsumer> {
         leaseMs: 3_000,
         barrierTimeoutMs: 6_000,
         retryBackoff: { baseMs: 50, maxMs: 200 },
+        retryBudget: 4,
       },
     },
     {
       pool: t.pool,
       kafka: t.kafka,
       codec: t.codec,
+      onRetryBudgetExhausted: (component) => exhausted.push(component),
       recompute: async (task: SyncTaskRef) => {
         runs.set(task.taskId, (runs.get(task.taskId) ?? 0) + 1);
+        if (timingOut.has(task.taskId)) await shortTimeout.query('select pg_sleep(1)');
         await gates.get(task.taskId);
         if (viaProxy.has(task.taskId)) await proxied.query('select pg_sleep(0.05)');
         if (failing.has(task.taskId)) throw new Error('boom');
@@ -161,11 +169,13 @@ beforeAll(async () => {
   proxy = await TcpProxy.start(url.hostname, Number(url.port || 5432));
   url.port = String(proxy.port);
   proxied = createPool(url.toString(), 'recompute-behind-proxy', 2, { connectTimeoutMs: 1_000 });
+  shortTimeout = createPool(t.databaseUrl, 'recompute-short-timeout', 1, { statementTimeoutMs: 50 });
 });
 
 afterAll(async () => {
   await consumer?.stop();
   await proxied?.end();
+  await shortTimeout?.end();
   await proxy?.close();
   await appender?.close();
   await t?.close();
@@ -243,6 +253,18 @@ describe('sync consumer and task worker', () => {
     );
     // No run counted against maxRuns (3) but the one that succeeded; every failure was transient.
     expect(rows[0]).toEqual({ runs: 1, transient_failures: (runs.get(id) ?? 0) - 1 });
+  });
+
+  it('fails a task whose recompute always exceeds statement_timeout after the retry budget (4 identical failures), retries_exhausted with the reason, instead of running it for ever', async () => {
+    const id = randomUUID();
+    timingOut.add(id);
+    await request(accountId, { id });
+    expect(await settled(id)).toMatchObject({
+      status: 'failed',
+      reason: 'retries_exhausted: 4 identical failures (57014: canceling statement due to statement timeout)',
+    });
+    expect(runs.get(id)).toBe(4);
+    expect(exhausted).toEqual(['recompute.task-worker']);
   });
 
   it('gives a command without a task row (another producer) its row, and runs it', async () => {

@@ -11,7 +11,13 @@ import {
   type RunningConsumer,
   type KafkaClient,
 } from '@holdfast/kafka';
-import { PermanentError, silentLogger, type InfraConfig, type Logger } from '@holdfast/platform';
+import {
+  countsAgainstRetryBudget,
+  PermanentError,
+  silentLogger,
+  type InfraConfig,
+  type Logger,
+} from '@holdfast/platform';
 import { projectorPositionReader } from './read-barrier.js';
 import { RECOMPUTE_SCHEMA, SyncTaskStore, type SyncTaskRef } from './sync-task-store.js';
 import {
@@ -35,6 +41,8 @@ export interface SyncConsumerConfig {
   readonly worker?: Partial<TaskWorkerSettings>;
   /** Not joined nor fetching longer than this recreates the consumer (HOLDFAST_CONSUMER_STALL_MS). */
   readonly stallMs?: number;
+  /** Identical failures of their own before a command is dead-lettered or a task failed (HOLDFAST_RETRY_BUDGET). */
+  readonly retryBudget?: number;
 }
 
 export interface SyncConsumerDeps {
@@ -51,6 +59,8 @@ export interface SyncConsumerDeps {
   readonly recompute?: RecomputeTask;
   /** Where unreadable commands are dead-lettered (holdfast.dlq); default: only logged. */
   readonly deadLetters?: DeadLetterPublisher;
+  /** Counts what used up its retry budget, by component (`retryBudgetCounter`). */
+  readonly onRetryBudgetExhausted?: (component: string) => void;
 }
 
 const PROJECTION = 'sync-consumer';
@@ -82,17 +92,22 @@ export async function startSyncConsumer(
     projectorGroupId: config.projectorGroupId ?? `${config.infra.topicPrefix}holdfast.projector`,
   });
   const worker = startTaskWorker(
-    { ...DEFAULT_WORKER_SETTINGS, ...config.worker },
+    {
+      ...DEFAULT_WORKER_SETTINGS,
+      ...(config.retryBudget ? { retryBudget: config.retryBudget } : {}),
+      ...config.worker,
+    },
     {
       store,
       barrier,
       recompute: deps.recompute ?? (() => Promise.resolve()),
       logger,
       now: deps.now,
+      onRetryBudgetExhausted: () => deps.onRetryBudgetExhausted?.('recompute.task-worker'),
     },
   );
 
-  const handleRecord = async (r: ConsumedRecord): Promise<void> => {
+  const handleRecord = async (r: ConsumedRecord, exhausted?: string): Promise<void> => {
     const key = {
       schema: RECOMPUTE_SCHEMA,
       projection: PROJECTION,
@@ -128,7 +143,20 @@ export async function startSyncConsumer(
       await store.pass(key, offset);
       return;
     }
-    if (await store.record(key, offset, task)) {
+    let recorded: boolean;
+    try {
+      recorded = await store.record(key, offset, task);
+    } catch (err) {
+      if (!exhausted || !countsAgainstRetryBudget(err)) throw err;
+      // The same failure of its own, again and again: dead-letter the command and move on.
+      await deps.deadLetters?.publish([
+        deadLetterOf('recompute.sync-commands', 'holdfast.sync-commands', r, exhausted),
+      ]);
+      logger.error('sync_command_dead_lettered', { task_id: task.taskId, reason: exhausted });
+      await store.pass(key, offset);
+      return;
+    }
+    if (recorded) {
       logger.info('sync_task_recorded', {
         task_id: task.taskId,
         account_id: task.accountId,
@@ -150,8 +178,10 @@ export async function startSyncConsumer(
       // for a million customers): a longer session keeps the heartbeats that wait meanwhile in time.
       sessionTimeoutMs: 30_000,
       stallMs: config.stallMs,
-      handler: async ({ records }) => {
-        for (const r of records) await handleRecord(r);
+      retryBudget: config.retryBudget,
+      onRetryBudgetExhausted: () => deps.onRetryBudgetExhausted?.('recompute.sync-consumer'),
+      handler: async ({ records, retryBudgetExhausted }) => {
+        for (const r of records) await handleRecord(r, retryBudgetExhausted);
         return { kind: 'applied' };
       },
     });

@@ -3,7 +3,12 @@ import { hostname } from 'node:os';
 import {
   backoffDelay,
   classifyError,
+  DEFAULT_RETRY_BUDGET,
   describeFailure,
+  nextRetryStreak,
+  retryBudgetExhausted,
+  retryBudgetReason,
+  type RetryStreak,
   silentLogger,
   type BackoffOptions,
   type Logger,
@@ -29,6 +34,12 @@ export interface TaskWorkerSettings {
    * its transient failures): as long as the failure is transient, with no bound on the number of runs.
    */
   readonly retryBackoff: BackoffOptions;
+  /**
+   * Identical transient failures of a task's own in a row (a statement that always exceeds its
+   * timeout: `countsAgainstRetryBudget`) before it fails `retries_exhausted` (HOLDFAST_RETRY_BUDGET).
+   * Outages never count: a task waits them out.
+   */
+  readonly retryBudget: number;
 }
 
 export const DEFAULT_WORKER_SETTINGS: TaskWorkerSettings = Object.freeze({
@@ -37,6 +48,7 @@ export const DEFAULT_WORKER_SETTINGS: TaskWorkerSettings = Object.freeze({
   barrierTimeoutMs: 1_800_000,
   maxRuns: 3,
   retryBackoff: Object.freeze({ baseMs: 2_000, maxMs: 60_000 }),
+  retryBudget: DEFAULT_RETRY_BUDGET,
 });
 
 /** The recompute of one task; may report the snapshot it scored (the task's counters come from it). */
@@ -48,6 +60,8 @@ export interface TaskWorkerDeps {
   readonly recompute: RecomputeTask;
   readonly logger?: Logger;
   readonly now?: () => Date;
+  /** Called each time a task used up its retry budget (`holdfast_retry_budget_exhausted_total`). */
+  readonly onRetryBudgetExhausted?: () => void;
 }
 
 export interface RunningWorker {
@@ -105,8 +119,9 @@ const sleep = (ms: number, signal: Signal) =>
  * `barrierTimeoutMs` it fails with `read_models_behind`), then runs the recompute while renewing its
  * lease, and records done (counters from the scored snapshot) or failed. A recompute that fails on a
  * transient error (`isTransient`) is run again with backoff (`retryBackoff`) for as long as the
- * failure lasts (it does not count as a run: `maxRuns` bounds only workers that died running it); any
- * other error fails the task. A failure of the database or the broker in the loop itself is logged and retried
+ * failure lasts (it does not count as a run: `maxRuns` bounds only workers that died running it),
+ * unless it is the same failure of the task's own `retryBudget` times in a row (a statement that
+ * always times out): then the task fails `retries_exhausted: …`; any other error fails the task. A failure of the database or the broker in the loop itself is logged and retried
  * with backoff: the loop never ends by itself.
  *
  * One task at a time per worker: a recompute holds the account's data in memory. More throughput is
@@ -124,6 +139,9 @@ export function startTaskWorker(settings: TaskWorkerSettings, deps: TaskWorkerDe
   let stopping = false;
   let errors = 0;
   let lastPrune = 0;
+  // Per task, in this worker: the identical failures in a row (another worker counts its own; each
+  // is bounded). Dropped when the task ends.
+  const streaks = new Map<string, RetryStreak>();
 
   const runOne = async (task: ClaimedTask): Promise<void> => {
     const state = await checkBarrier(deps.barrier, task.barrier);
@@ -176,6 +194,23 @@ export function startTaskWorker(settings: TaskWorkerSettings, deps: TaskWorkerDe
       scored = (await deps.recompute(task)) ?? null;
     } catch (err) {
       clearInterval(beat);
+      const streak = nextRetryStreak(streaks.get(task.taskId) ?? null, err);
+      if (streak) streaks.set(task.taskId, streak);
+      else streaks.delete(task.taskId);
+      if (retryBudgetExhausted(streak, settings.retryBudget)) {
+        // The same failure of its own every time: waiting will not make it pass.
+        streaks.delete(task.taskId);
+        const reason = retryBudgetReason(streak!);
+        deps.onRetryBudgetExhausted?.();
+        logger.error('retry_budget_exhausted', {
+          component: 'recompute.task-worker',
+          task_id: task.taskId,
+          reason,
+        });
+        if (await finish(() => deps.store.failed(task, reason, now())))
+          logger.error('sync_task_failed', { task_id: task.taskId, reason });
+        return;
+      }
       if (isTransient(err)) {
         // A dependency away, not the task's fault: run it again once things are back, however long.
         const delay = backoffDelay(task.transientFailures, settings.retryBackoff);
@@ -194,6 +229,7 @@ export function startTaskWorker(settings: TaskWorkerSettings, deps: TaskWorkerDe
       return;
     }
     clearInterval(beat);
+    streaks.delete(task.taskId);
     const counts = await finish(() => deps.store.done(task, start.startedAt, now(), scored));
     if (counts) logger.info('sync_task_done', { task_id: task.taskId, ...counts });
     else logger.warn('sync_task_lease_lost', { task_id: task.taskId, at: 'done' });

@@ -1,13 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { EventCodec } from '@holdfast/contracts';
-import { describeAccount, queueSyncTasks } from '@holdfast/db';
-import { createKafka, ensureTopicsOf, LogPositions, topicName, TransactionalAppender } from '@holdfast/kafka';
+import { describeAccount, queueSyncTasks, relaySyncCommands } from '@holdfast/db';
+import {
+  createKafka,
+  ensureTopicsOf,
+  LogPositions,
+  syncCommandSender,
+  TransactionalAppender,
+} from '@holdfast/kafka';
 import { CliError, type CliContext } from '../context.js';
 import { accountOption, iso } from '../format.js';
 import type { RegisterCommand } from './index.js';
 
-/** Appends one SyncRequested record, trigger `cli` (keyed by account, so it queues behind that account's ingest). */
-export async function appendSyncRequested(ctx: CliContext, accountId: string, taskId: string, now: Date) {
+/** The SyncRequested command of a `cli` task, encoded, with the barrier read now (Kafka must answer). */
+async function encodeSyncRequested(ctx: CliContext, accountId: string, taskId: string, now: Date) {
   const cfg = ctx.config();
   const codec = await EventCodec.connect(cfg.schemaRegistryUrl, { auth: cfg.registryAuth });
   const kafka = createKafka(
@@ -26,54 +32,66 @@ export async function appendSyncRequested(ctx: CliContext, accountId: string, ta
   } finally {
     await positions.close();
   }
-  const appender = await TransactionalAppender.create(kafka, { name: 'holdfast-cli-sync', size: 1 });
-  try {
-    const value = codec.encode('SyncRequested', {
-      metadata: {
-        account_id: accountId,
-        event_id: randomUUID(),
-        batch_id: null,
-        request_id: null,
-        key_id: null,
-        received_at: now.toISOString(),
-      },
-      task_id: taskId,
-      trigger: 'cli',
-      barrier,
-    });
-    await appender.append([
-      { topic: topicName(cfg.topicPrefix, 'holdfast.sync-commands'), key: accountId, value },
-    ]);
-  } finally {
-    await appender.close();
-  }
+  const command = codec.encode('SyncRequested', {
+    metadata: {
+      account_id: accountId,
+      event_id: randomUUID(),
+      batch_id: null,
+      request_id: null,
+      key_id: null,
+      received_at: now.toISOString(),
+    },
+    task_id: taskId,
+    trigger: 'cli',
+    barrier,
+  });
+  return { command, kafka, cfg };
 }
 
 /**
- * Queues a `cli` sync task of an existing account (`queueSyncTasks`: the row, then its command; a command
- * that cannot be appended leaves the task failed, `append_failed`) and says so if it could not.
+ * Queues a `cli` sync task of an existing account: reads the barrier (if Kafka cannot be reached,
+ * nothing is queued and it says so), queues the task with its command in one transaction
+ * (`queueSyncTasks`: the sync outbox), then appends the command. If that append fails the task stays
+ * queued: the outbox relay of a running gateway or recompute appends it once Kafka answers (`relayed`
+ * is false then, and the command warns).
  */
 export async function queueCliSync(
   ctx: CliContext,
   accountId: string,
   what: string,
-): Promise<{ id: string; queuedAt: Date }> {
+): Promise<{ id: string; queuedAt: Date; relayed: boolean }> {
   const db = await ctx.db();
   await describeAccount(db, accountId);
   const now = new Date();
   const task = { id: randomUUID(), accountId };
-  const append = async () => {
+  let encoded;
+  try {
+    encoded = await encodeSyncRequested(ctx, accountId, task.id, now);
+  } catch (err) {
+    throw new CliError(
+      `could not reach Kafka for ${what} (${(err as Error).message}); nothing was queued. ` +
+        'Is the stack running (`npm start`)? Then run the command again.',
+    );
+  }
+  await queueSyncTasks(db, [task], 'cli', now, () => encoded.command);
+  let relayed = true;
+  try {
+    const appender = await TransactionalAppender.create(encoded.kafka, {
+      name: 'holdfast-cli-sync',
+      size: 1,
+    });
     try {
-      await appendSyncRequested(ctx, accountId, task.id, now);
-    } catch (err) {
-      throw new CliError(
-        `could not append ${what} to Kafka (${(err as Error).message}); task ${task.id} is marked failed. ` +
-          'Is the stack running (`npm start`)? Then run the command again.',
-      );
+      await relaySyncCommands(db, syncCommandSender(appender, encoded.cfg.topicPrefix), {
+        taskIds: [task.id],
+      });
+    } finally {
+      await appender.close();
     }
-  };
-  await queueSyncTasks(db, [task], 'cli', now, append);
-  return { id: task.id, queuedAt: now };
+  } catch (err) {
+    relayed = false;
+    ctx.logger().warn('sync_command_left_in_outbox', { task_id: task.id, error: (err as Error).message });
+  }
+  return { id: task.id, queuedAt: now, relayed };
 }
 
 /** `holdfast sync --account ID`: queue a full analytics recompute (not throttled, unlike POST /ingest/sync). */
@@ -93,7 +111,9 @@ export const registerSync: RegisterCommand = (program, context) => {
           trigger: 'cli',
           queued_at: iso(task.queuedAt),
         },
-        `Queued sync task ${task.id} for ${o.account}`,
+        task.relayed
+          ? `Queued sync task ${task.id} for ${o.account}`
+          : `Queued sync task ${task.id} for ${o.account}; its command could not be appended yet and waits in the outbox (a running gateway or recompute appends it once Kafka answers)`,
       );
     });
 };

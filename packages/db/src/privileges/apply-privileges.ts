@@ -36,6 +36,8 @@ const CONTROL_GRANTS: ReadonlyArray<readonly [table: string, role: ServiceRole, 
   ['rate_counters', gateway, 'select, insert, update, delete'],
   // A sync task whose command was not appended is abandoned (failed, append_failed), never deleted.
   ['sync_tasks', gateway, 'select, insert, update (status, reason, finished_at)'],
+  // A task's command, written with its row; the gateway's relay appends it and deletes it.
+  ['sync_outbox', gateway, 'select, insert, update (attempts, last_error), delete'],
   ['accounts', recompute, 'select'],
   ['providers', recompute, 'select'],
   // The recompute logs in to the provider (SMTP password, API token). The gateway checks the SMS
@@ -44,6 +46,7 @@ const CONTROL_GRANTS: ReadonlyArray<readonly [table: string, role: ServiceRole, 
   ['provider_secrets', recompute, 'select'],
   ['provider_inbound_secrets', gateway, 'select'],
   ['sync_tasks', recompute, 'select, insert, update'],
+  ['sync_outbox', recompute, 'select, insert, update (attempts, last_error), delete'],
   // The dispatcher signs with the sealed secrets and, at start, seals plain-text ones left from before
   // secrets were encrypted (a new sealed row, then the plain column cleared).
   ['webhook_subscriptions', dispatcher, 'select, update (secret)'],

@@ -38,6 +38,8 @@ describe('classifyError', () => {
   it('pg and pg-pool connection loss without a SQLSTATE is retriable', () => {
     expect(classifyError(new Error('Connection terminated unexpectedly'))).toBe('retriable');
     expect(classifyError(new Error('timeout exceeded when trying to connect'))).toBe('retriable');
+    // pg's client-side query_timeout: the server did not answer at all (a host gone without a reset).
+    expect(classifyError(new Error('Query read timeout'))).toBe('retriable');
   });
 
   it.each(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'UND_ERR_SOCKET'])(

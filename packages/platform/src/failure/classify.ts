@@ -60,7 +60,7 @@ const NETWORK_IN_TEXT = new RegExp(`\\b(${[...NETWORK_CODES].join('|')})\\b`);
 
 // Messages of pg and pg-pool errors that carry no SQLSTATE but mean "the connection went away".
 const PG_CONNECTION_TEXT =
-  /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|terminating connection/i;
+  /Connection terminated|Query read timeout|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|terminating connection/i;
 
 // kafkajs errors whose `retriable` flag is false but whose cause was transient: its own retries ran
 // out (NumberOfRetriesExceeded), or a connection or request gave up.

@@ -1,4 +1,5 @@
 import { EnvReader } from '../config.js';
+import { DEFAULT_RETRY_BUDGET } from '../failure/retry-budget.js';
 
 /** Settings of a service's ops listener (/healthz, /readyz, /metrics). */
 export interface OpsConfig {
@@ -17,6 +18,12 @@ export interface OpsConfig {
    * flight) longer than this is reported not ready and recreated; if that fails the process exits 1.
    */
   readonly consumerStallMs: number;
+  /**
+   * HOLDFAST_RETRY_BUDGET (default 10): a record or task whose processing fails with the same
+   * retriable error of its own (a statement or lock timeout, a deadlock: `countsAgainstRetryBudget`)
+   * this many times in a row is dead-lettered or failed (`retries_exhausted`). Outages never count.
+   */
+  readonly retryBudget: number;
 }
 
 /**
@@ -30,6 +37,7 @@ export function readOpsConfig(r: EnvReader, portVar: string, defaultPort: number
     maxLoopLagMs: r.int('HOLDFAST_LOOP_LAG_MAX_MS', 5_000, { min: 100, max: 600_000 }),
     consumerStuckMs: r.int('HOLDFAST_CONSUMER_STUCK_MS', 120_000, { min: 1_000, max: 86_400_000 }),
     consumerStallMs: r.int('HOLDFAST_CONSUMER_STALL_MS', 90_000, { min: 1_000, max: 86_400_000 }),
+    retryBudget: r.int('HOLDFAST_RETRY_BUDGET', DEFAULT_RETRY_BUDGET, { min: 1, max: 10_000 }),
   };
 }
 

@@ -44,6 +44,7 @@ const ops = {
   maxLoopLagMs: 5_000,
   consumerStuckMs: 1_000,
   consumerStallMs: 1_000,
+  retryBudget: 10,
 };
 
 async function run(over: Partial<ServiceOptions> & Pick<ServiceOptions, 'start'>) {

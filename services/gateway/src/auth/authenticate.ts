@@ -1,6 +1,7 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { ForbiddenError, HttpError, UnauthorizedError } from '@holdfast/platform';
 import type { Clock } from '../clock.js';
+import { setBodyOwners } from '../http/body-budget.js';
 import { rateLimitAddress } from '../limits/client-ip.js';
 import type { Limiter } from '../limits/limiter.js';
 import type { CredentialStore } from './credential-store.js';
@@ -19,8 +20,9 @@ export interface AuthDeps {
 }
 
 /**
- * Express middleware for /ingest/*: authenticates (see `resolvePrincipal`), turns the 31st failure
- * of an IP (IPv6: of a /64) within a minute into a 429, then counts the request against its key's
+ * Express middleware for /ingest/*: refuses with 429 an IP (IPv6: a /64) that already failed to
+ * authenticate more than 30 times this minute, before any key lookup (`failedAuthBlocked`: one
+ * read); authenticates (see `resolvePrincipal`), turns the 31st failure within a minute into a 429, then counts the request against its key's
  * 600 per minute. Every answer carries the RateLimit-Policy and RateLimit headers of the limit that
  * counted it (`per-key`, `per-account` for the tile token, `failed-auth` for a failure).
  * Only headers and the query string are read: the body is still unread when this answers.
@@ -37,11 +39,16 @@ export function authenticate(deps: AuthDeps): RequestHandler {
     await deps.limiter.request(principal.rateBucket, deps.clock.now(), res, policy);
     if (principal.keyId !== null) deps.lastUsed.touch(principal.keyId);
     res.locals.principal = principal;
+    // Its body (read later by the route) counts against the key's and the account's shares too.
+    setBodyOwners(req, principal);
     next();
   };
 }
 
 async function principalOrFailure(req: Request, res: Response, deps: AuthDeps): Promise<Principal> {
+  // An IP over its failed-authentication limit is refused before any key is looked up.
+  const blocked = await deps.limiter.failedAuthBlocked(rateLimitAddress(req.ip), deps.clock.now(), res);
+  if (blocked) throw blocked;
   try {
     return await resolvePrincipal(
       {

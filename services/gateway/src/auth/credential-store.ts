@@ -1,5 +1,6 @@
 import { createDb, findTileToken, type Database, type Pool } from '@holdfast/db';
 import type { Kysely } from 'kysely';
+import { LRUCache } from 'lru-cache';
 
 /** An api_keys row as authentication needs it. */
 export interface ApiKeyRecord {
@@ -20,10 +21,48 @@ export interface TileRecord {
   readonly connected: boolean;
 }
 
+/** Where credentials are read when the cache cannot answer. */
+export interface CredentialSource {
+  apiKey(hash: Buffer): Promise<ApiKeyRecord | null>;
+  customIntegrationTile(accountId: string): Promise<TileRecord | null>;
+}
+
+/** The credentials as PostgreSQL holds them (control.api_keys, the account's tiles). */
+export function dbCredentialSource(pool: Pool): CredentialSource {
+  const db: Kysely<Database> = createDb(pool);
+  return {
+    async apiKey(hash) {
+      const r = await db
+        .selectFrom('control.api_keys as k')
+        .innerJoin('control.accounts as a', 'a.id', 'k.account_id')
+        .select(['k.id', 'k.account_id', 'k.kind', 'k.revoked_at', 'k.expires_at', 'a.read_with_ingest_key'])
+        .where('k.key_hash', '=', hash)
+        .executeTakeFirst();
+      return r
+        ? {
+            id: r.id,
+            accountId: r.account_id,
+            kind: r.kind,
+            revokedAt: r.revoked_at,
+            expiresAt: r.expires_at,
+            readWithIngestKey: r.read_with_ingest_key,
+          }
+        : null;
+    },
+    async customIntegrationTile(accountId) {
+      const r = await findTileToken(db, accountId, 'custom_integration');
+      return r ? { accountId, tokenHash: r.token_hash, connected: r.disconnected_at === null } : null;
+    },
+  };
+}
+
 interface Entry<T> {
   readonly value: T;
   readonly until: number;
 }
+
+/** Entries per cache (keys, tiles) unless the constructor is told otherwise. */
+export const CREDENTIAL_CACHE_MAX_ENTRIES = 10_000;
 
 /**
  * Credential lookups with a short cache. Revocation must bite within a second (DESIGN "Control
@@ -31,19 +70,30 @@ interface Entry<T> {
  * notification; while that LISTEN connection is down the cache is bypassed (`setTrusted(false)`).
  * A generation counter stops a lookup that raced with an invalidation from re-filling the cache
  * with what it read before the change.
+ *
+ * Bounded by least-recently-used eviction (`maxEntries` per cache): unknown keys are cached too (a
+ * flood of random keys must not reach PostgreSQL every time), and the flood then evicts only the
+ * coldest entries, never the live keys every request uses (a whole-map clear at the bound sent every
+ * live key back to PostgreSQL at once).
  */
 export class CredentialStore {
-  private readonly keys = new Map<string, Entry<ApiKeyRecord | null>>();
-  private readonly tiles = new Map<string, Entry<TileRecord | null>>();
+  private readonly keys: LRUCache<string, Entry<ApiKeyRecord | null>>;
+  private readonly tiles: LRUCache<string, Entry<TileRecord | null>>;
   private generation = 0;
   private trusted = false;
-  private readonly db: Kysely<Database>;
 
   constructor(
-    pool: Pool,
+    private readonly source: CredentialSource,
     private readonly ttlMs: number,
+    maxEntries = CREDENTIAL_CACHE_MAX_ENTRIES,
   ) {
-    this.db = createDb(pool);
+    this.keys = new LRUCache({ max: maxEntries });
+    this.tiles = new LRUCache({ max: maxEntries });
+  }
+
+  /** Cached entries (keys + tiles), for tests and the cache bound. */
+  get size(): number {
+    return this.keys.size + this.tiles.size;
   }
 
   /** Whether cached entries may be served (the invalidation channel is up). */
@@ -60,46 +110,23 @@ export class CredentialStore {
 
   /** The key whose SHA-256 is `hash`, or null. */
   apiKey(hash: Buffer): Promise<ApiKeyRecord | null> {
-    return this.cached(this.keys, hash.toString('hex'), async () => {
-      const r = await this.db
-        .selectFrom('control.api_keys as k')
-        .innerJoin('control.accounts as a', 'a.id', 'k.account_id')
-        .select(['k.id', 'k.account_id', 'k.kind', 'k.revoked_at', 'k.expires_at', 'a.read_with_ingest_key'])
-        .where('k.key_hash', '=', hash)
-        .executeTakeFirst();
-      return r
-        ? {
-            id: r.id,
-            accountId: r.account_id,
-            kind: r.kind,
-            revokedAt: r.revoked_at,
-            expiresAt: r.expires_at,
-            readWithIngestKey: r.read_with_ingest_key,
-          }
-        : null;
-    });
+    return this.cached(this.keys, hash.toString('hex'), () => this.source.apiKey(hash));
   }
 
   /** The custom-integration tile of an account, or null when there never was one. */
   customIntegrationTile(accountId: string): Promise<TileRecord | null> {
-    return this.cached(this.tiles, accountId, async () => {
-      const r = await findTileToken(this.db, accountId, 'custom_integration');
-      return r ? { accountId, tokenHash: r.token_hash, connected: r.disconnected_at === null } : null;
-    });
+    return this.cached(this.tiles, accountId, () => this.source.customIntegrationTile(accountId));
   }
 
-  private async cached<T>(map: Map<string, Entry<T>>, key: string, load: () => Promise<T>): Promise<T> {
+  private async cached<T>(map: LRUCache<string, Entry<T>>, key: string, load: () => Promise<T>): Promise<T> {
     const now = performance.now();
     const hit = map.get(key);
     if (hit && this.trusted && hit.until > now) return hit.value;
     const generation = this.generation;
     const value = await load();
-    if (this.trusted && generation === this.generation && this.ttlMs > 0) {
-      // Bounded: unknown keys are cached too (a flood of random keys must not reach PostgreSQL
-      // every time), so the map is cleared rather than allowed to grow without end.
-      if (map.size >= 10_000) map.clear();
+    // At the bound the least recently used entry goes (LRUCache `max`).
+    if (this.trusted && generation === this.generation && this.ttlMs > 0)
       map.set(key, { value, until: now + this.ttlMs });
-    }
     return value;
   }
 }

@@ -129,18 +129,16 @@ describe('one HTTP batch = one Kafka transaction', () => {
     expect(r.json).toEqual({ detail: APPEND_FAILED_DETAIL });
   });
 
-  it('a sync whose command cannot be appended answers 500, leaves no queued task behind (abandoned: failed, append_failed) and does not use up the throttle', async () => {
+  it('a sync whose command cannot be appended still answers 200 with its task: the task is queued with its command in the outbox (sync-outbox.int.test.ts follows it to done)', async () => {
     appender.armed = true;
     const r = await call(gw.url, 'POST', '/ingest/sync', { key: acc.key });
-    expect(r.status).toBe(500);
+    expect(r.status).toBe(200);
+    expect(r.json).toMatchObject({ queued: true, status_url: `/ingest/sync/${r.json.task_id}` });
     const tasks = await t.db
       .selectFrom('control.sync_tasks')
-      .select(['status', 'reason'])
+      .select(['id', 'status', 'reason'])
       .where('account_id', '=', acc.accountId)
       .execute();
-    expect(tasks).toEqual([{ status: 'failed', reason: 'append_failed' }]);
-    const retry = await call(gw.url, 'POST', '/ingest/sync', { key: acc.key });
-    expect(retry.status).toBe(200);
-    expect(retry.json.queued).toBe(true);
+    expect(tasks).toEqual([{ id: r.json.task_id, status: 'queued', reason: null }]);
   });
 });

@@ -37,8 +37,13 @@ export interface IngestResult {
   readonly records: readonly OutgoingRecord[];
   readonly summary: Omit<BatchSummary, 'endpoint'>;
   readonly batchStatus?: BatchStatus;
-  /** Undo what the handler did outside Kafka when the append fails (e.g. a queued sync task row). */
-  readonly onAppendFailed?: () => Promise<void>;
+  /**
+   * The call's effect is already durable outside Kafka (a sync task and its command in the outbox,
+   * which a relay appends later): a failed append is logged and the call still answered with `body`.
+   */
+  readonly durable?: boolean;
+  /** After the append succeeded (e.g. the outbox row of a command it carried is deleted); best effort. */
+  readonly onAppended?: () => Promise<void>;
 }
 
 export interface IngestRouteDeps {
@@ -120,9 +125,9 @@ export function ingestRoute(
       return deps.events.record('holdfast.ingest-batches', 'IngestBatchRecorded', value);
     };
     // The record of a call that failed is best effort: the client's answer must not depend on it.
-    const recordQuietly = async (summary: BatchSummary, httpStatus: number) => {
+    const recordQuietly = async (summary: BatchSummary, httpStatus: number, status?: BatchStatus) => {
       try {
-        await (deps.recordAppender ?? deps.appender).append([record(summary, httpStatus)]);
+        await (deps.recordAppender ?? deps.appender).append([record(summary, httpStatus, status)]);
       } catch (err) {
         deps.logger.error('batch_record_failed', {
           endpoint,
@@ -161,14 +166,20 @@ export function ingestRoute(
         error: (err as Error).message,
       });
       deps.metrics.appendFailures.inc({ endpoint });
-      await result
-        .onAppendFailed?.()
-        .catch((undoErr: unknown) =>
-          deps.logger.error('append_undo_failed', { endpoint, error: (undoErr as Error).message }),
-        );
-      await recordQuietly({ ...summary, accepted: 0, errorCodes: ['append_failed'] }, 500);
-      throw new HttpError(500, APPEND_FAILED_DETAIL);
+      if (!result.durable) {
+        await recordQuietly({ ...summary, accepted: 0, errorCodes: ['append_failed'] }, 500);
+        throw new HttpError(500, APPEND_FAILED_DETAIL);
+      }
+      // Queued in PostgreSQL (the outbox relay appends the commands): the call did what it says.
+      await recordQuietly(summary, 200, result.batchStatus);
+      res.status(200).json(result.body);
+      return;
     }
+    await result
+      .onAppended?.()
+      .catch((err: unknown) =>
+        deps.logger.error('append_followup_failed', { endpoint, error: (err as Error).message }),
+      );
     deps.metrics.rows.inc({ endpoint, outcome: 'accepted' }, summary.dryRun ? 0 : summary.accepted);
     deps.metrics.rows.inc({ endpoint, outcome: 'dropped' }, summary.dryRun ? 0 : summary.dropped);
     res.status(200).json(result.body);

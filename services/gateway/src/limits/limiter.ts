@@ -60,13 +60,29 @@ export class Limiter {
   }
 
   /**
+   * The failed-authentication limit, checked BEFORE any key lookup: one read of the IP's counter
+   * (`peekSharded`, no write). Returns the 429 to answer at once, without touching keys, when the IP
+   * has already failed more than 30 times this minute (and sets the `failed-auth` headers), else null.
+   */
+  async failedAuthBlocked(ip: string, now: Date, res?: Response): Promise<RateLimitedError | null> {
+    const hit = await this.counter.peekSharded(`authfail:${ip}`, FAILED_AUTH_SHARDS, MINUTE_MS, now);
+    if (hit.count <= LIMITS.failedAuthPerMinute) return null;
+    if (res) setRateLimitHeaders(res, 'failed-auth', LIMITS.failedAuthPerMinute, hit);
+    return new RateLimitedError(hit.retryAfterSeconds);
+  }
+
+  /**
    * Counts one failed authentication of `ip` (an address as `rateLimitAddress` gives it: IPv6 per
-   * /64). Returns the 429 to answer instead of the 401/404/400 once the IP has failed more than 30
-   * times this minute, else `null` (answer the original error). Sets the `failed-auth` headers.
+   * /64) on a sharded counter (`hitSharded`: concurrent failures of one IP do not queue on one row).
+   * Returns the 429 to answer instead of the 401/404/400 once the IP has failed more than 30 times
+   * this minute, else `null` (answer the original error). Sets the `failed-auth` headers.
    */
   async failedAuth(ip: string, now: Date, res?: Response): Promise<RateLimitedError | null> {
-    const hit = await this.counter.hit(`authfail:${ip}`, MINUTE_MS, now);
+    const hit = await this.counter.hitSharded(`authfail:${ip}`, FAILED_AUTH_SHARDS, MINUTE_MS, now);
     if (res) setRateLimitHeaders(res, 'failed-auth', LIMITS.failedAuthPerMinute, hit);
     return hit.count > LIMITS.failedAuthPerMinute ? new RateLimitedError(hit.retryAfterSeconds) : null;
   }
 }
+
+/** Rows each IP's failed-authentication counter is spread over (see `RateCounter.hitSharded`). */
+export const FAILED_AUTH_SHARDS = 8;

@@ -9,6 +9,11 @@ export interface WindowHit {
   readonly retryAfterSeconds: number;
 }
 
+/** The rows of a sharded counter: `<bucket>#0` … `<bucket>#<shards − 1>`. */
+export function shardBuckets(bucket: string, shards: number): string[] {
+  return Array.from({ length: shards }, (_, i) => `${bucket}#${i}`);
+}
+
 const secondsLeft = (start: number, windowMs: number, now: Date) =>
   Math.max(1, Math.ceil((start + windowMs - now.getTime()) / 1000));
 
@@ -97,6 +102,58 @@ export class RateCounter {
       first: { count: r.first, retryAfterSeconds },
       second: r.second === null ? null : { count: r.second, retryAfterSeconds },
     };
+  }
+
+  /**
+   * The current window's count of a sharded counter (`hitSharded`): one read of `shards` rows by
+   * primary key, no write, no lock. 0 when lifted.
+   */
+  async peekSharded(bucket: string, shards: number, windowMs: number, now: Date): Promise<WindowHit> {
+    const start = Math.floor(now.getTime() / windowMs) * windowMs;
+    const retryAfterSeconds = secondsLeft(start, windowMs, now);
+    if (this.lifted) return { count: 0, retryAfterSeconds };
+    const { rows } = await rawQuery<{ count: number }>(
+      this.pool,
+      'rate-counter.peek-sharded',
+      `select coalesce(sum(count), 0)::int as count from control.rate_counters
+        where bucket = any($1) and window_start = $2`,
+      [shardBuckets(bucket, shards), new Date(start)],
+    );
+    return { count: rows[0]!.count, retryAfterSeconds };
+  }
+
+  /**
+   * One hit on a counter spread over `shards` rows (`<bucket>#<n>`, n drawn at random): concurrent
+   * hits of one bucket (a flood of failed authentications from one IP) lock different rows instead
+   * of queueing on one. Returns the window's total, this hit included, in ONE statement: the upsert of
+   * the drawn shard plus the sum of the others (read from the statement's snapshot; hits committed
+   * meanwhile on other shards may be missed by this answer, never lost from the count).
+   */
+  async hitSharded(
+    bucket: string,
+    shards: number,
+    windowMs: number,
+    now: Date,
+    random: () => number = Math.random,
+  ): Promise<WindowHit> {
+    const start = Math.floor(now.getTime() / windowMs) * windowMs;
+    const retryAfterSeconds = secondsLeft(start, windowMs, now);
+    if (this.lifted) return { count: 1, retryAfterSeconds };
+    const all = shardBuckets(bucket, shards);
+    const mine = all[Math.floor(random() * shards)]!;
+    const { rows } = await rawQuery<{ count: number }>(
+      this.pool,
+      'rate-counter.hit-sharded',
+      `with hit as (
+         insert into control.rate_counters as c (bucket, window_start, count) values ($1, $2, 1)
+         on conflict (bucket, window_start) do update set count = c.count + 1
+         returning count
+       )
+       select ((select count from hit) + coalesce((select sum(count) from control.rate_counters
+                 where bucket = any($3) and bucket <> $1 and window_start = $2), 0))::int as count`,
+      [mine, new Date(start), all],
+    );
+    return { count: rows[0]!.count, retryAfterSeconds };
   }
 
   /** Deletes windows that ended before `before` (the janitor calls it). */

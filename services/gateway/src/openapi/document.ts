@@ -106,7 +106,7 @@ export function buildOpenApiDocument() {
         },
         TooManyRequests: {
           description:
-            'Rate limit exceeded (600 requests per minute per key, 30 failed authentications per minute per IP, one sync per 10 minutes per account).',
+            'Rate limit exceeded (600 requests per minute per key, 30 failed authentications per minute per IP, one sync per 10 minutes per account, or request bodies in flight over the share of the body budget a key or an account may hold).',
           headers: { 'Retry-After': { schema: { type: 'integer' }, description: 'Seconds to wait.' } },
           content: { 'application/json': { schema: schemaRef('DetailBody') } },
         },

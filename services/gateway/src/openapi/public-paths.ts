@@ -62,6 +62,12 @@ export const publicPaths = {
         '413': responseRef('PayloadTooLarge'),
         '422': responseRef('ValidationFailed'),
         '429': responseRef('TooManyRequests'),
+        '503': {
+          description:
+            'The event log is not answering (an append failed or stalled), so nothing was stored. Retry after Retry-After seconds.',
+          headers: { 'Retry-After': { schema: { type: 'integer' }, description: 'Seconds to wait.' } },
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/DetailBody' } } },
+        },
       },
     },
   },

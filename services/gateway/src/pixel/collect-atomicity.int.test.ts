@@ -5,6 +5,7 @@ import { topicName, type OutgoingRecord, type SinglePartitionAppender } from '@h
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
 import { batchIdOf } from '../test-support/topic-reader.js';
 import { startWebStack, type WebStack } from '../webhooks/testing/web-stack.js';
+import { PIXEL_UNAVAILABLE_DETAIL, PIXEL_UNAVAILABLE_RETRY_AFTER_S } from './collect-route.js';
 import { collect, pixelEvent, pixelKey } from './testing/collector-client.js';
 
 let t: TestEnv;
@@ -61,6 +62,20 @@ class RefusingAppender implements SinglePartitionAppender {
   async close(): Promise<void> {}
 }
 
+/** An appender whose appends hang until released, as a broker that stopped answering. */
+class StalledAppender implements SinglePartitionAppender {
+  calls = 0;
+  private readonly waiting: (() => void)[] = [];
+  append(): Promise<void> {
+    this.calls++;
+    return new Promise((_resolve, reject) => this.waiting.push(() => reject(new Error('request timed out'))));
+  }
+  release(): void {
+    for (const fail of this.waiting.splice(0)) fail();
+  }
+  async close(): Promise<void> {}
+}
+
 beforeAll(async () => {
   t = await createTestEnv('pixelatomic');
   stack = await startWebStack(t);
@@ -92,14 +107,16 @@ describe('POST /pixel/collect: one request = one record batch on one partition (
     expect(new Set(got.map((p) => batchIdOf(p.event))).size).toBe(1);
   });
 
-  it('given the append fails, when posted, then 500 and the request was ONE append of all its events (nothing else was sent)', async () => {
+  it('given the append fails (Kafka away), when posted, then 503 + Retry-After with the detail (never a silent 204) and the request was ONE append of all its events', async () => {
     const refusing = new RefusingAppender();
     const failing = await startWebStack(t, { pixelAppender: refusing });
     try {
       const k = await pixelKey(t);
       const events = Array.from({ length: 50 }, () => pixelEvent());
       const res = await collect(failing.url, { key: k.key, events });
-      expect(res.status).toBe(500);
+      expect(res.status).toBe(503);
+      expect(res.headers.get('retry-after')).toBe(String(PIXEL_UNAVAILABLE_RETRY_AFTER_S));
+      expect(res.json).toEqual({ detail: PIXEL_UNAVAILABLE_DETAIL });
       expect(refusing.calls).toHaveLength(1);
       expect(refusing.calls[0]).toHaveLength(50);
       expect(new Set(refusing.calls[0]!.map((r) => `${r.topic}|${r.key}`))).toEqual(
@@ -107,6 +124,30 @@ describe('POST /pixel/collect: one request = one record batch on one partition (
       );
     } finally {
       await failing.close();
+    }
+  });
+
+  it('given an append stalled past PIXEL_APPEND_STALL_MS, when another request comes, then it is answered 503 + Retry-After at once without an append, and the stalled one 503 when it fails', async () => {
+    const stalled = new StalledAppender();
+    const waiting = await startWebStack(t, { pixelAppender: stalled, config: { pixelAppendStallMs: 200 } });
+    try {
+      const k = await pixelKey(t);
+      const first = collect(waiting.url, { key: k.key, events: [pixelEvent()] });
+      await expect.poll(() => stalled.calls).toBe(1);
+      await new Promise((r) => setTimeout(r, 300));
+      const second = await collect(waiting.url, { key: k.key, events: [pixelEvent()] });
+      expect(second.status).toBe(503);
+      expect(second.headers.get('retry-after')).toBe(String(PIXEL_UNAVAILABLE_RETRY_AFTER_S));
+      expect(stalled.calls).toBe(1);
+      stalled.release();
+      expect((await first).status).toBe(503);
+      // The log answers again (nothing in flight): the next request is appended.
+      const third = collect(waiting.url, { key: k.key, events: [pixelEvent()] });
+      await expect.poll(() => stalled.calls).toBe(2);
+      stalled.release();
+      expect((await third).status).toBe(503);
+    } finally {
+      await waiting.close();
     }
   });
 });

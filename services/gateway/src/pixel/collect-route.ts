@@ -2,9 +2,10 @@ import { randomUUID } from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
 import type { CollectorRequestInput, PixelEventCollected } from '@holdfast/contracts';
 import { filterPixelEvents, validateCollectorRequest, type NormalizedPixelEvent } from '@holdfast/domain';
-import { ForbiddenError } from '@holdfast/platform';
+import { ForbiddenError, HttpError } from '@holdfast/platform';
 import { parseJsonBody, readBody } from '../http/body-reader.js';
 import { rateLimitAddress } from '../limits/client-ip.js';
+import { AppendsInFlight, pixelAppendDecision } from './append-stall.js';
 import { allowOrigin } from './cors.js';
 import type { PixelContext } from './pixel-context.js';
 import { normalizeRequestOrigin, type PixelKeyDirectory, type PixelKeyRecord } from './pixel-keys.js';
@@ -46,6 +47,17 @@ function toRecord(e: NormalizedPixelEvent, key: PixelKeyRecord, origin: string) 
   } satisfies Omit<PixelEventCollected, 'metadata'>;
 }
 
+/** The `detail` of the collector's 503: the event log is not answering, nothing was stored. */
+export const PIXEL_UNAVAILABLE_DETAIL = 'Events could not be stored right now. Retry shortly.';
+/** Seconds in the Retry-After of that 503. */
+export const PIXEL_UNAVAILABLE_RETRY_AFTER_S = 5;
+
+function unavailable(): HttpError {
+  return new HttpError(503, PIXEL_UNAVAILABLE_DETAIL, {
+    'Retry-After': String(PIXEL_UNAVAILABLE_RETRY_AFTER_S),
+  });
+}
+
 /** What the checks before the rate limits establish: a valid request of a live key from an allowed origin. */
 interface Checked {
   readonly request: CollectorRequestInput;
@@ -68,6 +80,10 @@ interface Checked {
  *    the rest are appended as PixelEventCollected in ONE produce request (holdfast.pixel-events):
  *    all of a request's events share the account id as key, so they form one record batch on one
  *    partition, stored all or none (`IdempotentBatchAppender`).
+ *    When the log does not answer (an append failed, or the oldest append in flight has waited more
+ *    than `pixelAppendStallMs`: `pixelAppendDecision`) → 503 `{detail}` + Retry-After, never a 204:
+ *    the spec's quiet drop covers load shedding (the in-flight cap reached while Kafka answers), not
+ *    an outage, which must be visible to the caller and to the access log.
  * 204 without body on accept and on every quiet drop. Once the key and origin pass, the answer
  * carries Access-Control-Allow-Origin for that origin (except for the IP's 429, as before the key
  * check).
@@ -78,7 +94,8 @@ export function collectRoute(
   limiter: PixelLimiter,
 ): RequestHandler {
   const maxInFlight = ctx.pixelMaxInFlight ?? 64;
-  let inFlight = 0;
+  const stallMs = ctx.pixelAppendStallMs ?? 2_000;
+  const inFlight = new AppendsInFlight();
   const check = async (req: Request): Promise<Checked> => {
     const body = parseJsonBody(await readBody(req, PIXEL_LIMITS.bodyBytes));
     const valid = validateCollectorRequest(body);
@@ -107,9 +124,22 @@ export function collectRoute(
     if (refused) throw refused.error;
 
     const { kept } = filterPixelEvents(request.events, { now });
-    if (kept.length > 0 && inFlight >= maxInFlight) {
+    const decision =
+      kept.length === 0
+        ? null
+        : pixelAppendDecision({
+            inFlight: inFlight.count,
+            oldestStartedAt: inFlight.oldestStartedAt(),
+            now: performance.now(),
+            maxInFlight,
+            stallMs,
+          });
+    if (decision === 'unavailable') {
+      ctx.logger.warn('pixel_log_unavailable', { account_id: key.accountId, events: kept.length });
+      throw unavailable();
+    } else if (decision === 'shed') {
       ctx.logger.warn('pixel_load_shed', { account_id: key.accountId, events: kept.length });
-    } else if (kept.length > 0) {
+    } else if (decision === 'append') {
       const meta = {
         accountId: key.accountId,
         batchId: randomUUID(),
@@ -123,11 +153,18 @@ export function collectRoute(
           ...toRecord(e, key, origin),
         }),
       );
-      inFlight++;
+      const settled = inFlight.begin(performance.now());
       try {
         await ctx.pixelAppender.append(records);
+      } catch (err) {
+        ctx.logger.error('pixel_append_failed', {
+          account_id: key.accountId,
+          events: kept.length,
+          error: (err as Error).message,
+        });
+        throw unavailable();
       } finally {
-        inFlight--;
+        settled();
       }
     }
     res.status(204).end();

@@ -23,6 +23,12 @@ export interface PixelContext {
    * Default 64.
    */
   readonly pixelMaxInFlight?: number;
+  /**
+   * How long the oldest append in flight may wait before the log counts as away: new requests are
+   * then answered 503 + Retry-After instead of queueing or being shed (PIXEL_APPEND_STALL_MS,
+   * default 2 s).
+   */
+  readonly pixelAppendStallMs?: number;
   /** How long pixel keys and origins are cached (at most 1 s; default 1 s). */
   readonly pixelKeyCacheMs?: number;
 }

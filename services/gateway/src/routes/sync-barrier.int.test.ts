@@ -32,7 +32,7 @@ afterAll(async () => {
 });
 
 describe('POST /ingest/sync reads its barrier', () => {
-  it('answers 503 with Retry-After and leaves no queued task when the log position cannot be read (it is abandoned: failed, append_failed); the throttle is not spent', async () => {
+  it('answers 503 with Retry-After and queues nothing (no task, no outbox row: the transaction rolled back) when the log position cannot be read; the throttle is not spent', async () => {
     const a = await newAccount(t);
     broken = true;
     const refused = await call(gw.url, 'POST', '/ingest/sync', { key: a.key });
@@ -40,11 +40,14 @@ describe('POST /ingest/sync reads its barrier', () => {
     expect(refused.json).toEqual({ detail: SYNC_LOG_UNREACHABLE });
     expect(refused.headers.get('retry-after')).toBe('5');
     expect(asked).toContain(a.accountId);
-    const { rows } = await t.pool.query(
-      `select status, reason, finished_at is not null as finished from control.sync_tasks where account_id = $1`,
-      [a.accountId],
-    );
-    expect(rows).toEqual([{ status: 'failed', reason: 'append_failed', finished: true }]);
+    const { rows } = await t.pool.query(`select status from control.sync_tasks where account_id = $1`, [
+      a.accountId,
+    ]);
+    expect(rows).toEqual([]);
+    const outbox = await t.pool.query(`select 1 from control.sync_outbox where account_id = $1`, [
+      a.accountId,
+    ]);
+    expect(outbox.rows).toEqual([]);
 
     broken = false;
     const queued = await call(gw.url, 'POST', '/ingest/sync', { key: a.key });

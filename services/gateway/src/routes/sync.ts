@@ -1,6 +1,7 @@
 import type { RequestHandler } from 'express';
-import type { LogPosition, SyncRequested } from '@holdfast/contracts';
-import { abandonSyncTasks, findSyncTask, queueThrottledSyncTask } from '@holdfast/db';
+import type { SyncRequested } from '@holdfast/contracts';
+import { findSyncTask, markSyncCommandsSent, queueThrottledSyncTask } from '@holdfast/db';
+import type { OutgoingRecord } from '@holdfast/kafka';
 import { syncTaskView } from '@holdfast/domain';
 import { HttpError, NotFoundError, RateLimitedError } from '@holdfast/platform';
 import { principalOf } from '../auth/authenticate.js';
@@ -19,49 +20,58 @@ export const SYNC_LOG_UNREACHABLE =
   'The event log could not be reached, so no recompute was queued. Retry shortly.';
 
 /**
- * POST /ingest/sync: at most one per 10 minutes per account (else 429 with Retry-After). Inserts the
- * control.sync_tasks row (queued), reads the barrier (the high watermark of the account's partition
- * of holdfast.commerce: every ingest call answered before this request lies below it), then appends
- * SyncRequested carrying it, with the batch record (status queued), in one transaction. The recompute
- * scores only once the projector has passed the barrier. If the position cannot be read (503) or the
- * append fails (500) the task is abandoned (failed, `append_failed`: `abandonSyncTasks`, the one
- * compensation of every sync queue), so no task is left that nobody will run and the throttle, which
- * does not count abandoned tasks, is not spent.
+ * POST /ingest/sync: at most one per 10 minutes per account (else 429 with Retry-After). In ONE
+ * PostgreSQL transaction (`queueThrottledSyncTask`): the throttle check, the barrier (the high
+ * watermark of the account's partition of holdfast.commerce: every ingest call answered before this
+ * request lies below it), and the control.sync_tasks row (queued) with its SyncRequested command in
+ * the outbox. If the position cannot be read, nothing is queued (503, the throttle not spent). Then
+ * the command is appended with the batch record (status queued) in one Kafka transaction and its
+ * outbox row deleted; if that append fails the task is queued all the same (the outbox relay appends
+ * its command once Kafka answers), so the answer is the same. The recompute scores only once the
+ * projector has passed the barrier.
  */
 export function syncRoute(ctx: GatewayContext): RequestHandler {
   return ingestRoute(ctx, 'POST /ingest/sync', async (call) => {
+    // The command, encoded once: kept in the outbox and appended now with the batch record.
+    const made: { command?: OutgoingRecord } = {};
     const q = await queueThrottledSyncTask(
       ctx.db,
       call.meta.accountId,
       call.meta.receivedAt,
       LIMITS.syncIntervalMs,
+      async (taskId) => {
+        let barrier;
+        try {
+          barrier = await ctx.logPositions.ofKey('holdfast.commerce', call.meta.accountId);
+        } catch (err) {
+          // Thrown inside the transaction: the task is not inserted, the throttle not spent.
+          ctx.logger.error('sync_barrier_unavailable', { error: (err as Error).message });
+          throw new HttpError(503, SYNC_LOG_UNREACHABLE, { 'Retry-After': '5' });
+        }
+        const value: SyncRequested = {
+          metadata: ctx.events.metadata(call.meta),
+          task_id: taskId,
+          trigger: 'api',
+          barrier: [barrier],
+        };
+        made.command = ctx.events.record('holdfast.sync-commands', 'SyncRequested', value);
+        return made.command.value;
+      },
     );
     if (!q.queued) throw new RateLimitedError(q.retryAfterSeconds);
-    let barrier: LogPosition;
-    try {
-      barrier = await ctx.logPositions.ofKey('holdfast.commerce', call.meta.accountId);
-    } catch (err) {
-      ctx.logger.error('sync_barrier_unavailable', { task_id: q.taskId, error: (err as Error).message });
-      await abandonSyncTasks(ctx.db, [q.taskId]);
-      throw new HttpError(503, SYNC_LOG_UNREACHABLE, { 'Retry-After': '5' });
-    }
-    const value: SyncRequested = {
-      metadata: ctx.events.metadata(call.meta),
-      task_id: q.taskId,
-      trigger: 'api',
-      barrier: [barrier],
-    };
+    const taskId = q.taskId;
     return {
       body: {
         queued: true,
-        task_id: q.taskId,
-        status_url: `/ingest/sync/${q.taskId}`,
+        task_id: taskId,
+        status_url: `/ingest/sync/${taskId}`,
         message: SYNC_QUEUED_MESSAGE,
       },
-      records: [ctx.events.record('holdfast.sync-commands', 'SyncRequested', value)],
-      summary: { ...EMPTY_BATCH_SUMMARY, syncTaskId: q.taskId },
+      records: [made.command!],
+      summary: { ...EMPTY_BATCH_SUMMARY, syncTaskId: taskId },
       batchStatus: 'queued',
-      onAppendFailed: () => abandonSyncTasks(ctx.db, [q.taskId]),
+      durable: true,
+      onAppended: () => markSyncCommandsSent(ctx.db, [taskId]),
     };
   });
 }

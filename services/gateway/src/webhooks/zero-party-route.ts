@@ -2,6 +2,7 @@ import type { RequestHandler } from 'express';
 import type { ZeroPartySubmitted } from '@holdfast/contracts';
 import { checkWebhookBody, dedupKeyForZeroParty, parseZeroPartySubmission } from '@holdfast/domain';
 import { BadRequestError, HttpError } from '@holdfast/platform';
+import { setBodyOwners } from '../http/body-budget.js';
 import { parseJsonBody, readBody } from '../http/body-reader.js';
 import { rateLimitAddress } from '../limits/client-ip.js';
 import { LIMITS } from '../limits/policy.js';
@@ -27,6 +28,8 @@ const AUTH_FAILURES = new Set([400, 401, 404]);
  */
 export function zeroPartyRoute(ctx: WebhooksContext, readSide: WebhookReadSide): RequestHandler {
   return async (req, res) => {
+    const blocked = await ctx.limiter.failedAuthBlocked(rateLimitAddress(req.ip), ctx.clock.now(), res);
+    if (blocked) throw blocked;
     let accountId: string;
     try {
       accountId = await resolveZeroPartyAccount(ctx.db, {
@@ -39,6 +42,7 @@ export function zeroPartyRoute(ctx: WebhooksContext, readSide: WebhookReadSide):
       throw err;
     }
     await ctx.limiter.request(`zp:${accountId}`, ctx.clock.now(), res, 'per-account');
+    setBodyOwners(req, { keyId: null, accountId });
 
     const body = parseJsonBody(await readBody(req, LIMITS.smallBodyBytes));
     const unstorable = checkWebhookBody('zero-party', body);

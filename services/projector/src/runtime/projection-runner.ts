@@ -15,7 +15,7 @@ import {
   type ConsumedRecord,
   type PartitionBatch,
 } from '@holdfast/kafka';
-import { recordChildSpan, tracingOn, type Logger } from '@holdfast/platform';
+import { countsAgainstRetryBudget, recordChildSpan, tracingOn, type Logger } from '@holdfast/platform';
 import type { AnyProjection, ChunkLookahead, ProjectedEvent, ProjectionTx } from '../projection.js';
 import { isDataError, reasonOf } from './data-errors.js';
 import { insertDeadLetters, type DeadLetter, type DeadLetterPublisher } from './dead-letters.js';
@@ -134,7 +134,16 @@ export class ProjectionRunner {
         this.takePrepared(fresh) ?? (await decodeChunk(this.deps.codec, this.projection, fresh));
       const upcoming = batch.upcoming;
       const meanwhile = upcoming?.length ? () => this.prepare(batch.partition, upcoming) : undefined;
-      await this.applyIsolating(client, events, fresh, dead, batch.partition, version, meanwhile);
+      await this.applyIsolating(
+        client,
+        events,
+        fresh,
+        dead,
+        batch.partition,
+        version,
+        meanwhile,
+        batch.retryBudgetExhausted,
+      );
       const last = Number(fresh[fresh.length - 1]!.offset);
       await insertDeadLetters(client, schema, dead);
       await this.deps.publisher.publish(dead);
@@ -236,6 +245,11 @@ export class ProjectionRunner {
     /** The checkpoint version for the whole chunk; null for the halves of poison isolation. */
     position: string | null,
     meanwhile?: () => void,
+    /**
+     * Set by the runner once this chunk failed identically `retryBudget` times (a statement that
+     * always exceeds its timeout): such a failure is then isolated and dead-lettered like a data error.
+     */
+    exhausted?: string,
   ): Promise<void> {
     if (!events.length) return;
     const whole = position !== null;
@@ -259,13 +273,14 @@ export class ProjectionRunner {
       await client.query('release savepoint apply_chunk');
       return;
     } catch (err) {
-      if (!isDataError(err)) throw err;
+      const givenUp = exhausted !== undefined && countsAgainstRetryBudget(err);
+      if (!isDataError(err) && !givenUp) throw err;
       await client.query('rollback to savepoint apply_chunk');
       await client.query('release savepoint apply_chunk');
       if (events.length === 1) {
         const e = events[0]!;
         const record = records.find((r) => r.offset === e.offset)!;
-        dead.push(deadLetterOf(this.projection, record, reasonOf(err)));
+        dead.push(deadLetterOf(this.projection, record, givenUp ? exhausted : reasonOf(err)));
         return;
       }
       if (whole)
@@ -275,8 +290,26 @@ export class ProjectionRunner {
         });
     }
     const mid = Math.ceil(events.length / 2);
-    await this.applyIsolating(client, events.slice(0, mid), records, dead, partition, null);
-    await this.applyIsolating(client, events.slice(mid), records, dead, partition, null);
+    await this.applyIsolating(
+      client,
+      events.slice(0, mid),
+      records,
+      dead,
+      partition,
+      null,
+      undefined,
+      exhausted,
+    );
+    await this.applyIsolating(
+      client,
+      events.slice(mid),
+      records,
+      dead,
+      partition,
+      null,
+      undefined,
+      exhausted,
+    );
   }
 }
 

@@ -40,6 +40,8 @@ export interface ProjectorConfig {
   readonly sessionTimeoutMs?: number;
   /** Not joined nor fetching longer than this recreates the consumer (HOLDFAST_CONSUMER_STALL_MS). */
   readonly stallMs?: number;
+  /** Identical failures of a chunk's own before its records at fault are dead-lettered (HOLDFAST_RETRY_BUDGET). */
+  readonly retryBudget?: number;
   /**
    * How often to compare checkpoints with what this process wrote (ms; 0 = never). A rebuild switched
    * in behind the live position is then re-applied even on partitions that receive no new record.
@@ -61,6 +63,8 @@ export interface ProjectorDeps {
   readonly codec: EventCodec;
   readonly logger: Logger;
   readonly metrics?: ProjectorMetrics;
+  /** Counts what used up its retry budget, by component (`retryBudgetCounter`). */
+  readonly onRetryBudgetExhausted?: (component: string) => void;
   /** Where dead letters are announced; default: the holdfast.dlq topic. */
   readonly publisher?: DeadLetterPublisher;
 }
@@ -159,6 +163,8 @@ async function startConsuming(
     sessionTimeoutMs: config.sessionTimeoutMs,
     stallMs: config.stallMs,
     onConsumer: config.onConsumer,
+    retryBudget: config.retryBudget,
+    onRetryBudgetExhausted: () => deps.onRetryBudgetExhausted?.('projector'),
   });
   const watchMs = config.checkpointWatchMs ?? 2000;
   let watching = false;

@@ -60,7 +60,8 @@ const name = reuse ?? `hf_bench_recompute_${randomBytes(3).toString('hex')}`;
 const url = new URL(base);
 url.pathname = `/${name}`;
 if (!reuse) await admin(base, `create database "${name}"`);
-const pool = createPool(url.toString(), 'recompute-bench', 4);
+// bench-orders lifts statement_timeout for its bulk load: no client-side bound either.
+const pool = createPool(url.toString(), 'recompute-bench', 4, { queryTimeoutMs: 0 });
 const seconds = (ms: number) => Number((ms / 1000).toFixed(1));
 const asOf = new Date('2026-11-22T02:00:00Z');
 try {

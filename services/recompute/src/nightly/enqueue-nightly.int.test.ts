@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount, type SyncTasksTable } from '@holdfast/db';
+import { createAccount, relaySyncCommands, type SyncTasksTable } from '@holdfast/db';
 import type { Selectable } from 'kysely';
 import {
   LogPositions,
+  syncCommandSender,
   topicName,
   TransactionalAppender,
   type Appender,
@@ -130,7 +131,7 @@ describe('the nightly run', () => {
     expect(byAccount.has(c)).toBe(false);
   });
 
-  it('given the sync commands cannot be appended, then the night’s tasks are marked failed (append_failed), never left queued', async () => {
+  it('given the sync commands cannot be appended, then the night’s tasks stay queued with their commands in the outbox, and a relay pass appends them once Kafka answers', async () => {
     const account = (await createAccount(t.db, { name: `nightly broken ${randomUUID().slice(0, 4)}` })).id;
     const broken: Appender = {
       append: () => Promise.reject(new Error('broker unreachable')),
@@ -147,7 +148,15 @@ describe('the nightly run', () => {
       `select status, reason from control.sync_tasks where id = $1`,
       [nightlyTaskId(account, firedAt)],
     );
-    expect(rows).toEqual([{ status: 'failed', reason: 'append_failed' }]);
+    expect(rows).toEqual([{ status: 'queued', reason: null }]);
+    const taskId = nightlyTaskId(account, firedAt);
+    const pending = await t.db.selectFrom('control.sync_outbox').select('task_id').execute();
+    expect(pending.map((p) => p.task_id)).toContain(taskId);
+    const relayed = await relaySyncCommands(t.db, syncCommandSender(appender, t.topicPrefix), {
+      olderThanMs: 0,
+    });
+    expect(relayed).toBeGreaterThanOrEqual(1);
+    expect(await t.db.selectFrom('control.sync_outbox').select('task_id').execute()).toEqual([]);
   });
 
   it('gives each nightly task the log as of 02:00 as its barrier, and runs it once the projector has passed it', async () => {

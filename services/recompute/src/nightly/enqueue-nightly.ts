@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EventCodec } from '@holdfast/contracts';
-import { createDb, queueSyncTasks, type NewSyncTask, type Pool } from '@holdfast/db';
-import { topicName, type Appender, type LogPositionSource, type OutgoingRecord } from '@holdfast/kafka';
+import { createDb, queueSyncTasks, relaySyncCommands, type NewSyncTask, type Pool } from '@holdfast/db';
+import { syncCommandSender, type Appender, type LogPositionSource } from '@holdfast/kafka';
 import { nameUuid } from '@holdfast/platform';
 
 /** What one night queued. */
@@ -44,8 +44,9 @@ export function nightlyTaskId(accountId: string, firedAt: Date): string {
  * is thrown (the schedule logs `nightly_failed`): a night without a barrier could score stale data.
  *
  * Several recompute processes may fire at 02:00: the deterministic task id makes the insert succeed in
- * one of them only, and only that one appends the command. If the append fails the unsent tasks are
- * marked failed (`append_failed`: `queueSyncTasks`), so nothing waits for a command that was never sent.
+ * one of them only, and only that one appends the command. The tasks and their commands are queued
+ * in one transaction (`queueSyncTasks`: the sync outbox); if the append fails (the error is thrown,
+ * the schedule logs it) the commands stay in the outbox and the relay appends them once Kafka answers.
  */
 export async function enqueueNightly(deps: EnqueueNightlyDeps, firedAt: Date): Promise<NightlyEnqueued> {
   const db = createDb(deps.pool);
@@ -55,27 +56,24 @@ export async function enqueueNightly(deps: EnqueueNightlyDeps, firedAt: Date): P
   const positions = await deps.positions.ofKeys('holdfast.commerce', ids);
   const barrierOf = new Map(ids.map((id, i) => [id, positions[i]!]));
   const tasks = ids.map((id) => ({ id: nightlyTaskId(id, firedAt), accountId: id }));
-  const topic = topicName(deps.topicPrefix, 'holdfast.sync-commands');
-  const send = (chunk: readonly NewSyncTask[]) =>
-    deps.appender.append(
-      chunk.map((t): OutgoingRecord => ({
-        topic,
-        key: t.accountId,
-        value: deps.codec.encode('SyncRequested', {
-          metadata: {
-            account_id: t.accountId,
-            event_id: randomUUID(),
-            batch_id: null,
-            request_id: null,
-            key_id: null,
-            received_at: firedAt.toISOString(),
-          },
-          task_id: t.id,
-          trigger: 'nightly',
-          barrier: [barrierOf.get(t.accountId)!],
-        }),
-      })),
-    );
-  const inserted = await queueSyncTasks(db, tasks, 'nightly', firedAt, send, CHUNK);
+  const commandOf = (t: NewSyncTask) =>
+    deps.codec.encode('SyncRequested', {
+      metadata: {
+        account_id: t.accountId,
+        event_id: randomUUID(),
+        batch_id: null,
+        request_id: null,
+        key_id: null,
+        received_at: firedAt.toISOString(),
+      },
+      task_id: t.id,
+      trigger: 'nightly',
+      barrier: [barrierOf.get(t.accountId)!],
+    });
+  const inserted = await queueSyncTasks(db, tasks, 'nightly', firedAt, commandOf);
+  // Appended now, CHUNK commands per Kafka transaction; what fails stays in the outbox for the relay.
+  const send = syncCommandSender(deps.appender, deps.topicPrefix);
+  for (let i = 0; i < inserted.length; i += CHUNK)
+    await relaySyncCommands(db, send, { taskIds: inserted.slice(i, i + CHUNK).map((t) => t.id) });
   return { accounts: ids.length, queued: inserted.length };
 }

@@ -1,8 +1,10 @@
+import { createServer, type Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SmtpSettings } from '@holdfast/db';
 import { parseOutboundAllow, STRICT_OUTBOUND_POLICY, type OutboundPolicy } from '@holdfast/platform';
 import { startSmtpReceiver, type SmtpReceiver } from '@holdfast/testing';
-import { SmtpAdapter } from './smtp-adapter.js';
+import { SmtpAdapter, smtpSendDeadlineMs } from './smtp-adapter.js';
 
 const CREDS = { user: 'shop-relay', pass: 'correct horse battery staple' };
 const LOCAL = { ...STRICT_OUTBOUND_POLICY, allow: parseOutboundAllow('127.0.0.1:*,[::1]:*') };
@@ -134,5 +136,58 @@ describe('email over SMTP (nodemailer) against a real SMTP server with STARTTLS'
       failure: 'destination_refused',
     });
     expect(server.received).toHaveLength(before);
+  });
+});
+
+describe('the total deadline of an SMTP send', () => {
+  it('given the default, then a send may take three times the inactivity limit', () => {
+    expect(smtpSendDeadlineMs(10_000)).toBe(30_000);
+    expect(smtpSendDeadlineMs(1_500)).toBe(4_500);
+  });
+
+  it('given a relay that greets and then trickles its answer to EHLO one byte a second (never idle long enough for the inactivity limit), then the send ends at its deadline as a timeout and the connection is destroyed', async () => {
+    const ehloAnswer = '250-relay.example.com at your service\r\n250 AUTH PLAIN LOGIN\r\n';
+    let closedAt: number | null = null;
+    const sockets = new Set<Socket>();
+    const relay = createServer((socket) => {
+      sockets.add(socket);
+      let drip: NodeJS.Timeout | undefined;
+      socket.write('220 relay.example.com ESMTP\r\n');
+      socket.on('data', () => {
+        let i = 0;
+        drip ??= setInterval(() => {
+          if (i < ehloAnswer.length) socket.write(ehloAnswer[i++]!);
+        }, 1_000);
+      });
+      socket.on('error', () => {});
+      socket.on('close', () => {
+        clearInterval(drip);
+        closedAt = Date.now();
+      });
+    });
+    await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
+    const { port } = relay.address() as AddressInfo;
+    try {
+      const adapter = new SmtpAdapter(
+        'smtp',
+        { host: '127.0.0.1', port, user: CREDS.user, from: 'news@tea.example.com', tls: 'none', ca: null },
+        CREDS.pass,
+        // A byte a second keeps a 1.5 s inactivity limit from ever firing: only the deadline can end it.
+        { policy: LOCAL, testMode: true, timeoutMs: 1_500, sendDeadlineMs: 3_000 },
+      );
+      const started = Date.now();
+      const res = await adapter.send(message);
+      const tookMs = Date.now() - started;
+      expect(res).toEqual({ ok: false, kind: 'outbound', failure: 'timeout' });
+      expect(tookMs).toBeGreaterThanOrEqual(2_900);
+      expect(tookMs).toBeLessThan(4_500);
+      // The relay sees the connection go: destroyed by the deadline, not left open.
+      for (let n = 0; n < 20 && closedAt === null; n++) await new Promise((r) => setTimeout(r, 50));
+      expect(closedAt).not.toBeNull();
+      expect(closedAt! - started).toBeLessThan(4_500);
+    } finally {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((resolve) => relay.close(() => resolve()));
+    }
   });
 });

@@ -1,0 +1,68 @@
+import type { Kysely } from 'kysely';
+import type { Logger } from '@holdfast/platform';
+import type { Database } from './schema.js';
+import { relaySyncCommands, type SendSyncCommands } from './sync-outbox.js';
+
+export interface SyncOutboxRelayOptions {
+  /** Between passes (default 2 s). */
+  readonly intervalMs?: number;
+  /** Commands younger than this are left to the process that queued them (default 5 s). */
+  readonly olderThanMs?: number;
+}
+
+/** A running relay. */
+export interface SyncOutboxRelay {
+  /** Runs one pass now (tests, shutdown); resolves with the commands it appended. */
+  pass(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+/**
+ * The outbox relay each gateway and recompute process runs: every `intervalMs`, appends the sync
+ * commands left pending (`relaySyncCommands`: the process that queued them died, or Kafka was away
+ * when it tried), until the outbox is empty. A failed pass is logged and tried again at the next
+ * tick: the commands stay in PostgreSQL meanwhile, never lost.
+ *
+ * @example
+ * const relay = startSyncOutboxRelay(db, send, logger);
+ * ctx.onStop('sync_outbox_relay', () => relay.stop());
+ */
+export function startSyncOutboxRelay(
+  db: Kysely<Database>,
+  send: SendSyncCommands,
+  logger: Logger,
+  opts: SyncOutboxRelayOptions = {},
+): SyncOutboxRelay {
+  const intervalMs = opts.intervalMs ?? 2_000;
+  let running: Promise<number> | null = null;
+  let stopped = false;
+  const pass = (): Promise<number> => {
+    running ??= (async () => {
+      let total = 0;
+      try {
+        for (;;) {
+          const n = await relaySyncCommands(db, send, { olderThanMs: opts.olderThanMs });
+          total += n;
+          if (n === 0 || stopped) break;
+        }
+        if (total > 0) logger.warn('sync_outbox_relayed', { commands: total });
+      } catch (err) {
+        logger.error('sync_outbox_relay_failed', { relayed: total, error: (err as Error).message });
+      } finally {
+        running = null;
+      }
+      return total;
+    })();
+    return running;
+  };
+  const timer = setInterval(() => void pass(), intervalMs);
+  timer.unref();
+  return {
+    pass,
+    stop: async () => {
+      stopped = true;
+      clearInterval(timer);
+      await running;
+    },
+  };
+}
