@@ -10,6 +10,7 @@ import { benchObservability } from './observability.js';
 import { benchFuzz } from './fuzz.js';
 import { benchPixel } from './pixel.js';
 import { benchProject } from './project.js';
+import { benchReadApi } from './read-api.js';
 import { benchRecompute } from './recompute.js';
 import { benchReplay } from './replay.js';
 import { benchSoak } from './soak.js';
@@ -33,6 +34,7 @@ const BENCHES: Record<string, Bench> = {
   fuzz: benchFuzz,
   'analyst-rls': benchAnalystRls,
   erasure: benchErasure,
+  'read-api': benchReadApi,
 };
 
 function parseArgs(argv: string[]): Record<string, string> {

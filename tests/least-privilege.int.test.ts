@@ -193,6 +193,24 @@ describe('gateway role', () => {
     // The SMS tokens sealed for it under HOLDFAST_INBOUND_KEYS: the only provider secret it reads.
     await as(g, 'select key_id, wrapped_key, ciphertext from control.provider_inbound_secrets');
   });
+  it('reads the scores and lift reports its /v1/ read routes serve, every account, and writes neither', async () => {
+    const customer = randomUUID();
+    await t.pool.query(
+      `insert into analytics.customer_scores (account_id, customer_id, external_id, churn_risk, lifecycle_state,
+         p_alive, expected_purchases, expected_spend, realised_revenue, predicted_value, lifetime_value, is_holdout,
+         model, model_params, horizon_days, as_of)
+       values ($1, $2, 'X', 0.5, 'Stable', 0.5, 1, 1, 1, 1, 1, false, 'heuristic', '{}', 365, now())`,
+      [A, customer],
+    );
+    expect((await as(g, 'select 1 from analytics.customer_scores where account_id = $1', [A])).rowCount).toBe(
+      1,
+    );
+    expect((await as(g, 'select 1 from analytics.lift_reports')).rowCount).toBe(0);
+    await denied(g, 'update analytics.customer_scores set churn_risk = 0');
+    await denied(g, 'delete from analytics.lift_reports');
+    await denied(g, 'select 1 from analytics.campaign_assignments');
+    await t.pool.query('delete from analytics.customer_scores where customer_id = $1', [customer]);
+  });
   it('cannot write the read models, rewrite a key, or read secrets and dead letters', async () => {
     // Sealed under the master keys, which the gateway does not hold; nor may it write its own copy.
     // A database upgraded from a release that granted it has the grant taken back by the next migrate.

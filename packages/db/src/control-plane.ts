@@ -87,6 +87,20 @@ type Trx = Transaction<Database>;
 
 const INGEST_KINDS: readonly ApiKeyKind[] = ['ingest_live', 'ingest_test'];
 
+/**
+ * The kinds a key's live-key limit counts together: ingest keys (tk_live_, tk_test_) share the 10 of
+ * the spec, read keys (rk_live_) have 10 of their own ("the same limits"), outbound keys none.
+ *
+ * @example
+ * limitedKinds('read_live'); // ['read_live']
+ */
+export function limitedKinds(kind: ApiKeyKind): readonly ApiKeyKind[] | null {
+  if (kind === 'outbound') return null;
+  return kind === 'read_live' ? ['read_live'] : INGEST_KINDS;
+}
+
+const keyNoun = (kind: ApiKeyKind): string => (kind === 'read_live' ? 'read' : 'ingest');
+
 /** Locks the account row: every change to an account (its key set, its flags) is serialised on it. */
 export async function lockAccount(trx: Trx, accountId: string) {
   const acc = await trx
@@ -97,6 +111,23 @@ export async function lockAccount(trx: Trx, accountId: string) {
     .executeTakeFirst();
   if (!acc) throw new ControlPlaneError('not_found', `no account ${accountId}`);
   return acc;
+}
+
+/**
+ * Whether the account's ingest keys may also call the /v1/ read routes (off by default: a leaked
+ * ingest key then reads nothing). Read keys (rk_live_) read whatever this says.
+ */
+export async function setReadWithIngestKey(
+  db: Kysely<Database>,
+  accountId: string,
+  allowed: boolean,
+): Promise<void> {
+  const r = await db
+    .updateTable('control.accounts')
+    .set({ read_with_ingest_key: allowed })
+    .where('id', '=', accountId)
+    .executeTakeFirst();
+  if (!r.numUpdatedRows) throw new ControlPlaneError('not_found', `no account ${accountId}`);
 }
 
 /** Sets (or clears, with null) the storefront domain that calls-to-action are built on. */
@@ -207,13 +238,11 @@ export async function mintApiKey(
   return db.transaction().execute(async (trx) => {
     const acc = await lockAccount(trx, accountId);
     checkKindForAccount(kind, acc);
-    if (
-      kind !== 'outbound' &&
-      (await countWorkingKeys(trx, accountId, INGEST_KINDS, now)) >= MAX_LIVE_INGEST_KEYS
-    ) {
+    const limited = limitedKinds(kind);
+    if (limited && (await countWorkingKeys(trx, accountId, limited, now)) >= MAX_LIVE_INGEST_KEYS) {
       throw new ControlPlaneError(
         'limit',
-        `account already has ${MAX_LIVE_INGEST_KEYS} live ingest keys; revoke one first`,
+        `account already has ${MAX_LIVE_INGEST_KEYS} live ${keyNoun(kind)} keys; revoke one first`,
       );
     }
     return insertKey(trx, accountId, kind);
@@ -288,13 +317,14 @@ export async function rotateApiKey(
         `key ${keyId} was already rotated and expires at ${isoSeconds(old.expires_at)}; rotate its replacement instead`,
       );
     checkKindForAccount(old.kind, acc);
-    if (old.kind !== 'outbound') {
-      const live = await countWorkingKeys(trx, old.account_id, INGEST_KINDS, now);
+    const limited = limitedKinds(old.kind);
+    if (limited) {
+      const live = await countWorkingKeys(trx, old.account_id, limited, now);
       const after = live + 1 - (graceSeconds > 0 ? 0 : 1);
       if (after > MAX_LIVE_INGEST_KEYS)
         throw new ControlPlaneError(
           'limit',
-          `account has ${live} live ingest keys; a rotation keeps the old key working during its grace ` +
+          `account has ${live} live ${keyNoun(old.kind)} keys; a rotation keeps the old key working during its grace ` +
             `window, so both count: revoke another key first, or rotate with --grace 0s`,
         );
     }

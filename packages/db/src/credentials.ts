@@ -5,6 +5,7 @@ export const TOKEN_PREFIX = {
   ingest_live: 'tk_live_',
   ingest_test: 'tk_test_',
   outbound: 'sk_live_',
+  read_live: 'rk_live_',
   pixel: 'pk_',
   webhook_secret: 'whsec_',
   custom_integration: 'tile_',

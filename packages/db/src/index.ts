@@ -12,6 +12,7 @@ export * from './migrate.js';
 export * from './checkpoints.js';
 export { sql } from 'kysely';
 export * from './credentials.js';
+export * from './audience-typing.js';
 export * from './control-plane.js';
 export * from './control-plane-queries.js';
 export * from './sync-tasks.js';

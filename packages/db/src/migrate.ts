@@ -10,6 +10,7 @@ import * as privacy from './migrations/2026-11-27T00-00-privacy.js';
 import * as providerInboundSecrets from './migrations/2026-11-27T00-00-provider-inbound-secrets.js';
 import * as privacyRequests from './migrations/2026-11-27T01-00-privacy-requests.js';
 import * as syncOutbox from './migrations/2026-11-28T00-00-sync-outbox.js';
+import * as readKeys from './migrations/2026-11-28T12-00-read-keys.js';
 import { applyPrivileges } from './privileges/apply-privileges.js';
 
 /**
@@ -28,6 +29,7 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '2026-11-27T00-00-provider-inbound-secrets': providerInboundSecrets,
   '2026-11-27T01-00-privacy-requests': privacyRequests,
   '2026-11-28T00-00-sync-outbox': syncOutbox,
+  '2026-11-28T12-00-read-keys': readKeys,
 };
 
 /**

@@ -10,9 +10,12 @@ export interface AccountsTable {
   is_demo: Generated<boolean>;
   is_sandbox: Generated<boolean>;
   created_at: Generated<Timestamp>;
+  /** Whether the account's ingest keys may also call the /v1/ read routes (off by default). */
+  read_with_ingest_key: Generated<boolean>;
 }
 
-export type ApiKeyKind = 'ingest_live' | 'ingest_test' | 'outbound';
+/** `read_live` (rk_live_): reads the /v1/ read routes, never writes. */
+export type ApiKeyKind = 'ingest_live' | 'ingest_test' | 'outbound' | 'read_live';
 
 /** control.api_keys */
 export interface ApiKeysTable {

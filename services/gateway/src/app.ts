@@ -1,4 +1,4 @@
-import express, { type Express } from 'express';
+import express, { type Express, type RequestHandler } from 'express';
 import { createDb, startSyncOutboxRelay, type Pool, type SecretsKeyring } from '@holdfast/db';
 import {
   syncCommandSender,
@@ -20,11 +20,11 @@ import {
   type Logger,
   type Registry,
 } from '@holdfast/platform';
-import { authenticate } from './auth/authenticate.js';
+import { authenticate, authenticateRead } from './auth/authenticate.js';
 import { CredentialListener } from './auth/credential-listener.js';
 import { CredentialStore, dbCredentialSource } from './auth/credential-store.js';
 import { LastUsedTracker } from './auth/last-used.js';
-import { refuseKeyInQuery } from './auth/refuse-key-in-query.js';
+import { refuseAnyKeyInQuery, refuseKeyInQuery } from './auth/refuse-key-in-query.js';
 import { systemClock, type Clock } from './clock.js';
 import type { GatewayConfig } from './config.js';
 import type { GatewayContext } from './context.js';
@@ -49,13 +49,9 @@ import {
 } from './privacy/privacy-routes.js';
 import { SuppressionCache } from './privacy/suppression-cache.js';
 import { ReadModels } from './read-models.js';
-import { accountRoute } from './routes/account.js';
-import { batchesRoute } from './routes/batches.js';
-import { customersRoute } from './routes/customers.js';
-import { healthRoute } from './routes/health.js';
+import { ingestRouter, ingestV1Router } from './routes/ingest-routes.js';
 import { metricsRoute, readyzRoute } from './routes/operations.js';
-import { ordersRoute } from './routes/orders.js';
-import { syncRoute, syncStatusRoute } from './routes/sync.js';
+import { readApiRouter } from './read-api/read-api-router.js';
 import { createWebhooksRouter } from './webhooks/webhooks-router.js';
 
 /** What the gateway is built from; tests inject their own clock, appender or codec. */
@@ -177,28 +173,24 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps): P
   }
   app.get('/v1/openapi.json', (_req, res) => void res.json(openapi));
 
-  const ingest = express.Router();
-  ingest.use(noteMount);
-  ingest.use(authenticate({ credentials, limiter: new Limiter(counter), lastUsed, clock }));
-  ingest.get('/health', healthRoute(ctx));
-  ingest.post('/orders', ordersRoute(ctx));
-  ingest.post('/customers', customersRoute(ctx));
-  ingest.patch('/account', accountRoute(ctx));
-  ingest.post('/sync', syncRoute(ctx));
-  ingest.get('/sync/:task_id', syncStatusRoute(ctx));
-  ingest.get('/batches', batchesRoute(ctx));
-  app.use('/ingest', ingest);
-  // Erasure and access requests: the ingest key's authentication, limits and error bodies.
-  const v1 = express.Router();
-  v1.use(noteMount);
-  v1.use(authenticate({ credentials, limiter: new Limiter(counter), lastUsed, clock }));
+  const authDeps = { credentials, limiter: new Limiter(counter), lastUsed, clock };
+  const ingestAuth = authenticate(authDeps);
+  app.use('/ingest', ingestRouter(ctx, ingestAuth));
+  // The /v1/ surface (issue 24): the ingest routes again, and the read routes (docs/read-api.md).
+  app.use('/v1', ingestV1Router(ctx, ingestAuth));
+  // Erasure and access requests: the ingest key's authentication, limits and error bodies, per route
+  // (the read routes beside them take read keys).
   const privacy = { keys: keyCache, keyring: privacyKeyringOf };
-  v1.post('/erasures', erasureRoute(ctx, privacy));
-  v1.get('/erasures/:erasure_id', erasureStatusRoute(ctx));
-  v1.post('/exports', exportRoute(ctx, privacy));
-  v1.get('/exports/:export_id', exportStatusRoute(ctx));
-  v1.get('/exports/:export_id/download', exportDownloadRoute(ctx, privacy));
+  const v1 = express.Router();
+  const withIngestKey = (handler: RequestHandler): RequestHandler[] => [noteMount, ingestAuth, handler];
+  v1.post('/erasures', ...withIngestKey(erasureRoute(ctx, privacy)));
+  v1.get('/erasures/:erasure_id', ...withIngestKey(erasureStatusRoute(ctx)));
+  v1.post('/exports', ...withIngestKey(exportRoute(ctx, privacy)));
+  v1.get('/exports/:export_id', ...withIngestKey(exportStatusRoute(ctx)));
+  v1.get('/exports/:export_id/download', ...withIngestKey(exportDownloadRoute(ctx, privacy)));
   app.use('/v1', v1);
+  app.use('/v1', readApiRouter(ctx, authenticateRead(authDeps)));
+  app.use('/v1', refuseAnyKeyInQuery);
   app.use(createWebhooksRouter({ ...ctx, credentials, limiter: new Limiter(counter), lastUsed }));
   app.use(
     createConsentRouter({

@@ -10,6 +10,7 @@ import {
   listWebhookSubscriptions,
   markAccount,
   normalizeStorefrontDomain,
+  setReadWithIngestKey,
   setStorefrontDomain,
   type AccountsTable,
 } from '@holdfast/db';
@@ -82,7 +83,9 @@ export const registerAccounts: RegisterCommand = (program, context) => {
       const working = (k: { status: string }) => k.status === 'live' || k.status === 'expiring';
       const detail = {
         ...accountJson(acc),
-        live_ingest_keys: keys.filter((k) => k.kind !== 'outbound' && working(k)).length,
+        live_ingest_keys: keys.filter((k) => k.kind.startsWith('ingest_') && working(k)).length,
+        live_read_keys: keys.filter((k) => k.kind === 'read_live' && working(k)).length,
+        read_with_ingest_key: acc.read_with_ingest_key,
         outbound_keys: keys.filter((k) => k.kind === 'outbound' && working(k)).length,
         tiles: {
           custom_integration: tileState(
@@ -106,6 +109,7 @@ export const registerAccounts: RegisterCommand = (program, context) => {
           `Flags             ${flags(acc)}`,
           `Created           ${when(acc.created_at)}`,
           `Live ingest keys  ${detail.live_ingest_keys}`,
+          `Live read keys    ${detail.live_read_keys} (ingest keys may read: ${acc.read_with_ingest_key ? 'on' : 'off'})`,
           `Outbound keys     ${detail.outbound_keys}`,
           `Custom integration ${detail.tiles.custom_integration}`,
           `Zero-party tile   ${detail.tiles.zero_party}`,
@@ -141,6 +145,21 @@ export const registerAccounts: RegisterCommand = (program, context) => {
       const ctx = context();
       const value = await setStorefrontDomain(await ctx.db(), id, domain);
       ctx.out({ id, storefront_domain: value }, `Storefront domain of ${id} is now ${value}`);
+    });
+
+  accounts
+    .command('set-read-with-ingest-key')
+    .description('let the ingest keys of the account call the /v1/ read routes too (default off)')
+    .argument('<id>', 'account id', uuid)
+    .argument('<state>', 'on or off')
+    .action(async (id: string, state: string) => {
+      const ctx = context();
+      if (state !== 'on' && state !== 'off') throw new CliError(`state must be on or off, not "${state}"`, 2);
+      await setReadWithIngestKey(await ctx.db(), id, state === 'on');
+      ctx.out(
+        { id, read_with_ingest_key: state === 'on' },
+        `Ingest keys of ${id} ${state === 'on' ? 'may now read' : 'no longer read'} (/v1/ read routes)`,
+      );
     });
 
   accounts

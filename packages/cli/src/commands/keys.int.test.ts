@@ -73,7 +73,7 @@ describe('holdfast keys', () => {
     const badKind = await runCaptured(['keys', 'mint', '--account', sandbox, '--kind', 'gold'], t.env);
     expect(badKind.code).toBe(2);
     expect(badKind.stderr).toContain(
-      `error: option '--kind <kind>' argument 'gold' is invalid. Allowed choices are live, test, outbound.`,
+      `error: option '--kind <kind>' argument 'gold' is invalid. Allowed choices are live, test, outbound, read.`,
     );
   });
 
@@ -89,6 +89,38 @@ describe('holdfast keys', () => {
     ]);
     expect((await runCaptured(['keys', 'revoke', keys[0]!.id], t.env)).code).toBe(0);
     await mint(account);
+  });
+
+  it('mints rk_live_ read keys with a limit of 10 of their own, beside 10 ingest keys', async () => {
+    const { id: account } = await createAccount(t.db, { name: 'k-read' });
+    for (let i = 0; i < 10; i++) await mint(account);
+    const read = await mint(account, 'read');
+    expect(read.key).toMatch(/^rk_live_[0-9A-Za-z]{32}$/);
+    expect(read).toMatchObject({ kind: 'read', prefix: read.key.slice(0, 12) });
+    for (let i = 0; i < 9; i++) await mint(account, 'read');
+    const eleventh = await runCaptured(['keys', 'mint', '--account', account, '--kind', 'read'], t.env);
+    expect([eleventh.code, eleventh.stderr]).toEqual([
+      2,
+      'holdfast: account already has 10 live read keys; revoke one first\n',
+    ]);
+    const rotated = await runCaptured(['keys', 'rotate', read.id, '--grace', '0s', '--json'], t.env);
+    expect(rotated.code, rotated.stderr).toBe(0);
+    expect(rotated.json<{ kind: string; key: string }>()).toMatchObject({ kind: 'read' });
+    expect(rotated.json<{ key: string }>().key).toMatch(/^rk_live_/);
+  });
+
+  it('sets whether the ingest keys of an account may read (off by default)', async () => {
+    const { id: account } = await createAccount(t.db, { name: 'k-rw' });
+    const show = async () =>
+      (await runCaptured(['accounts', 'show', account, '--json'], t.env)).json<{
+        read_with_ingest_key: boolean;
+      }>();
+    expect((await show()).read_with_ingest_key).toBe(false);
+    const on = await runCaptured(['accounts', 'set-read-with-ingest-key', account, 'on', '--json'], t.env);
+    expect(on.json()).toEqual({ id: account, read_with_ingest_key: true });
+    expect((await show()).read_with_ingest_key).toBe(true);
+    const bad = await runCaptured(['accounts', 'set-read-with-ingest-key', account, 'maybe'], t.env);
+    expect([bad.code, bad.stderr]).toEqual([2, 'holdfast: state must be on or off, not "maybe"\n']);
   });
 
   it('lists prefix, created, last used and status: live, revoked, expiring, expired', async () => {

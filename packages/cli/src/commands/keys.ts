@@ -16,11 +16,13 @@ const KINDS: Readonly<Record<string, ApiKeyKind>> = {
   live: 'ingest_live',
   test: 'ingest_test',
   outbound: 'outbound',
+  read: 'read_live',
 };
 const KIND_NAMES: Readonly<Record<ApiKeyKind, string>> = {
   ingest_live: 'live',
   ingest_test: 'test',
   outbound: 'outbound',
+  read_live: 'read',
 };
 
 function keyJson(k: ApiKeyListing) {
@@ -38,18 +40,21 @@ function keyJson(k: ApiKeyListing) {
 
 const ONCE = 'shown once: store it now, it cannot be displayed again';
 
-/** `holdfast keys ...`: mint, list, rotate, revoke ingest (tk_live_/tk_test_) and outbound (sk_live_) keys. */
+/** `holdfast keys ...`: mint, list, rotate, revoke ingest (tk_live_/tk_test_), read (rk_live_) and outbound (sk_live_) keys. */
 export const registerKeys: RegisterCommand = (program, context) => {
   const keys = program
     .command('keys')
-    .description('ingest keys (tk_live_, tk_test_) and outbound keys (sk_live_)');
+    .description('ingest keys (tk_live_, tk_test_), read keys (rk_live_) and outbound keys (sk_live_)');
 
   keys
     .command('mint')
-    .description('mint a key, printed once (at most 10 live ingest keys per account)')
+    .description('mint a key, printed once (at most 10 live ingest keys and 10 live read keys per account)')
     .addOption(accountOption())
     .addOption(
-      new Option('--kind <kind>', 'live (tk_live_), test (tk_test_, sandbox accounts) or outbound (sk_live_)')
+      new Option(
+        '--kind <kind>',
+        'live (tk_live_), test (tk_test_, sandbox accounts), outbound (sk_live_) or read (rk_live_: the /v1/ read routes only)',
+      )
         .choices(Object.keys(KINDS))
         .default('live'),
     )

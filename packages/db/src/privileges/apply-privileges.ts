@@ -90,6 +90,9 @@ async function analystGrantsPrivileges(run: RunSql): Promise<string[]> {
   return statements;
 }
 
+/** The analytics tables the gateway's read routes read (SELECT only, through the partitioned parents). */
+const GATEWAY_ANALYTICS_READS = ['customer_scores', 'lift_reports'] as const;
+
 /**
  * The privacy keys (docs/privacy.md), table by table: the gateway creates keys as it encrypts and
  * reads the suppressions; the projector reads keys to decrypt and creates an account's index key when
@@ -221,13 +224,21 @@ export async function applyPrivileges(db: Kysely<unknown>): Promise<void> {
       // An access request's export (run by the projector process) reads a person's scores and
       // campaign decisions, of any account: its policy (created with the table's first policies; a
       // database whose policies predate it needs them dropped once and this re-run).
-      await enableAccountRowSecurity(run, 'analytics', [projector]);
       const exported = ['customer_scores', 'campaign_assignments', 'attributions'].filter((n) =>
         existing.has(`analytics.${n}`),
       );
       if (exported.length)
         await run(`grant usage on schema analytics to ${projector};
           grant select on ${exported.map((n) => qualified('analytics', n)).join(', ')} to ${projector}`);
+      // The gateway's /v1/ read routes (docs/read-api.md): the scores, the lift reports, and the
+      // parents only. Each of its reads filters on the key's account itself; under row-level
+      // security it gets the permissive all-accounts policy, as the read models give it.
+      const gatewayReads = GATEWAY_ANALYTICS_READS.filter((t) => existing.has(`analytics.${t}`));
+      if (gatewayReads.length)
+        await run(`grant usage on schema analytics to ${gateway};
+          grant select on ${gatewayReads.map((t) => qualified('analytics', t)).join(', ')} to ${gateway}`);
+      // One all-accounts policy for both (it is created once, with the table's first policies).
+      await enableAccountRowSecurity(run, 'analytics', [projector, gateway]);
     }
   });
 }

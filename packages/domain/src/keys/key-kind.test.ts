@@ -6,6 +6,8 @@ describe('keyKind', () => {
     ['tk_live_abc123', 'ingest_live'],
     ['tk_test_abc123', 'ingest_test'],
     ['sk_live_abc123', 'outbound'],
+    ['rk_live_abc123', 'read_live'],
+    ['rk_live_', 'unknown'],
     ['pk_abc123', 'pixel'],
     ['whsec_abc123', 'webhook_secret'],
     ['tk_live_', 'unknown'],

@@ -1,12 +1,12 @@
-import type { RequestHandler, Response } from 'express';
-import { HttpError } from '@holdfast/platform';
+import type { Request, RequestHandler, Response } from 'express';
+import { ForbiddenError, HttpError, UnauthorizedError } from '@holdfast/platform';
 import type { Clock } from '../clock.js';
 import { setBodyOwners } from '../http/body-budget.js';
 import { rateLimitAddress } from '../limits/client-ip.js';
 import type { Limiter } from '../limits/limiter.js';
 import type { CredentialStore } from './credential-store.js';
 import type { LastUsedTracker } from './last-used.js';
-import { resolvePrincipal, type Principal } from './resolve-principal.js';
+import { AUTH_DETAIL, resolvePrincipal, type Principal } from './resolve-principal.js';
 
 // Failures that count against the per-IP limit (the 400 and 404 of the legacy path are failed
 // authentications too: they are what an enumeration of account ids would produce).
@@ -29,25 +29,11 @@ export interface AuthDeps {
  */
 export function authenticate(deps: AuthDeps): RequestHandler {
   return async (req, res, next) => {
-    // An IP over its failed-authentication limit is refused before any key is looked up.
-    const blocked = await deps.limiter.failedAuthBlocked(rateLimitAddress(req.ip), deps.clock.now(), res);
-    if (blocked) throw blocked;
-    let principal: Principal;
-    try {
-      principal = await resolvePrincipal(
-        {
-          authorization: req.get('authorization'),
-          accountHeader: req.get('x-service-account-id'),
-          query: req.query,
-        },
-        deps.credentials,
-        deps.clock.now(),
-      );
-    } catch (err) {
-      if (err instanceof HttpError && AUTH_FAILURES.has(err.status)) {
-        throw (await deps.limiter.failedAuth(rateLimitAddress(req.ip), deps.clock.now(), res)) ?? err;
-      }
-      throw err;
+    const principal = await principalOrFailure(req, res, deps);
+    if (principal.method === 'read_key') {
+      // A valid key without the right: 403, counted against the key's read budget (docs/read-api.md).
+      await deps.limiter.read(principal.keyId!, deps.clock.now(), res);
+      throw new ForbiddenError(AUTH_DETAIL.readKeyOnIngest);
     }
     const policy = principal.method === 'ingest_key' ? 'per-key' : 'per-account';
     await deps.limiter.request(principal.rateBucket, deps.clock.now(), res, policy);
@@ -55,6 +41,51 @@ export function authenticate(deps: AuthDeps): RequestHandler {
     res.locals.principal = principal;
     // Its body (read later by the route) counts against the key's and the account's shares too.
     setBodyOwners(req, principal);
+    next();
+  };
+}
+
+async function principalOrFailure(req: Request, res: Response, deps: AuthDeps): Promise<Principal> {
+  // An IP over its failed-authentication limit is refused before any key is looked up.
+  const blocked = await deps.limiter.failedAuthBlocked(rateLimitAddress(req.ip), deps.clock.now(), res);
+  if (blocked) throw blocked;
+  try {
+    return await resolvePrincipal(
+      {
+        authorization: req.get('authorization'),
+        accountHeader: req.get('x-service-account-id'),
+        query: req.query,
+      },
+      deps.credentials,
+      deps.clock.now(),
+    );
+  } catch (err) {
+    if (err instanceof HttpError && AUTH_FAILURES.has(err.status)) {
+      throw (await deps.limiter.failedAuth(rateLimitAddress(req.ip), deps.clock.now(), res)) ?? err;
+    }
+    throw err;
+  }
+}
+
+/**
+ * Express middleware for the /v1/ read routes: the same checks and failure counting as
+ * `authenticate`, then: a read key (rk_live_) reads; an ingest key reads only when its account allows
+ * it (`holdfast accounts set-read-with-ingest-key`, off by default), else 403; the legacy tile token
+ * never reads (401, a failed authentication). Each read counts against the key's own read budget of
+ * 1,200 per minute (RateLimit policy `read`), apart from its ingest budget.
+ */
+export function authenticateRead(deps: AuthDeps): RequestHandler {
+  return async (req, res, next) => {
+    const principal = await principalOrFailure(req, res, deps);
+    if (principal.keyId === null) {
+      const err = new UnauthorizedError(AUTH_DETAIL.readNeedsKey);
+      throw (await deps.limiter.failedAuth(rateLimitAddress(req.ip), deps.clock.now(), res)) ?? err;
+    }
+    if (principal.method === 'ingest_key' && !principal.readWithIngestKey)
+      throw new ForbiddenError(AUTH_DETAIL.ingestKeyCannotRead);
+    await deps.limiter.read(principal.keyId, deps.clock.now(), res);
+    deps.lastUsed.touch(principal.keyId);
+    res.locals.principal = principal;
     next();
   };
 }

@@ -25,6 +25,7 @@ const key = (n: number, revokedAt: Date | null = null): ApiKeyRecord => ({
   kind: 'ingest_live',
   revokedAt,
   expiresAt: null,
+  readWithIngestKey: false,
 });
 
 describe('CredentialStore: a bounded LRU cache with immediate invalidation', () => {

@@ -6,10 +6,12 @@ import { LRUCache } from 'lru-cache';
 export interface ApiKeyRecord {
   readonly id: string;
   readonly accountId: string;
-  readonly kind: 'ingest_live' | 'ingest_test' | 'outbound';
+  readonly kind: 'ingest_live' | 'ingest_test' | 'outbound' | 'read_live';
   readonly revokedAt: Date | null;
   /** Set by rotation: the key works until then (the grace window). */
   readonly expiresAt: Date | null;
+  /** The account's choice whether its ingest keys may call the /v1/ read routes too. */
+  readonly readWithIngestKey: boolean;
 }
 
 /** The account's custom-integration tile (connected or not). */
@@ -31,9 +33,10 @@ export function dbCredentialSource(pool: Pool): CredentialSource {
   return {
     async apiKey(hash) {
       const r = await db
-        .selectFrom('control.api_keys')
-        .select(['id', 'account_id', 'kind', 'revoked_at', 'expires_at'])
-        .where('key_hash', '=', hash)
+        .selectFrom('control.api_keys as k')
+        .innerJoin('control.accounts as a', 'a.id', 'k.account_id')
+        .select(['k.id', 'k.account_id', 'k.kind', 'k.revoked_at', 'k.expires_at', 'a.read_with_ingest_key'])
+        .where('k.key_hash', '=', hash)
         .executeTakeFirst();
       return r
         ? {
@@ -42,6 +45,7 @@ export function dbCredentialSource(pool: Pool): CredentialSource {
             kind: r.kind,
             revokedAt: r.revoked_at,
             expiresAt: r.expires_at,
+            readWithIngestKey: r.read_with_ingest_key,
           }
         : null;
     },

@@ -9,9 +9,12 @@ export interface Principal {
   readonly accountId: string;
   /** The ingest key's id; null for the legacy tile token (a tile has no key id). */
   readonly keyId: string | null;
-  readonly method: 'ingest_key' | 'tile_token';
+  /** `read_key`: an rk_live_ key, which only the /v1/ read routes take. */
+  readonly method: 'ingest_key' | 'read_key' | 'tile_token';
   /** What the 600-per-minute limit counts: the key, or the account for the legacy tile token. */
   readonly rateBucket: string;
+  /** Whether the account lets its ingest keys read (`holdfast accounts set-read-with-ingest-key`). */
+  readonly readWithIngestKey: boolean;
 }
 
 /** What authentication reads from a request. */
@@ -28,6 +31,10 @@ export const AUTH_DETAIL = Object.freeze({
   missing: 'Missing credentials. Send Authorization: Bearer <INGEST_KEY>.',
   malformed: 'Malformed Authorization header. Send Authorization: Bearer <INGEST_KEY>.',
   outboundKey: 'Outbound webhook keys (sk_live_) do not authorize ingest. Use an ingest key (tk_live_).',
+  readKeyOnIngest: 'Read keys (rk_live_) do not authorize ingest or any write. Use an ingest key (tk_live_).',
+  readNeedsKey: 'The read routes take a key: Authorization: Bearer <READ_KEY> (rk_live_).',
+  ingestKeyCannotRead:
+    "This account's ingest keys do not read. Use a read key (rk_live_), or let ingest keys read: holdfast accounts set-read-with-ingest-key.",
   invalidKey: 'Invalid ingest key.',
   revokedKey: 'This ingest key has been revoked.',
   expiredKey: 'This ingest key has expired (rotated, grace window over).',
@@ -49,7 +56,7 @@ const KEY_PARAMS = new Set([
   'auth',
   'bearer',
 ]);
-const KEY_PREFIX = /(?:tk_live_|tk_test_|sk_live_)/i;
+const KEY_PREFIX = /(?:tk_live_|tk_test_|sk_live_|rk_live_)/i;
 
 function firstString(v: unknown): string | undefined {
   if (typeof v === 'string') return v;
@@ -122,7 +129,8 @@ async function byIngestKey(
 ): Promise<Principal> {
   const kind = keyKind(token);
   if (kind === 'outbound') throw new UnauthorizedError(AUTH_DETAIL.outboundKey);
-  if (kind !== 'ingest_live' && kind !== 'ingest_test') throw new UnauthorizedError(AUTH_DETAIL.invalidKey);
+  if (kind !== 'ingest_live' && kind !== 'ingest_test' && kind !== 'read_live')
+    throw new UnauthorizedError(AUTH_DETAIL.invalidKey);
   const key = await store.apiKey(hashToken(token));
   if (!key || key.kind !== kind) throw new UnauthorizedError(AUTH_DETAIL.invalidKey);
   if (key.revokedAt !== null) throw new UnauthorizedError(AUTH_DETAIL.revokedKey);
@@ -130,7 +138,13 @@ async function byIngestKey(
     throw new UnauthorizedError(AUTH_DETAIL.expiredKey);
   if (accountHeader !== undefined && accountHeader.trim().toLowerCase() !== key.accountId.toLowerCase())
     throw new UnauthorizedError(AUTH_DETAIL.accountMismatch);
-  return { accountId: key.accountId, keyId: key.id, method: 'ingest_key', rateBucket: `key:${key.id}` };
+  return {
+    accountId: key.accountId,
+    keyId: key.id,
+    method: kind === 'read_live' ? 'read_key' : 'ingest_key',
+    rateBucket: `key:${key.id}`,
+    readWithIngestKey: key.readWithIngestKey,
+  };
 }
 
 async function byTileToken(
@@ -146,13 +160,19 @@ async function byTileToken(
   if (!tile || !tile.connected) throw new NotFoundError(AUTH_DETAIL.noCustomIntegration);
   if (token === undefined || !sameHash(token, tile.tokenHash))
     throw new UnauthorizedError(AUTH_DETAIL.invalidTileToken);
-  return { accountId: id, keyId: null, method: 'tile_token', rateBucket: `acct:${id}` };
+  return {
+    accountId: id,
+    keyId: null,
+    method: 'tile_token',
+    rateBucket: `acct:${id}`,
+    readWithIngestKey: false,
+  };
 }
 
 /**
  * Authenticates a request to /ingest/* (spec "Authentication"), failing in the spec's order:
  * 1. a key in the query string → 401, whatever else is sent;
- * 2. `Authorization: Bearer <tk_live_|tk_test_ key>` → 401 when unknown, revoked, past its rotation
+ * 2. `Authorization: Bearer <tk_live_|tk_test_|rk_live_ key>` → 401 when unknown, revoked, past its rotation
  *    grace, or not the account of X-Service-Account-Id (optional, must match when sent); an sk_live_
  *    key → 401;
  * 3. legacy tile token, as `Authorization: Bearer <tile_ token>` with X-Service-Account-Id, or as query

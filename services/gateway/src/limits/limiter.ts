@@ -4,7 +4,7 @@ import { LIMITS, MINUTE_MS } from './policy.js';
 import type { RateCounter, WindowHit } from './rate-counter.js';
 
 /** A named quota policy, as the RateLimit headers name it. */
-export type RateLimitPolicy = 'per-key' | 'per-account' | 'failed-auth';
+export type RateLimitPolicy = 'per-key' | 'per-account' | 'failed-auth' | 'read';
 
 /**
  * Tells the client where it stands, in the syntax of the IETF draft "RateLimit header fields for HTTP"
@@ -47,6 +47,16 @@ export class Limiter {
     const hit = await this.counter.hit(`req:${bucket}`, MINUTE_MS, now);
     if (res) setRateLimitHeaders(res, policy, LIMITS.requestsPerMinute, hit);
     if (hit.count > LIMITS.requestsPerMinute) throw new RateLimitedError(hit.retryAfterSeconds);
+  }
+
+  /**
+   * 1,200 requests per minute per key on the /v1/ read routes (policy `read`), counted apart from
+   * the key's ingest requests.
+   */
+  async read(keyId: string, now: Date, res?: Response): Promise<void> {
+    const hit = await this.counter.hit(`read:${keyId}`, MINUTE_MS, now);
+    if (res) setRateLimitHeaders(res, 'read', LIMITS.readRequestsPerMinute, hit);
+    if (hit.count > LIMITS.readRequestsPerMinute) throw new RateLimitedError(hit.retryAfterSeconds);
   }
 
   /**

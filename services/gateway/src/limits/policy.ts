@@ -10,6 +10,11 @@ export const LIMITS = Object.freeze({
   smallBodyBytes: 64 * 1024,
   /** Requests per minute per ingest key (per account for the legacy tile token). */
   requestsPerMinute: 600,
+  /**
+   * Requests per minute per key on the /v1/ read routes (policy `read`): a budget of its own, so
+   * reads never eat into a key's ingest budget (issue 24; not in the spec, which has no reads).
+   */
+  readRequestsPerMinute: 1200,
   /** Failed authentications per minute per IP before 401/404 become 429. */
   failedAuthPerMinute: 30,
   /** POST /ingest/sync: one per this many milliseconds per account. */

@@ -27,8 +27,17 @@ const SPEC_ROUTES = [
   ['get', '/pixel/v1/service-pixel.js'],
 ] as const;
 
-/** Routes added beside the spec's (erasure and access requests, docs/privacy.md). */
-const ADDED_ROUTES = [
+/** The /v1/ surface of issue 24: every ingest route again under /v1/, the read routes, and the
+ * erasure and access requests (docs/privacy.md). */
+const V1_ROUTES = [
+  ...SPEC_ROUTES.filter(([, p]) => p.startsWith('/ingest/')).map(
+    ([m, p]) => [m, p.replace('/ingest/', '/v1/')] as const,
+  ),
+  ['get', '/v1/customers/{external_id}'],
+  ['get', '/v1/customers'],
+  ['get', '/v1/holdout'],
+  ['get', '/v1/audiences/{campaign_type}'],
+  ['get', '/v1/lift'],
   ['post', '/v1/erasures'],
   ['get', '/v1/erasures/{erasure_id}'],
   ['post', '/v1/exports'],
@@ -37,11 +46,25 @@ const ADDED_ROUTES = [
 ] as const;
 
 describe('GET /v1/openapi.json', () => {
-  it('describes exactly the public routes of the spec, and the added privacy routes', () => {
+  it('describes exactly the public routes of the spec and the /v1/ routes', () => {
     const documented = Object.entries(doc.paths).flatMap(([path, ops]) =>
       Object.keys(ops).map((m) => `${m} ${path}`),
     );
-    expect(documented.sort()).toEqual([...SPEC_ROUTES, ...ADDED_ROUTES].map(([m, p]) => `${m} ${p}`).sort());
+    expect(documented.sort()).toEqual([...SPEC_ROUTES, ...V1_ROUTES].map(([m, p]) => `${m} ${p}`).sort());
+  });
+
+  it('describes each /v1/ ingest alias exactly as its /ingest/ route, under its own operationId', () => {
+    const paths = doc.paths as unknown as Record<string, Record<string, Record<string, unknown>>>;
+    for (const [method, path] of SPEC_ROUTES.filter(([, p]) => p.startsWith('/ingest/'))) {
+      const { operationId, tags: _t, ...rest } = paths[path]![method]!;
+      const alias = paths[path.replace('/ingest/', '/v1/')]![method]!;
+      expect(alias.operationId).toBe(`${operationId as string}V1`);
+      expect({ ...alias, operationId: undefined, tags: undefined }).toEqual({
+        ...rest,
+        operationId: undefined,
+        tags: undefined,
+      });
+    }
   });
 
   it('uses, as request bodies, the very schema objects the request validators are compiled from', () => {

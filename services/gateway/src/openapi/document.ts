@@ -11,6 +11,8 @@ import {
 import { ingestPaths, schemaRef } from './ingest-paths.js';
 import { privacyPaths } from './privacy-paths.js';
 import { CustomApiResult, publicPaths } from './public-paths.js';
+import { readComponents, v1Paths } from './read-paths.js';
+import * as readSchemas from './read-schemas.js';
 import * as responses from './response-schemas.js';
 
 const detail = (description: string) => ({
@@ -28,12 +30,12 @@ export function buildOpenApiDocument() {
     openapi: '3.1.0',
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
     info: {
-      title: 'Holdfast ingest API',
+      title: 'Holdfast API',
       version: 'v0',
       description:
-        'Push orders and customers from a custom or headless platform. The account is derived from the authenticated key alone. Timestamps are ISO 8601; one without an offset is read as UTC.',
+        'Push orders and customers from a custom or headless platform (/ingest/*, and the same routes under /v1/), and read customers, scores, the holdout, audiences and lift (/v1/ read routes, read keys). The account is derived from the authenticated key alone. Timestamps are ISO 8601; one without an offset is read as UTC.',
     },
-    paths: { ...ingestPaths, ...publicPaths, ...privacyPaths },
+    paths: { ...ingestPaths, ...publicPaths, ...v1Paths, ...privacyPaths },
     components: {
       schemas: {
         OrdersRequest: ordersRequestSchema,
@@ -46,6 +48,7 @@ export function buildOpenApiDocument() {
         ExportRequest: exportRequestSchema,
         CustomApiResult,
         ...responses,
+        ...readSchemas,
       },
       parameters: {
         ServiceAccountId: {
@@ -86,6 +89,7 @@ export function buildOpenApiDocument() {
           schema: { type: 'boolean', default: false },
           description: 'Validate and classify every row; write nothing but the batch record.',
         },
+        ...readComponents.parameters,
       },
       responses: {
         BadRequest: detail('Empty batch; missing or invalid account id (legacy path).'),
@@ -116,6 +120,7 @@ export function buildOpenApiDocument() {
         InternalError: detail(
           'Failure; for orders nothing of the batch was written, so the same batch can be retried.',
         ),
+        ...readComponents.responses,
       },
       securitySchemes: {
         ingestKey: {
@@ -136,6 +141,7 @@ export function buildOpenApiDocument() {
           name: 'token',
           description: 'Legacy: query account_id=<uuid>&token=<TILE_TOKEN>.',
         },
+        ...readComponents.securitySchemes,
       },
     },
   };

@@ -24,6 +24,7 @@ const ingestSecurity = [{ ingestKey: [] }, { tileTokenBearer: [] }, { legacyTile
 const authErrors = {
   '400': responseRef('BadRequest'),
   '401': responseRef('Unauthorized'),
+  '403': responseRef('ReadKeyForbidden'),
   '404': responseRef('NotFound'),
   '429': responseRef('TooManyRequests'),
   '500': responseRef('InternalError'),

@@ -7,7 +7,7 @@ import {
   type SendDecisionKind,
   type SendSettings,
 } from '@holdfast/domain';
-import { rawQuery, type PoolClient } from '@holdfast/db';
+import { AUDIENCE_TYPING_CTES, rawQuery, type PoolClient } from '@holdfast/db';
 import type { AudienceRules } from './campaign-types.js';
 import type { AccountCampaignSettings } from './campaign-settings.js';
 import { buildCtaUrl } from './cta-url.js';
@@ -51,9 +51,10 @@ interface Candidate {
 /**
  * Plans this run's audiences over the account's current scores:
  *
- * 1. Type (one query): each scored customer gets at most one campaign type, the first rule that matches —
- *    win_back (Overdue or Lapsed), replenishment (predicted next purchase within the window of the
- *    scores' as_of), vip (lifetime value in the account's top `vipShare`, and positive). The same query
+ * 1. Type (one query): each scored customer gets at most one campaign type, the first rule that matches
+ *    (`AUDIENCE_TYPING_CTES` of @holdfast/db, which GET /v1/audiences runs too) — win_back (Overdue or
+ *    Lapsed), replenishment (predicted next purchase within the window of the scores' as_of), vip
+ *    (lifetime value in the account's top `vipShare`, and positive). The same query
  *    reads the customer's contact state and recent counted decisions (planned, sent, held_out,
  *    sandbox_simulated) within the longer of the cool-down and the frequency-cap windows.
  * 2. Decision per customer: `decideSend` (@holdfast/domain; enabled type, cool-down, reach, frequency
@@ -73,20 +74,7 @@ export async function planAudiences(c: PoolClient, p: PlanInput): Promise<PlanRe
   const { rows } = await rawQuery<Candidate>(
     c,
     'audience.candidates',
-    `with scored as (
-       select s.customer_id, s.is_holdout, s.lifecycle_state, s.predicted_next_purchase_at, s.as_of,
-              s.lifetime_value, cume_dist() over (order by s.lifetime_value) as ltv_cume
-         from analytics.customer_scores s
-        where s.account_id = $1),
-     typed as (
-       select customer_id, is_holdout,
-              case
-                when lifecycle_state in ('Overdue', 'Lapsed') then 'win_back'
-                when predicted_next_purchase_at is not null
-                     and predicted_next_purchase_at <= as_of + make_interval(days => $2) then 'replenishment'
-                when lifetime_value > 0 and ltv_cume > 1 - $3::float8 then 'vip'
-              end as campaign_type
-         from scored)
+    `with ${AUDIENCE_TYPING_CTES}
      select t.customer_id, t.campaign_type, t.is_holdout,
             c.email is not null as has_email, coalesce(c.consent_marketing_email, false) as email_consent,
             (coalesce(c.consent_suppressed, false) or coalesce(c.consent_bounced, false)) as email_suppressed,

@@ -2,21 +2,8 @@ import type { CampaignType } from '@holdfast/domain';
 
 export type Channel = 'email' | 'sms';
 
-/** Tunables of the audience rules; the defaults are the documented ones. */
-export interface AudienceRules {
-  /** A customer gets the same campaign type at most once per this many days (default 30). */
-  readonly cooldownDays: number;
-  /** replenishment: the predicted next purchase falls within this many days of the scores' as_of (default 7). */
-  readonly replenishmentWindowDays: number;
-  /** vip: the top share of the account's customers by lifetime value (default 0.1, the top decile). */
-  readonly vipShare: number;
-}
-
-export const DEFAULT_AUDIENCE_RULES: AudienceRules = {
-  cooldownDays: 30,
-  replenishmentWindowDays: 7,
-  vipShare: 0.1,
-};
+// The audience rules are shared with the gateway's GET /v1/audiences (one definition, in @holdfast/db).
+export { DEFAULT_AUDIENCE_RULES, type AudienceRules } from '@holdfast/db';
 
 /** What one message says. The call-to-action link is appended by the channel adapter. */
 export interface MessageCopy {
