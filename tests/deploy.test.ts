@@ -76,15 +76,15 @@ describe('deploy/kubernetes', () => {
     const keys = (name: string) => [...byName.get(name)!.secrets.keys()].sort();
     const common = ['DATABASE_URL', 'HOLDFAST_KAFKA_SASL_PASSWORD'];
     expect(keys('holdfast-gateway')).toEqual(
-      [...common, 'HOLDFAST_INBOUND_KEYS', 'HOLDFAST_UNSUBSCRIBE_KEYS'].sort(),
+      [...common, 'HOLDFAST_INBOUND_KEYS', 'HOLDFAST_PRIVACY_KEYS', 'HOLDFAST_UNSUBSCRIBE_KEYS'].sort(),
     );
     expect(keys('holdfast-recompute')).toEqual(
       [...common, 'HOLDFAST_SECRETS_KEYS', 'HOLDFAST_UNSUBSCRIBE_KEYS'].sort(),
     );
     expect(keys('holdfast-dispatcher')).toEqual([...common, 'HOLDFAST_SECRETS_KEYS'].sort());
-    expect(keys('holdfast-projector')).toEqual(common);
+    expect(keys('holdfast-projector')).toEqual([...common, 'HOLDFAST_PRIVACY_KEYS'].sort());
     expect(keys('holdfast-operator')).toEqual(
-      [...common, 'HOLDFAST_INBOUND_KEYS', 'HOLDFAST_SECRETS_KEYS'].sort(),
+      [...common, 'HOLDFAST_INBOUND_KEYS', 'HOLDFAST_PRIVACY_KEYS', 'HOLDFAST_SECRETS_KEYS'].sort(),
     );
     // No master key at the public edge, not even as a literal.
     expect(byName.get('holdfast-gateway')!.text).not.toContain('HOLDFAST_SECRETS_KEYS');
