@@ -55,6 +55,8 @@ export default async function setup(): Promise<() => Promise<void>> {
   // The gateway's own keys (unsubscribe links, SMS inbound tokens): never the master key.
   process.env.HOLDFAST_UNSUBSCRIBE_KEYS ??= `unsub-${runId}:${randomBytes(32).toString('base64')}`;
   process.env.HOLDFAST_INBOUND_KEYS ??= `inbound-${runId}:${randomBytes(32).toString('base64')}`;
+  // The key-encryption keys of personal data in the log (gateway, projector, CLI): one per run.
+  process.env.HOLDFAST_PRIVACY_KEYS ??= `privacy-${runId}:${randomBytes(32).toString('base64')}`;
   return async () => {
     if (process.env.HOLDFAST_KEEP_TEST_DATA) return;
     await dropRunResources(env, runId);

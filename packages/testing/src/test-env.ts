@@ -97,13 +97,14 @@ export async function createTestEnv(label: string, { partitions = 2 } = {}): Pro
       HOLDFAST_PARTITIONS: String(partitions),
       HOLDFAST_KAFKA_CLIENT: testKafkaClient(),
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
-      // The run's secrets, unsubscribe and inbound keys and outbound allow-list (global setup), so a CLI or service started with
+      // The run's secrets, unsubscribe, inbound and privacy keys and outbound allow-list (global setup), so a CLI or service started with
       // this env seals and opens secrets like the test itself and may call its local receivers.
       ...Object.fromEntries(
         [
           'HOLDFAST_SECRETS_KEYS',
           'HOLDFAST_UNSUBSCRIBE_KEYS',
           'HOLDFAST_INBOUND_KEYS',
+          'HOLDFAST_PRIVACY_KEYS',
           'HOLDFAST_OUTBOUND_ALLOW',
           'HOLDFAST_OUTBOUND_ALLOW_HTTP',
         ].flatMap((k) => (process.env[k] ? [[k, process.env[k]]] : [])),

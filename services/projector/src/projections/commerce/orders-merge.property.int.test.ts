@@ -249,6 +249,8 @@ function pure({ events, account }: Scenario) {
         subscription_started_at: iso(c.subscriptionStartedAt),
         created_at: iso(c.createdAt),
         updated_at: iso(c.updatedAt),
+        consent_locked_email: c.consentLockedEmail,
+        consent_locked_sms: c.consentLockedSms,
       }))
       .sort((a, b) => a.customer_id.localeCompare(b.customer_id)),
   };
