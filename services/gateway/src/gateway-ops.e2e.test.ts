@@ -79,7 +79,7 @@ describe('gateway process: ops listener and PostgreSQL connection loss', () => {
         postgres: 'ok',
         kafka: 'ok',
         registry: 'ok',
-        read_models: `failing: 10 read-model tables missing in "read_models" (created by the projector's start or holdfast migrate)`,
+        read_models: `failing: 11 read-model tables missing in "read_models" (created by the projector's start or holdfast migrate)`,
       },
     });
     // The API answers meanwhile (here: an unauthenticated call is refused, not dropped).
