@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { once } from 'node:events';
 import { runBackfill } from '@holdfast/cli';
 import { generateOrders } from './generate-orders.js';
-import { report, type Figures } from './report.js';
+import { median as medianOf, report, type Figures } from './report.js';
 import { RssSampler } from './rss.js';
 import { repeat } from './runs.js';
 import { benchStack } from './stack.js';
@@ -25,8 +25,14 @@ async function writeFile(path: string, n: number): Promise<number> {
   return ids.size;
 }
 
-function serviceEnv(args: Record<string, string>): Record<string, string> {
-  return args['producer-pool'] ? { PRODUCER_POOL_SIZE: args['producer-pool'] } : {};
+/** Whether the gateway seals personal fields (`--sealing off`: in clear, test mode only). */
+type Sealing = 'on' | 'off';
+
+function serviceEnv(args: Record<string, string>, sealing: Sealing = 'on'): Record<string, string> {
+  return {
+    ...(args['producer-pool'] ? { PRODUCER_POOL_SIZE: args['producer-pool'] } : {}),
+    ...(sealing === 'off' ? { HOLDFAST_TEST_MODE: '1', HOLDFAST_UNSAFE_UNSEALED: '1' } : {}),
+  };
 }
 
 /** `--profile DIR`: gateway and projector write a .cpuprofile there when they stop. */
@@ -42,6 +48,49 @@ export async function benchBackfill(args: Record<string, string>): Promise<void>
   console.error(`generating ${n.toLocaleString('en-US')} orders ...`);
   const distinct = await writeFile(file, n);
   try {
+    // `--sealing both`: what sealing personal fields costs, side by side. Each run is a pair, sealed
+    // and in clear, their order alternating (load drifts): the medians of both sides and their ratio.
+    if (args.sealing === 'both') {
+      const pairs = await repeat(
+        'backfill sealing on/off',
+        runs,
+        async (run) => {
+          const order: Sealing[] = run % 2 ? ['off', 'on'] : ['on', 'off'];
+          const out = {} as Record<Sealing, number>;
+          for (const sealing of order) {
+            const r = await backfillOnce(args, n, distinct, file, join(dir, `${run}-${sealing}`), sealing);
+            out[sealing] = r.figures.orders_per_s as number;
+            console.error(`  sealing ${sealing}: ${out[sealing].toLocaleString('en-US')} orders/s`);
+          }
+          return out;
+        },
+        (r) => r.on / r.off,
+      );
+      const on = medianOf(pairs.results.map((r) => r.on));
+      const off = medianOf(pairs.results.map((r) => r.off));
+      report(
+        'backfill-sealing',
+        {
+          orders: n,
+          runs,
+          sealed_orders_per_s: on,
+          clear_orders_per_s: off,
+          median_ratio: Math.round(pairs.median * 1000) / 1000,
+          pairs: pairs.results.map((r) => `${r.on}/${r.off}`).join(' '),
+          loads: pairs.loads.join(' '),
+        },
+        [
+          ['median orders/s, sealing on', on],
+          ['median orders/s, sealing off', off],
+          ["median of the pairs' on/off ratios", pairs.median.toFixed(3)],
+          [
+            'pairs (on/off orders/s) / load averages',
+            `${pairs.results.map((r) => `${r.on}/${r.off}`).join(' ')} / ${pairs.loads.join(' ')}`,
+          ],
+        ],
+      );
+      return;
+    }
     const { median, medianRun, figures, loads } = await repeat(
       'backfill',
       runs,
@@ -64,12 +113,13 @@ async function backfillOnce(
   distinct: number,
   file: string,
   dir: string,
+  sealing: Sealing = args.sealing === 'off' ? 'off' : 'on',
 ): Promise<{ figures: Figures; table: [string, string | number][] }> {
   const concurrency = Number(args.concurrency ?? 4);
   await mkdir(dir, { recursive: true });
   const stack = await benchStack(Number(args.partitions ?? 4));
   try {
-    const projectorPort = await stack.startService('projector', serviceEnv(args), nodeArgs(args));
+    const projectorPort = await stack.startService('projector', serviceEnv(args, sealing), nodeArgs(args));
     // The projector's own gauge: high watermark − next offset, per partition, after each chunk.
     const lagNow = async (): Promise<number> => {
       const text = await (await fetch(`http://127.0.0.1:${projectorPort}/metrics`)).text();
@@ -78,7 +128,7 @@ async function backfillOnce(
         max = Math.max(max, Number(m[1]));
       return max;
     };
-    const gatewayPort = await stack.startService('gateway', serviceEnv(args), nodeArgs(args));
+    const gatewayPort = await stack.startService('gateway', serviceEnv(args, sealing), nodeArgs(args));
     const { accountId, key } = await stack.account();
     const sampler = new RssSampler(stack.pids()).start();
     let maxLag = 0;

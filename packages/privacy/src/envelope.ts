@@ -21,18 +21,32 @@ export function personalAad(accountId: string, subjectId: string, eventId: strin
 
 /**
  * Seals `fields` (JSON) under a subject's data key: AES-256-GCM, `version (1) | iv (12) | tag (16) |
- * ciphertext`, `aad` authenticated (see personalAad).
+ * ciphertext`, `aad` authenticated (see personalAad). `iv`: 12 fresh random bytes (default: drawn
+ * here); a caller sealing many records draws them for all at once (`randomBytes(12 * n)`): one call to
+ * the random source per record was a third of a seal's time.
  *
  * @example
  * const sealed = sealFields(key, personalAad(account, subject, eventId), { email: 'ada@example.com' });
  * openFields(key, personalAad(account, subject, eventId), sealed); // { email: 'ada@example.com' }
  */
-export function sealFields(dataKey: Buffer, aad: string, fields: object): Buffer {
-  const iv = randomBytes(12);
+export function sealFields(
+  dataKey: Buffer,
+  aad: string,
+  fields: object,
+  iv: Buffer = randomBytes(12),
+): Buffer {
+  if (iv.length !== 12) throw new Error('an AES-GCM iv is 12 bytes');
   const c = createCipheriv('aes-256-gcm', keyObjectOf(dataKey), iv);
   c.setAAD(Buffer.from(aad, 'utf8'));
-  const ct = Buffer.concat([c.update(JSON.stringify(fields), 'utf8'), c.final()]);
-  return Buffer.concat([Buffer.of(VERSION), iv, c.getAuthTag(), ct]);
+  const ct = c.update(JSON.stringify(fields), 'utf8');
+  c.final(); // GCM: nothing more (a stream mode), only the tag
+  // One buffer for the envelope, no concatenations.
+  const out = Buffer.allocUnsafe(HEADER + ct.length);
+  out[0] = VERSION;
+  iv.copy(out, 1);
+  c.getAuthTag().copy(out, 13);
+  ct.copy(out, HEADER);
+  return out;
 }
 
 /** Opens what sealFields sealed with the same key and aad; PersonalDataUnreadableError otherwise. */

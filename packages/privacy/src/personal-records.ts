@@ -1,8 +1,10 @@
-import { blindIndex, recordSubject, subjectOf } from './blind-index.js';
+import { randomBytes } from 'node:crypto';
+import { recordSubject, subjectOf } from './blind-index.js';
 import {
   identifiersOf,
   withoutPersonal,
   withPersonal,
+  type ClearIdentifiers,
   type PersonalEvent,
   type PersonalFields,
 } from './commerce-personal.js';
@@ -16,8 +18,19 @@ export interface IdentifierIndexes {
   readonly phone: string | null;
 }
 
-const indexOr = (key: Buffer, kind: 'external_id' | 'email' | 'phone', v: string | null) =>
-  v === null ? null : blindIndex(key, kind, v);
+/** The identifiers' blind indexes under the account's index key (remembered by the cache). */
+function indexesOf(
+  keys: SubjectKeyCache,
+  account: string,
+  key: Buffer,
+  ids: ClearIdentifiers,
+): IdentifierIndexes {
+  return {
+    externalId: ids.externalId === null ? null : keys.blindIndex(account, key, 'external_id', ids.externalId),
+    email: ids.email === null ? null : keys.blindIndex(account, key, 'email', ids.email),
+    phone: ids.phone === null ? null : keys.blindIndex(account, key, 'phone', ids.phone),
+  };
+}
 
 /**
  * Encrypts the personal fields of one account's records (one ingest request): each record's
@@ -39,12 +52,7 @@ export async function sealPersonal<E extends PersonalEvent>(
   const account = accountId.toLowerCase();
   const indexKey = await keys.indexKey(account);
   const plans = events.map((e) => {
-    const ids = identifiersOf(e);
-    const indexes: IdentifierIndexes = {
-      externalId: indexOr(indexKey, 'external_id', ids.externalId),
-      email: indexOr(indexKey, 'email', ids.email),
-      phone: indexOr(indexKey, 'phone', ids.phone),
-    };
+    const indexes = indexesOf(keys, account, indexKey, identifiersOf(e));
     const split = withoutPersonal(e);
     // No personal value (an order naming its customer by external id only): nothing to seal, no key.
     const subject = split.fields ? (subjectOf(indexes) ?? recordSubject(e.value.metadata.event_id)) : null;
@@ -54,7 +62,9 @@ export async function sealPersonal<E extends PersonalEvent>(
   const dataKeys = subjects.length
     ? await keys.dataKeys(account, subjects, { create: true })
     : new Map<string, Buffer>();
-  return plans.map(({ e, indexes, split, subject }) => {
+  // Every record's iv from one call to the random source.
+  const ivs = randomBytes(12 * plans.length);
+  return plans.map(({ e, indexes, split, subject }, i) => {
     if (subject === null) return e.value;
     const key = dataKeys.get(subject);
     if (!key) throw new Error(`no data key for a subject of account ${account} after creating it`);
@@ -66,6 +76,7 @@ export async function sealPersonal<E extends PersonalEvent>(
           key,
           personalAad(account, subject, e.value.metadata.event_id),
           split.fields ?? {},
+          ivs.subarray(12 * i, 12 * i + 12),
         ),
         external_id_index: indexes.externalId,
         email_index: indexes.email,
@@ -114,6 +125,7 @@ export async function openPersonal<E extends PersonalEvent>(
   return events.map((e) => {
     const account = e.value.metadata.account_id.toLowerCase();
     return openOne(
+      keys,
       e,
       account,
       indexKeys.get(account),
@@ -137,12 +149,13 @@ export function openPersonalCached<E extends PersonalEvent>(
     const indexKey = p ? undefined : keys.peekIndexKey(account);
     const dataKey = p ? keys.peekDataKey(account, p.subject_id) : undefined;
     if (p ? !dataKey : !indexKey) return undefined;
-    out.push(openOne(e, account, indexKey, dataKey));
+    out.push(openOne(keys, e, account, indexKey, dataKey));
   }
   return out;
 }
 
 function openOne<E extends PersonalEvent>(
+  keys: SubjectKeyCache,
   e: E,
   account: string,
   indexKey: Buffer | undefined,
@@ -150,15 +163,9 @@ function openOne<E extends PersonalEvent>(
 ): OpenedRecord<E> {
   const p = e.value.personal;
   if (!p) {
-    const ids = identifiersOf(e);
-    const key = indexKey!;
     return {
       value: e.value,
-      indexes: {
-        externalId: indexOr(key, 'external_id', ids.externalId),
-        email: indexOr(key, 'email', ids.email),
-        phone: indexOr(key, 'phone', ids.phone),
-      },
+      indexes: indexesOf(keys, account, indexKey!, identifiersOf(e)),
       subjectId: null,
       readable: true,
     };

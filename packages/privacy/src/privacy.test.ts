@@ -73,6 +73,16 @@ describe('sealFields / openFields', () => {
     }
     expect(() => openFields(k1, aad, sealed.subarray(0, 10))).toThrow(PersonalDataUnreadableError);
   });
+
+  it('given ivs drawn by the caller, then each seal uses its own and opens; an iv not of 12 bytes is refused', () => {
+    const ivs = randomBytes(24);
+    const a = sealFields(k1, aad, { email: 'a@example.com' }, ivs.subarray(0, 12));
+    const b = sealFields(k1, aad, { email: 'a@example.com' }, ivs.subarray(12, 24));
+    expect(a.subarray(1, 13)).toEqual(ivs.subarray(0, 12));
+    expect(b.subarray(1, 13)).toEqual(ivs.subarray(12, 24));
+    expect(openFields(k1, aad, b)).toEqual({ email: 'a@example.com' });
+    expect(() => sealFields(k1, aad, {}, randomBytes(8))).toThrow('12 bytes');
+  });
 });
 
 function fakeStore(): SubjectKeyStore & { generation: bigint; keys: Map<string, Buffer>; calls: string[][] } {
@@ -133,5 +143,27 @@ describe('SubjectKeyCache', () => {
     store.calls.length = 0;
     await cache.dataKeys('a', ['s1', 's2'], { create: true });
     expect(store.calls).toEqual([['s2']]);
+  });
+
+  it('given an identifier indexed twice, then it is the blind index, remembered once; a destruction forgets every one', async () => {
+    const store = fakeStore();
+    const cache = new SubjectKeyCache(store);
+    await cache.refresh();
+    const a = cache.blindIndex('a', k1, 'email', 'ada@example.com');
+    expect(a).toBe(blindIndex(k1, 'email', 'ada@example.com'));
+    expect(cache.blindIndex('a', k1, 'email', 'ada@example.com')).toBe(a);
+    expect(cache.blindIndex('b', k2, 'email', 'ada@example.com')).toBe(
+      blindIndex(k2, 'email', 'ada@example.com'),
+    );
+    expect(cache.indexesRemembered).toBe(2);
+    await store.destroy('a', ['s1'], 'e');
+    await cache.refresh();
+    expect(cache.indexesRemembered).toBe(0);
+  });
+
+  it('given more identifiers than its bound, then it starts afresh rather than grow', () => {
+    const cache = new SubjectKeyCache(fakeStore(), { maxIndexes: 2 });
+    for (const v of ['1', '2', '3']) cache.blindIndex('a', k1, 'phone', v);
+    expect(cache.indexesRemembered).toBe(1);
   });
 });

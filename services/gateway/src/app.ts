@@ -127,7 +127,7 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps): P
     db: createDb(deps.pool),
     appender: withRequestHeaders(deps.appender),
     recordAppender: deps.pixelAppender && withRequestHeaders(deps.pixelAppender),
-    events: new EventFactory(deps.codec, config.infra.topicPrefix, keyCache),
+    events: new EventFactory(deps.codec, config.infra.topicPrefix, keyCache, config.unsafeUnsealed),
     clock,
     logger,
     metrics,

@@ -52,6 +52,21 @@ describe('loadGatewayConfig: lifting the limits', () => {
   });
 });
 
+describe('loadGatewayConfig: personal data in clear (benchmark only)', () => {
+  it('given HOLDFAST_UNSAFE_UNSEALED without test mode, when loaded, then start-up fails', () => {
+    expect(() => loadGatewayConfig({ ...base, HOLDFAST_UNSAFE_UNSEALED: '1' })).toThrow(
+      /HOLDFAST_UNSAFE_UNSEALED is honoured only with HOLDFAST_TEST_MODE=1/,
+    );
+  });
+
+  it('given it with test mode, when loaded, then records go unsealed; by default they are sealed', () => {
+    expect(
+      loadGatewayConfig({ ...base, HOLDFAST_UNSAFE_UNSEALED: '1', HOLDFAST_TEST_MODE: '1' }).unsafeUnsealed,
+    ).toBe(true);
+    expect(loadGatewayConfig(base).unsafeUnsealed).toBe(false);
+  });
+});
+
 describe('loadGatewayConfig: bounded resources', () => {
   it('given nothing, when loaded, then the defaults are sane', () => {
     const c = loadGatewayConfig(base);

@@ -73,6 +73,12 @@ export interface GatewayConfig {
    */
   readonly unsafeLiftLimits: boolean;
   /**
+   * HOLDFAST_UNSAFE_UNSEALED: commerce records are appended with their personal fields in clear, as
+   * before encryption existed (the backfill benchmark's "sealing off" side, to measure what sealing
+   * costs). Refused at start-up unless HOLDFAST_TEST_MODE is set too: never a production setting.
+   */
+  readonly unsafeUnsealed: boolean;
+  /**
    * How long a credential lookup is cached (CREDENTIAL_CACHE_MS, default 30 s). The cache is dropped on
    * every `holdfast_credentials` notification, and bypassed while that LISTEN connection is down, so a
    * revoked key is refused within a second either way.
@@ -171,6 +177,11 @@ export function loadGatewayConfig(env: Readonly<Record<string, string | undefine
     problems.push(
       'HOLDFAST_UNSAFE_LIFT_LIMITS is honoured only with HOLDFAST_TEST_MODE=1 (it turns the rate limits off)',
     );
+  const unsafeUnsealed = r.bool('HOLDFAST_UNSAFE_UNSEALED', false);
+  if (unsafeUnsealed && !testMode)
+    problems.push(
+      'HOLDFAST_UNSAFE_UNSEALED is honoured only with HOLDFAST_TEST_MODE=1 (it writes personal data in clear)',
+    );
   const headersTimeoutMs = r.int('HEADERS_TIMEOUT_MS', 10_000, { min: 100, max: 600_000 });
   const requestTimeoutMs = r.int('REQUEST_TIMEOUT_MS', 120_000, { min: 100, max: 3_600_000 });
   if (requestTimeoutMs < headersTimeoutMs)
@@ -220,6 +231,7 @@ export function loadGatewayConfig(env: Readonly<Record<string, string | undefine
       keepAliveTimeoutMs: r.int('KEEP_ALIVE_TIMEOUT_MS', 5_000, { min: 100, max: 600_000 }),
       testMode,
       unsafeLiftLimits,
+      unsafeUnsealed,
       credentialCacheMs: r.int('CREDENTIAL_CACHE_MS', 30_000, { min: 0, max: 600_000 }),
       credentialListenerPingMs: r.int('CREDENTIAL_LISTENER_PING_MS', 3_000, { min: 100, max: 60_000 }),
       lastUsedFlushMs: r.int('LAST_USED_FLUSH_MS', 60_000, { min: 10, max: 3_600_000 }),

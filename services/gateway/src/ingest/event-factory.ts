@@ -32,6 +32,8 @@ export class EventFactory {
     private readonly topicPrefix: string,
     /** The subject keys the personal fields of commerce records are encrypted with (docs/privacy.md). */
     private readonly keys: SubjectKeyCache,
+    /** HOLDFAST_UNSAFE_UNSEALED (test mode only): personal fields left in clear, for the benchmark. */
+    private readonly unsealed = false,
   ) {}
 
   metadata(meta: RequestMeta): EventMetadata {
@@ -74,6 +76,7 @@ export class EventFactory {
     values: readonly (EventTypes[K] & { readonly metadata: EventMetadata })[],
   ): Promise<OutgoingRecord[]> {
     if (!values.length) return [];
+    if (this.unsealed) return values.map((value) => this.record('holdfast.commerce', name, value));
     await this.keys.refreshIfDue();
     // The tag of every value is `name`: a PersonalEvent each (TS cannot narrow K's union here).
     const events = values.map((value) => ({ type: name, value }) as unknown as PersonalEvent);
