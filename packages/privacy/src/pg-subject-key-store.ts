@@ -238,6 +238,18 @@ export class PgSubjectKeyStore implements SubjectKeyStore {
     return BigInt(rows[0]?.generation ?? '0');
   }
 
+  /** How many index and subject keys are wrapped under each KEK id (what a rotation still has to do). */
+  async keysByKek(): Promise<Map<string, number>> {
+    const { rows } = await rawQuery<{ key_id: string; n: number }>(
+      this.q,
+      'privacy.keys-by-kek',
+      `select key_id, count(*)::int as n from (
+         select key_id from privacy.account_keys union all select key_id from privacy.subject_keys) k
+       group by key_id order by key_id`,
+    );
+    return new Map(rows.map((r) => [r.key_id, r.n]));
+  }
+
   /**
    * KEK rotation: re-seals every key not sealed under the current KEK (the first of
    * HOLDFAST_PRIVACY_KEYS) and returns how many; the keys themselves, so every record, are unchanged.

@@ -1,3 +1,4 @@
+import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtemp, readFile, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -120,5 +121,39 @@ describe('holdfast erase, erasures, export-person', () => {
     const doc = JSON.parse(await readFile(out, 'utf8')) as Record<string, unknown>;
     expect(doc).toMatchObject({ account_id: account, customer_ids: [], orders: [], profile: [] });
     expect((await stat(out)).mode & 0o777).toBe(0o600);
+  });
+});
+
+describe('holdfast privacy rewrap (KEK rotation)', () => {
+  it('given keys under the old KEK and a ring new-first, then every key is wrapped under the new one, the same key, and opens with the new KEK alone', async () => {
+    const kek = (id: string) => `${id}:${randomBytes(32).toString('base64')}`;
+    const [oldKek, newKek] = [kek('rot-old'), kek('rot-new')];
+    const acc = randomUUID();
+    const under = (ring: string) =>
+      new PgSubjectKeyStore(t.pool, loadPrivacyKeyring({ HOLDFAST_PRIVACY_KEYS: ring }));
+    const before = under(oldKek);
+    const index = await before.indexKey(acc);
+    const data = await before.dataKeys(acc, ['x:a', 'e:b'], { create: true });
+
+    const r = await runCaptured(['privacy', 'rewrap', '--batch', '1', '--json'], {
+      ...t.env,
+      HOLDFAST_PRIVACY_KEYS: `${newKek},${oldKek},${t.env.HOLDFAST_PRIVACY_KEYS}`,
+    });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const out = r.json<{ current_kek: string; rewrapped: number; keys_under_other_keks: number }>();
+    expect(out).toMatchObject({ current_kek: 'rot-new', keys_under_other_keks: 0 });
+    expect(out.rewrapped).toBeGreaterThanOrEqual(3);
+
+    const after = under(newKek);
+    expect(await after.indexKey(acc)).toEqual(index);
+    expect(await after.dataKeys(acc, ['x:a', 'e:b'], { create: false })).toEqual(data);
+    await expect(under(oldKek).dataKeys(acc, ['x:a'], { create: false })).rejects.toThrow(
+      /no master key "rot-new"/,
+    );
+    const again = await runCaptured(['privacy', 'rewrap'], { ...t.env, HOLDFAST_PRIVACY_KEYS: newKek });
+    expect(again.stdout).toMatch(
+      /^Rewrapped 0 keys under KEK "rot-new"; 0 under other KEKs: the older KEKs can leave the ring/,
+    );
   });
 });

@@ -188,4 +188,32 @@ export const registerPrivacy: RegisterCommand = (program, context) => {
         );
       } else ctx.io.stdout(text);
     });
+
+  const privacy = program
+    .command('privacy')
+    .description('the keys personal data is sealed under (HOLDFAST_PRIVACY_KEYS), and the log');
+  privacy
+    .command('rewrap')
+    .description(
+      'KEK rotation: wrap every index and subject key again under the first key of HOLDFAST_PRIVACY_KEYS (keep the old ones in the ring until it is done); the keys themselves, so every record, stay the same',
+    )
+    .addOption(new Option('--batch <n>', 'keys per transaction').default(500).argParser(positiveInt))
+    .action(async (o: { batch: number }) => {
+      const ctx = context();
+      await ctx.db();
+      const keyring = loadPrivacyKeyring(ctx.env);
+      const store = new PgSubjectKeyStore(ctx.pool(), keyring);
+      const rewrapped = await store.rewrap(o.batch);
+      const byKek = Object.fromEntries(await store.keysByKek());
+      const current = keyring.currentKeyId;
+      const left = Object.entries(byKek)
+        .filter(([id]) => id !== current)
+        .reduce((n, [, c]) => n + c, 0);
+      ctx.out(
+        { current_kek: current, rewrapped, keys_by_kek: byKek, keys_under_other_keks: left },
+        () =>
+          `Rewrapped ${rewrapped} keys under KEK "${current}"; ${left} under other KEKs` +
+          (left ? ' (re-run: another process was rewrapping them)' : ': the older KEKs can leave the ring'),
+      );
+    });
 };
