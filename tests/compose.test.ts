@@ -77,9 +77,30 @@ describe('docker-compose.yml', () => {
       expect(block).toContain('migrate: { condition: service_completed_successfully }');
       // Its own PostgreSQL role, its password from a secret file, its /healthz on the ops port.
       expect(block).toContain(`DATABASE_URL: postgres://holdfast_${name}@postgres:5432/holdfast`);
-      expect(block).toContain(`secrets: [${name}_db_password]`);
+      expect(block).toContain(`secrets: [${name}_db_password, `);
       expect(block).toContain("fetch('http://127.0.0.1:9400/healthz')");
     }
+    // Each service its own key lists as secret files, as deploy/kubernetes gives them: the public
+    // gateway never the secrets master key; personal data sealed (gateway) and opened (projector).
+    const keysOf = (name: string) =>
+      [...blocks.get(name)!.matchAll(/^ {6}(HOLDFAST_[A-Z_]+_KEYS)_FILE: \/run\/secrets\/([a-z_]+)$/gm)].map(
+        (m) => `${m[1]}=${m[2]}`,
+      );
+    expect(keysOf('gateway')).toEqual([
+      'HOLDFAST_UNSUBSCRIBE_KEYS=unsubscribe_keys',
+      'HOLDFAST_INBOUND_KEYS=inbound_keys',
+      'HOLDFAST_PRIVACY_KEYS=privacy_keys',
+    ]);
+    expect(keysOf('projector')).toEqual(['HOLDFAST_PRIVACY_KEYS=privacy_keys']);
+    expect(keysOf('recompute')).toEqual([
+      'HOLDFAST_SECRETS_KEYS=secrets_keys',
+      'HOLDFAST_UNSUBSCRIBE_KEYS=unsubscribe_keys',
+    ]);
+    expect(keysOf('dispatcher')).toEqual(['HOLDFAST_SECRETS_KEYS=secrets_keys']);
+    for (const name of ['gateway', 'projector', 'recompute', 'dispatcher'])
+      for (const k of keysOf(name)) expect(blocks.get(name), k).toContain(`, ${k.split('=')[1]}`);
+    for (const n of ['secrets_keys', 'unsubscribe_keys', 'inbound_keys', 'privacy_keys'])
+      expect(text).toContain(`\n  ${n}: { file: ./.secrets/${n} }\n`);
     expect(blocks.get('registry')).toContain('jdbc:postgresql://postgres:5432/holdfast_registry');
     expect(blocks.get('postgres')).toContain('pgdata:/var/lib/postgresql/data');
     expect(blocks.get('kafka')).toContain('kafkadata:/var/lib/kafka/data');

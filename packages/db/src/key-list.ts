@@ -62,8 +62,10 @@ function localDevelopmentKeys(
 }
 
 /**
- * The keys of `setting`. Without it: in production (NODE_ENV=production) a ConfigError, so a service
- * never starts with a made-up key; elsewhere the local development key in the cache file `devFile`.
+ * The keys of `setting`, or of the file named by `<setting>_FILE` (a container secret mounted as a
+ * file, as docker-compose.yml does; the setting itself wins when both are set). Without either: in
+ * production (NODE_ENV=production) a ConfigError, so a service never starts with a made-up key;
+ * elsewhere the local development key in the cache file `devFile`.
  *
  * @example
  * loadKeyList(process.env, 'HOLDFAST_INBOUND_KEYS', 'inbound-key');
@@ -75,6 +77,18 @@ export function loadKeyList(
 ): NamedKey[] {
   const value = env[setting];
   if (value) return parseKeyList(setting, value);
+  const file = env[`${setting}_FILE`];
+  if (file) {
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (err) {
+      throw new ConfigError(
+        `invalid configuration: ${setting}_FILE: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
+      );
+    }
+    return parseKeyList(`${setting}_FILE`, text);
+  }
   if (env.NODE_ENV === 'production')
     throw new ConfigError(`invalid configuration: ${setting} is required in production`);
   return localDevelopmentKeys(env, setting, devFile);
