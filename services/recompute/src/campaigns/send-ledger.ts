@@ -1,6 +1,6 @@
 import { rawQuery, sql, type Pool } from '@holdfast/db';
 import { recomputeDb } from '../recompute-database.js';
-import type { CampaignType } from '@holdfast/domain';
+import { scrubPersonalText, type CampaignType } from '@holdfast/domain';
 import type { Channel } from './campaign-types.js';
 
 /** A send to work on: `planned`, or `sending` (claimed by an earlier step that never recorded it). */
@@ -127,7 +127,8 @@ export function createSendLedger(pool: Pool, readModelSchema: string): SendLedge
           url: s.url,
           provider_status: s.statusCode,
           sent_at: s.sentAt,
-          last_error: s.lastFailure?.errorClass ?? null,
+          // Provider error text may quote the recipient: scrubbed before it is stored (docs/privacy.md).
+          last_error: s.lastFailure ? scrubPersonalText(s.lastFailure.errorClass) : null,
           last_failure_kind: s.lastFailure?.kind ?? null,
           send_attempts: eb('send_attempts', '+', s.attempts),
         }))
@@ -141,7 +142,7 @@ export function createSendLedger(pool: Pool, readModelSchema: string): SendLedge
         .updateTable('analytics.campaign_assignments')
         .set((eb) => ({
           status: 'failed',
-          last_error: f.error.slice(0, 500),
+          last_error: scrubPersonalText(f.error),
           provider_status: f.statusCode ?? null,
           last_failure_kind: f.failureKind,
           send_attempts: eb('send_attempts', '+', f.attempts),
@@ -157,7 +158,7 @@ export function createSendLedger(pool: Pool, readModelSchema: string): SendLedge
         .set((eb) => ({
           status: 'possibly_sent',
           sent_at: eb.ref('claimed_at'),
-          last_error: p.error.slice(0, 500),
+          last_error: scrubPersonalText(p.error),
           send_attempts: eb('send_attempts', '+', p.attempts),
         }))
         .where('assignment_id', '=', assignmentId)
