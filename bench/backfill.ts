@@ -9,7 +9,7 @@ import { once } from 'node:events';
 import { runBackfill } from '@holdfast/cli';
 import { generateOrders } from './generate-orders.js';
 import { median as medianOf, report, type Figures } from './report.js';
-import { RssSampler } from './rss.js';
+import { cpuSeconds, RssSampler } from './rss.js';
 import { repeat } from './runs.js';
 import { benchStack } from './stack.js';
 
@@ -56,11 +56,18 @@ export async function benchBackfill(args: Record<string, string>): Promise<void>
         runs,
         async (run) => {
           const order: Sealing[] = run % 2 ? ['off', 'on'] : ['on', 'off'];
-          const out = {} as Record<Sealing, number>;
+          const out = {} as Record<Sealing, number> & { cpu: Record<Sealing, [number, number]> };
+          out.cpu = {} as Record<Sealing, [number, number]>;
           for (const sealing of order) {
             const r = await backfillOnce(args, n, distinct, file, join(dir, `${run}-${sealing}`), sealing);
             out[sealing] = r.figures.orders_per_s as number;
-            console.error(`  sealing ${sealing}: ${out[sealing].toLocaleString('en-US')} orders/s`);
+            out.cpu[sealing] = [
+              r.figures.gateway_cpu_ms_per_1k_orders as number,
+              r.figures.projector_cpu_ms_per_1k_orders as number,
+            ];
+            console.error(
+              `  sealing ${sealing}: ${out[sealing].toLocaleString('en-US')} orders/s, CPU ms per 1k orders gateway/projector ${out.cpu[sealing].join('/')}`,
+            );
           }
           return out;
         },
@@ -68,6 +75,7 @@ export async function benchBackfill(args: Record<string, string>): Promise<void>
       );
       const on = medianOf(pairs.results.map((r) => r.on));
       const off = medianOf(pairs.results.map((r) => r.off));
+      const cpu = (s: Sealing, i: 0 | 1) => medianOf(pairs.results.map((r) => r.cpu[s][i]));
       report(
         'backfill-sealing',
         {
@@ -76,6 +84,8 @@ export async function benchBackfill(args: Record<string, string>): Promise<void>
           sealed_orders_per_s: on,
           clear_orders_per_s: off,
           median_ratio: Math.round(pairs.median * 1000) / 1000,
+          gateway_cpu_ms_per_1k_on_off: `${cpu('on', 0)}/${cpu('off', 0)}`,
+          projector_cpu_ms_per_1k_on_off: `${cpu('on', 1)}/${cpu('off', 1)}`,
           pairs: pairs.results.map((r) => `${r.on}/${r.off}`).join(' '),
           loads: pairs.loads.join(' '),
         },
@@ -131,6 +141,11 @@ async function backfillOnce(
     const gatewayPort = await stack.startService('gateway', serviceEnv(args, sealing), nodeArgs(args));
     const { accountId, key } = await stack.account();
     const sampler = new RssSampler(stack.pids()).start();
+    // CPU seconds of the two services over the measured part (not their start-up).
+    const groups = stack.pids();
+    const cpuOf = (svc: 'gateway' | 'projector') =>
+      (groups[svc]?.() ?? []).reduce((sum, pid) => sum + cpuSeconds(pid), 0);
+    const cpu0 = { gateway: cpuOf('gateway'), projector: cpuOf('projector') };
     let maxLag = 0;
     let accepted = 0;
     const t0 = performance.now();
@@ -181,6 +196,9 @@ async function backfillOnce(
       await new Promise((r) => setTimeout(r, 200));
     }
     clearInterval(analyzer);
+    const cpuMsPer1k = (svc: 'gateway' | 'projector') =>
+      Math.round(((cpuOf(svc) - cpu0[svc]) * 1_000_000) / n);
+    const cpu = { gateway: cpuMsPer1k('gateway'), projector: cpuMsPer1k('projector') };
     const seconds = (performance.now() - t0) / 1000;
     const summary = await sending;
     const peak = sampler.stop();
@@ -199,6 +217,8 @@ async function backfillOnce(
         projected_orders: projected,
         accepted,
         peak_rss_mb: peak,
+        gateway_cpu_ms_per_1k_orders: cpu.gateway,
+        projector_cpu_ms_per_1k_orders: cpu.projector,
       },
       table: [
         ['orders sent (rows, incl. re-posts)', n],
@@ -211,6 +231,7 @@ async function backfillOnce(
         ],
         ['highest projection lag (records, per partition)', maxLag],
         ['peak RSS MiB', JSON.stringify(peak)],
+        ['CPU ms per 1,000 orders: gateway / projector', `${cpu.gateway} / ${cpu.projector}`],
       ],
     };
   } finally {

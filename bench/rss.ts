@@ -53,3 +53,20 @@ export class RssSampler {
     return Object.fromEntries([...this.peaks].map(([k, v]) => [k, Math.round(v)]));
   }
 }
+
+/**
+ * CPU seconds (user + system) a process has used so far, from /proc/<pid>/stat (0 when gone). On a
+ * shared, loaded machine a service's CPU time per unit of work varies far less than its throughput:
+ * benches report both.
+ */
+export function cpuSeconds(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces, inside parentheses): utime is the 14th
+    // field of the line, stime the 15th, in clock ticks (100 a second on Linux).
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) / 100;
+  } catch {
+    return 0;
+  }
+}

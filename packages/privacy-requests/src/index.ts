@@ -19,3 +19,4 @@ export * from './blank-person.js';
 export * from './run-erasure.js';
 export * from './build-export.js';
 export * from './request-worker.js';
+export * from './worker-health.js';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { silentLogger } from '@holdfast/platform';
+import { silentLogger, type Logger } from '@holdfast/platform';
 import { loadPrivacyKeyring, PgSubjectKeyStore } from '@holdfast/privacy';
 import { DEFAULT_READ_MODEL_SCHEMA, ensureReadModelSchema } from '@holdfast/read-models';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
@@ -115,5 +115,46 @@ describe('the privacy worker', () => {
       old.export.id,
     ]);
     expect(rows).toEqual([]);
+  });
+});
+
+describe('the worker on a database without the control-plane migrations', () => {
+  it('given no schema privacy, then it says so once (not every pass), and starts working once it is migrated', async () => {
+    const bare = await createTestEnv('privacy-worker-bare');
+    try {
+      // As before `holdfast migrate` ran: the schema is not there (moved aside, put back below).
+      await bare.pool.query('alter schema privacy rename to privacy_not_yet');
+      const lines: { level: string; event: string; context?: Record<string, unknown> }[] = [];
+      const at = (level: string) => (event: string, context?: Record<string, unknown>) =>
+        void lines.push({ level, event, context });
+      const logger: Logger = {
+        debug: at('debug'),
+        info: at('info'),
+        warn: at('warn'),
+        error: at('error'),
+        child: () => logger,
+      };
+      const w = startPrivacyWorker({
+        pool: bare.pool,
+        schema: DEFAULT_READ_MODEL_SCHEMA,
+        keys: new PgSubjectKeyStore(bare.pool, loadPrivacyKeyring(bare.env)),
+        keyring: loadPrivacyKeyring(bare.env),
+        logger,
+        intervalMs: 3_600_000,
+      });
+      workers.push(w);
+      for (let i = 0; i < 3; i++) expect(await w.runOnce()).toBe(0);
+      expect(lines.map((l) => `${l.level} ${l.event}`)).toEqual(['warn privacy_worker_awaiting_migrations']);
+      expect(lines[0]!.context).toMatchObject({ hint: expect.stringContaining('holdfast migrate') });
+
+      await bare.pool.query('alter schema privacy_not_yet rename to privacy');
+      await w.runOnce();
+      expect(lines.map((l) => `${l.level} ${l.event}`)).toEqual([
+        'warn privacy_worker_awaiting_migrations',
+        'info privacy_worker_migrations_present',
+      ]);
+    } finally {
+      await bare.close();
+    }
   });
 });

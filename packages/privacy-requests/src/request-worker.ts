@@ -2,6 +2,7 @@ import { rawQuery, type Pool, type SecretsKeyring } from '@holdfast/db';
 import { describeFailure, isRetriable, type Logger } from '@holdfast/platform';
 import type { SubjectKeyStore } from '@holdfast/privacy';
 import { runExport } from './build-export.js';
+import { passVerdict, type WorkerHealth } from './worker-health.js';
 import { decideAttempt } from './request-status.js';
 import { runErasure } from './run-erasure.js';
 
@@ -158,6 +159,20 @@ export function startPrivacyWorker(o: PrivacyWorkerOptions): PrivacyWorker {
     return true;
   };
 
+  let health: WorkerHealth = 'ok';
+  /** One line per change of health (passVerdict): a missing schema is said once, not every interval. */
+  const noteOutcome = (err: unknown) => {
+    const v = passVerdict(health, err);
+    health = v.health;
+    if (v.log === 'awaiting_migrations')
+      o.logger.warn('privacy_worker_awaiting_migrations', {
+        ...describeFailure(err),
+        hint: 'schema privacy is missing: run `holdfast migrate`; erasures and exports wait until then',
+      });
+    else if (v.log === 'pass_failed') o.logger.warn('privacy_worker_pass_failed', describeFailure(err));
+    else if (v.log) o.logger.info(`privacy_worker_${v.log}`);
+  };
+
   const pass = async (): Promise<number> => {
     let ended = 0;
     try {
@@ -171,8 +186,9 @@ export function startPrivacyWorker(o: PrivacyWorkerOptions): PrivacyWorker {
         [now()],
       );
       if (rowCount) o.logger.info('exports_purged', { rows: rowCount });
+      noteOutcome(undefined);
     } catch (err) {
-      o.logger.warn('privacy_worker_pass_failed', describeFailure(err));
+      noteOutcome(err);
     }
     return ended;
   };
