@@ -120,8 +120,25 @@ describe('customer merge (spec: customer row)', () => {
       .when(p)
       .then({ updatedAt: at(1) }, false);
     given(p)
-      .when({ ...p, name: 'Anna' })
+      .when({ ...p, sourceLabel: 'shopify' })
       .then({ updatedAt: at(2), createdAt: T0 });
+    given(p)
+      .when({ ...p, email: 'b@x.co' })
+      .then({ email: 'b@x.co', updatedAt: at(2) });
+  });
+
+  it('given a change of personal values alone (name, address, the value behind the same index), then the row is written but updated_at stays: a replay after an erasure folds the same', () => {
+    const p = { externalId: 'e1', email: 'idx-a', emailClear: 'a@x.co', phone: null, name: 'Ann' };
+    given(p)
+      .when({ ...p, name: 'Anna' })
+      .then({ name: 'Anna', updatedAt: at(1) }, true);
+    const address = { street: '1 Main St', city: 'Austin', state: 'TX', zip: '73301', country: 'US' };
+    given(p)
+      .when({ ...p, address })
+      .then({ address, updatedAt: at(1) }, true);
+    given({ ...p, emailClear: null })
+      .when(p)
+      .then({ emailClear: 'a@x.co', updatedAt: at(1) }, true);
   });
 
   it('refuses a timestamp it cannot order', () => {

@@ -127,6 +127,13 @@ export function newCustomer(
  * `c` in place and reports whether anything changed; updated_at moves only on a change, so
  * re-posting the same data writes nothing. `instant` may be a memoised {@link instantKey}.
  *
+ * updated_at moves on a change a replay sees whoever was forgotten: identifiers (their blind
+ * indexes), consent, source label, subscription. A change of personal values alone (name, address,
+ * the value behind an unchanged email or phone index) writes the row but leaves updated_at: those
+ * values are sealed under their person's key, and after an erasure a replay cannot see them change,
+ * so a timestamp moved by them would differ between the live row and its replay, and would keep
+ * telling when the forgotten person changed their name (docs/privacy.md).
+ *
  * @example
  * const c = newCustomer(a, id, t0);
  * mergeCustomer(c, { externalId: 'e1', email: null, phone: null, consentSms: true }, t1); // true
@@ -138,10 +145,12 @@ export function mergeCustomer(
   instant: InstantKey = parseInstant,
 ): boolean {
   let changed = false;
+  // Whether a change a replay sees without the personal values happened (moves updated_at).
+  let seen = false;
   // Field by field rather than through a generic setter: this runs for every order of a backfill.
   if (p.externalId != null && p.externalId !== c.externalId) {
     c.externalId = p.externalId;
-    changed = true;
+    changed = seen = true;
   }
   // The value in clear moves with its identity key; a record of a shredded subject carries the key
   // without the value (the value stays unknown), and a later readable one fills it in.
@@ -150,7 +159,7 @@ export function mergeCustomer(
     if (p.email !== c.email) {
       c.email = p.email;
       c.emailClear = clear;
-      changed = true;
+      changed = seen = true;
     } else if (clear !== null && clear !== c.emailClear) {
       c.emailClear = clear;
       changed = true;
@@ -161,7 +170,7 @@ export function mergeCustomer(
     if (p.phone !== c.phone) {
       c.phone = p.phone;
       c.phoneClear = clear;
-      changed = true;
+      changed = seen = true;
     } else if (clear !== null && clear !== c.phoneClear) {
       c.phoneClear = clear;
       changed = true;
@@ -221,23 +230,23 @@ export function mergeCustomer(
       c.consentBounced = next.bounced;
       c.consentLockedEmail = next.lockedEmail;
       c.consentLockedSms = next.lockedSms;
-      changed = true;
+      changed = seen = true;
     }
   }
   if (p.sourceLabel != null && p.sourceLabel !== c.sourceLabel) {
     c.sourceLabel = p.sourceLabel;
-    changed = true;
+    changed = seen = true;
   }
   if (p.subscriptionStatus != null && p.subscriptionStatus !== c.subscriptionStatus) {
     c.subscriptionStatus = p.subscriptionStatus;
-    changed = true;
+    changed = seen = true;
   }
   const started = p.subscriptionStartedAt;
   if (started && (c.subscriptionStartedAt === null || instant(started) < instant(c.subscriptionStartedAt))) {
     c.subscriptionStartedAt = started;
-    changed = true;
+    changed = seen = true;
   }
-  if (changed && instant(receivedAt) > instant(c.updatedAt)) c.updatedAt = receivedAt;
+  if (seen && instant(receivedAt) > instant(c.updatedAt)) c.updatedAt = receivedAt;
   return changed;
 }
 

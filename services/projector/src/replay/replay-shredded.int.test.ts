@@ -94,6 +94,15 @@ function people(): PersonalEvent[] {
       }),
     });
   }
+  // Ann's last record changes her name alone: live, it moves nothing but the name (updated_at stays,
+  // mergeCustomer), so her row after the erasure equals her replay, updated_at included.
+  events.push({
+    type: 'CustomerUpserted',
+    value: customerUpserted(
+      metadata(account, at(minute++)),
+      customerRow({ external_id: 'ann', name: 'Ann B. Archer' }),
+    ),
+  });
   return events;
 }
 
@@ -153,7 +162,9 @@ describe('a replay after crypto-shredding', () => {
     await appendLog();
     const before = await rebuildRows();
     const ann = before.customers!.find((c) => c.external_id === 'ann')!;
-    expect(ann).toMatchObject({ email: 'ann@example.com', phone: '+14155550101', name: 'Ann Archer' });
+    expect(ann).toMatchObject({ email: 'ann@example.com', phone: '+14155550101', name: 'Ann B. Archer' });
+    // Her last change of a value a replay sees: the event's consent (minute 3), not the rename (10).
+    expect(ann.updated_at).toEqual(new Date(at(3)));
     expect(before.customers).toHaveLength(3);
     // The raw log carries no plaintext: the read models got it back from the keys.
     expect(before.orders!.find((o) => o.order_id === 'ann-2')).toMatchObject({
