@@ -32,6 +32,15 @@ function indexesOf(
   };
 }
 
+export interface SealOptions {
+  /**
+   * Subjects already erased (`privacy.erased_subjects`): their records are written with their
+   * personal fields dropped (`personal` with an empty ciphertext, indexes kept) and no key is made
+   * for them, as if sealed under a key destroyed since (`holdfast privacy migrate-log`).
+   */
+  readonly erased?: ReadonlySet<string>;
+}
+
 /**
  * Encrypts the personal fields of one account's records (one ingest request): each record's
  * identifiers are blind-indexed, its subject derived (`subjectOf`, else `r:<event_id>`), the data
@@ -47,6 +56,7 @@ export async function sealPersonal<E extends PersonalEvent>(
   keys: SubjectKeyCache,
   accountId: string,
   events: readonly E[],
+  opts: SealOptions = {},
 ): Promise<E['value'][]> {
   if (!events.length) return [];
   const account = accountId.toLowerCase();
@@ -58,7 +68,8 @@ export async function sealPersonal<E extends PersonalEvent>(
     const subject = split.fields ? (subjectOf(indexes) ?? recordSubject(e.value.metadata.event_id)) : null;
     return { e, indexes, split, subject };
   });
-  const subjects = plans.flatMap((p) => (p.subject ? [p.subject] : []));
+  const erased = opts.erased;
+  const subjects = plans.flatMap((p) => (p.subject && !erased?.has(p.subject) ? [p.subject] : []));
   const dataKeys = subjects.length
     ? await keys.dataKeys(account, subjects, { create: true })
     : new Map<string, Buffer>();
@@ -66,6 +77,17 @@ export async function sealPersonal<E extends PersonalEvent>(
   const ivs = randomBytes(12 * plans.length);
   return plans.map(({ e, indexes, split, subject }, i) => {
     if (subject === null) return e.value;
+    if (erased?.has(subject))
+      return {
+        ...split.value,
+        personal: {
+          subject_id: subject,
+          ciphertext: Buffer.alloc(0),
+          external_id_index: indexes.externalId,
+          email_index: indexes.email,
+          phone_index: indexes.phone,
+        },
+      };
     const key = dataKeys.get(subject);
     if (!key) throw new Error(`no data key for a subject of account ${account} after creating it`);
     return {
@@ -171,7 +193,9 @@ function openOne<E extends PersonalEvent>(
     };
   }
   const indexes = { externalId: p.external_id_index, email: p.email_index, phone: p.phone_index };
-  if (!dataKey) return { value: withPersonal(e, null), indexes, subjectId: p.subject_id, readable: false };
+  // An empty ciphertext: sealed for an erased subject (migrate-log), nothing to open whatever key the
+  // subject has now (a returning person gets a new one).
+  if (!dataKey || !p.ciphertext.length) return { value: withPersonal(e, null), indexes, subjectId: p.subject_id, readable: false };
   let fields: PersonalFields;
   try {
     fields = openFields(dataKey, personalAad(account, p.subject_id, e.value.metadata.event_id), p.ciphertext);

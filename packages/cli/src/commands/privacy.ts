@@ -1,7 +1,10 @@
 import { writeFile } from 'node:fs/promises';
 import { describeAccount } from '@holdfast/db';
 import { validatePersonRequest } from '@holdfast/domain';
-import { loadPrivacyKeyring, PgSubjectKeyStore } from '@holdfast/privacy';
+import { EventCodec } from '@holdfast/contracts';
+import { createKafka } from '@holdfast/kafka';
+import { loadPrivacyKeyring, PgSubjectKeyStore, SubjectKeyCache } from '@holdfast/privacy';
+import { migrateLog } from './privacy-migrate-log.js';
 import {
   erasureView,
   exportView,
@@ -214,6 +217,48 @@ export const registerPrivacy: RegisterCommand = (program, context) => {
         () =>
           `Rewrapped ${rewrapped} keys under KEK "${current}"; ${left} under other KEKs` +
           (left ? ' (re-run: another process was rewrapping them)' : ': the older KEKs can leave the ring'),
+      );
+    });
+
+  privacy
+    .command('migrate-log')
+    .description(
+      'copy every topic of HOLDFAST_TOPIC_PREFIX to --to-prefix, sealing the personal fields of commerce records written in clear (erased subjects: dropped); then switch the services to the new prefix and rebuild (docs/privacy.md)',
+    )
+    .requiredOption('--to-prefix <prefix>', 'the topic prefix of the copy (e.g. "v2-")')
+    .addOption(
+      new Option('--timeout <seconds>', 'give up when the copy has not reached the end by then')
+        .default(3600)
+        .argParser(positiveInt),
+    )
+    .action(async (o: { toPrefix: string; timeout: number }) => {
+      const ctx = context();
+      const cfg = ctx.config();
+      await ctx.db();
+      const codec = await EventCodec.connect(cfg.schemaRegistryUrl, { auth: cfg.registryAuth });
+      const kafka = createKafka(
+        cfg.kafkaBrokers,
+        'holdfast-cli',
+        ctx.logger(),
+        cfg.kafkaSecurity,
+        cfg.kafkaClient,
+      );
+      const r = await migrateLog({
+        kafka,
+        pool: ctx.pool(),
+        codec,
+        keys: new SubjectKeyCache(keyStore(ctx)),
+        fromPrefix: cfg.topicPrefix,
+        toPrefix: o.toPrefix,
+        partitions: cfg.partitions,
+        logger: ctx.logger(),
+        timeoutMs: o.timeout * 1000,
+      });
+      ctx.out(
+        { from_prefix: cfg.topicPrefix, to_prefix: o.toPrefix, ...r },
+        () =>
+          `Copied ${r.copied} records of ${r.topics} topics to prefix "${o.toPrefix}", ${r.sealed} commerce records sealed. ` +
+          `Next: stop the gateway, run this again to copy the rest, set HOLDFAST_TOPIC_PREFIX=${o.toPrefix} everywhere, holdfast rebuild.`,
       );
     });
 };
