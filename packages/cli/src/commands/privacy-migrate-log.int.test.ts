@@ -65,10 +65,10 @@ function order(minute: number, o: Partial<EventTypes['OrderUpserted']['order']>)
         discount_codes: null,
         cancelled_at: null,
         ...o,
-      } as EventTypes['OrderUpserted']['order'],
+      },
       personal: null,
     },
-  } as PersonalEvent;
+  };
 }
 
 const ANN = {

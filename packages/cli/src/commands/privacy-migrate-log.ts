@@ -58,7 +58,8 @@ export async function sealBatch(
   to: string,
   o: { codec: EventCodec; keys: SubjectKeyCache; erased: ReadonlyMap<string, ReadonlySet<string>> },
 ): Promise<{ out: OutgoingRecord[]; sealed: number }> {
-  const decoded = await Promise.all(records.map((r) => (r.value ? o.codec.decode(r.value) : undefined)));
+  const decoded: (AnyEvent | undefined)[] = [];
+  for (const r of records) decoded.push(r.value ? await o.codec.decode(r.value) : undefined);
   // Per account, the records to seal, in one call each.
   const byAccount = new Map<string, number[]>();
   decoded.forEach((e, i) => {
@@ -73,7 +74,7 @@ export async function sealBatch(
     const events = at.map((i) => decoded[i] as PersonalEvent);
     const sealed = await sealPersonal(o.keys, account, events, { erased: o.erased.get(account) });
     at.forEach((i, j) =>
-      values.set(i, o.codec.encode(events[j]!.type, sealed[j] as EventTypes[PersonalEventName] as never)),
+      values.set(i, o.codec.encode(events[j]!.type, sealed[j] as EventTypes[PersonalEventName])),
     );
   }
   const out = records.map((r, i) => ({
@@ -82,7 +83,7 @@ export async function sealBatch(
     value: values.get(i) ?? r.value ?? Buffer.alloc(0),
     headers: Object.fromEntries(
       Object.entries(r.headers ?? {}).flatMap(([k, v]) => (v === undefined ? [] : [[k, v]])),
-    ) as Record<string, Buffer>,
+    ),
   }));
   return { out, sealed: values.size };
 }
@@ -193,7 +194,7 @@ export async function migrateLog(o: MigrateLogOptions): Promise<MigrateLogResult
                     value: x.value ?? Buffer.alloc(0),
                     headers: Object.fromEntries(
                       Object.entries(x.headers ?? {}).flatMap(([k, v]) => (v === undefined ? [] : [[k, v]])),
-                    ) as Record<string, Buffer>,
+                    ),
                   })),
                   sealed: 0,
                 };
