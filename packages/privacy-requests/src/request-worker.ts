@@ -3,6 +3,7 @@ import { describeFailure, isRetriable, type Logger } from '@holdfast/platform';
 import type { SubjectKeyStore } from '@holdfast/privacy';
 import { runExport } from './build-export.js';
 import { passVerdict, type WorkerHealth } from './worker-health.js';
+import { scrubPersonalText } from '@holdfast/domain';
 import { decideAttempt } from './request-status.js';
 import { runErasure } from './run-erasure.js';
 
@@ -85,7 +86,8 @@ async function settle(
             finished_at = case when $2 = 'failed' then $4::timestamptz else null end,
             started_at = case when $2 = 'queued' then null else started_at end
       where id = $1`,
-    [id, status, reason.slice(0, 500), now],
+    // The reason is shown by the API and logged: no personal value in it, whatever an error said.
+    [id, status, scrubPersonalText(reason), now],
   );
 }
 
@@ -116,7 +118,11 @@ export function startPrivacyWorker(o: PrivacyWorkerOptions): PrivacyWorker {
     const decision = decideAttempt(row.attempts, maxAttempts, row.reason);
     if (decision.kind === 'fail') {
       await settle(o.pool, table, row.id, 'failed', decision.reason, now());
-      o.logger.error(`${kind}_failed`, { id: row.id, account_id: row.account_id, reason: decision.reason });
+      o.logger.error(`${kind}_failed`, {
+        id: row.id,
+        account_id: row.account_id,
+        reason: scrubPersonalText(decision.reason),
+      });
       return true;
     }
     const started = performance.now();
