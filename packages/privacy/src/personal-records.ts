@@ -195,7 +195,8 @@ function openOne<E extends PersonalEvent>(
   const indexes = { externalId: p.external_id_index, email: p.email_index, phone: p.phone_index };
   // An empty ciphertext: sealed for an erased subject (migrate-log), nothing to open whatever key the
   // subject has now (a returning person gets a new one).
-  if (!dataKey || !p.ciphertext.length) return { value: withPersonal(e, null), indexes, subjectId: p.subject_id, readable: false };
+  if (!dataKey || !p.ciphertext.length)
+    return { value: withPersonal(e, null), indexes, subjectId: p.subject_id, readable: false };
   let fields: PersonalFields;
   try {
     fields = openFields(dataKey, personalAad(account, p.subject_id, e.value.metadata.event_id), p.ciphertext);
