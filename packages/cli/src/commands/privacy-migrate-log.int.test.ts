@@ -18,6 +18,7 @@ import {
   type PersonalEvent,
 } from '@holdfast/privacy';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
+import { runCaptured } from '../testing/capture.js';
 import { migrateLog } from './privacy-migrate-log.js';
 
 let t: TestEnv;
@@ -202,7 +203,15 @@ describe('holdfast privacy migrate-log', () => {
     // No key was made for the erased subject.
     expect((await store.dataKeys(account, [bobSubject], { create: false })).size).toBe(0);
 
-    // Run again: resumes from the committed offsets, copies nothing twice.
-    expect(await run()).toEqual({ copied: 0, sealed: 0, topics: 0 });
+    // Run again, through the CLI: resumes from the committed offsets, copies nothing twice.
+    const again = await runCaptured(['privacy', 'migrate-log', '--to-prefix', toPrefix, '--json'], t.env);
+    expect(again.stderr).toBe('');
+    expect(again.json()).toEqual({
+      from_prefix: t.topicPrefix,
+      to_prefix: toPrefix,
+      copied: 0,
+      sealed: 0,
+      topics: 0,
+    });
   }, 60_000);
 });
