@@ -99,6 +99,8 @@ export interface WebhookSubscriptionsTable {
   secret: string | null;
   created_at: Generated<Timestamp>;
   disabled_at: Timestamp | null;
+  /** The outbound event types it receives (default `{campaign.sent}`). */
+  event_types: Generated<string[]>;
 }
 
 /** control.webhook_secrets: sealed whsec_ signing secrets, several during a rotation's grace window */

@@ -60,3 +60,10 @@ export type { TreatedSendStatus } from './campaigns/send-status.js';
 export * from './commerce/index.js';
 export { keptSince } from './retention/retention-horizon.js';
 export * from './privacy/index.js';
+export {
+  DEFAULT_WEBHOOK_EVENT_TYPES,
+  WEBHOOK_EVENT_TYPES,
+  isWebhookEventType,
+  subscriptionEventTypes,
+} from './webhooks/webhook-events.js';
+export type { WebhookEventType } from './webhooks/webhook-events.js';
