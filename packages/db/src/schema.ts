@@ -97,7 +97,8 @@ export interface WebhookSubscriptionsTable {
   url: string;
   /** Legacy plain text; null once sealed into control.webhook_secrets. */
   secret: string | null;
-  created_at: Generated<Timestamp>;
+  /** Set by the database on insert (a Generated<Timestamp> would select as the column type, not Date). */
+  created_at: ColumnType<Date, Date | string | undefined, Date | string>;
   disabled_at: Timestamp | null;
   /** The outbound event types it receives (default `{campaign.sent}`). */
   event_types: Generated<string[]>;

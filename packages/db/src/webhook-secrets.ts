@@ -46,8 +46,7 @@ export async function createWebhookSubscription(
       .returning('created_at')
       .executeTakeFirstOrThrow();
     await insertSealedWebhookSecret(trx, id, secret, keyring);
-    // Timestamp columns come back as Date (pg's parser); kysely types the generated column loosely.
-    return { id, secret, created_at: row.created_at as unknown as Date, event_types };
+    return { id, secret, created_at: row.created_at, event_types };
   });
 }
 
@@ -90,9 +89,12 @@ export async function rotateWebhookSecret(
   accountId?: string,
 ): Promise<{ secret: string; previousExpiresAt: Date }> {
   return db.transaction().execute(async (trx) => {
+    // The gateway (scoped to an account) may not read the legacy plain-text column; the dispatcher
+    // seals what is left there at every start, so a subscription created over HTTP never has one.
     const sub = await trx
       .selectFrom('control.webhook_subscriptions')
-      .select(['id', 'disabled_at', 'secret'])
+      .select(['id', 'disabled_at'])
+      .$if(accountId === undefined, (q) => q.select('secret'))
       .where('id', '=', subscriptionId)
       .$if(accountId !== undefined, (q) => q.where('account_id', '=', accountId!))
       .forUpdate()
