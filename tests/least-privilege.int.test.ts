@@ -5,6 +5,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createDb,
   createPool,
+  createWebhookSubscription,
+  defaultSecretsKeyring,
+  disableWebhookSubscription,
+  listDeliveries,
+  listWebhookSubscriptions,
+  parseWebhookSealKey,
+  redeliver,
+  rotateWebhookSecret,
   grantAnalystAccount,
   migrateToLatest,
   SERVICE_ROLES,
@@ -234,6 +242,44 @@ describe('gateway role', () => {
     await denied(g, `select * from read_models.dead_letters`);
     await denied(g, `insert into control.accounts (id, name) values (gen_random_uuid(), 'x')`);
     await denied(g, `select * from analytics.model_fits`);
+  });
+});
+
+describe('gateway role: /v1/webhooks', () => {
+  const g = SERVICE_ROLES.gateway;
+  it('creates, rotates, lists and removes subscriptions and redelivers, with the shared functions, as its role', async () => {
+    const gdb = createDb(poolAs(g));
+    const sealer = parseWebhookSealKey(defaultSecretsKeyring().webhookSealKeySetting());
+    const sub = await createWebhookSubscription(gdb, A, 'https://example.com/g', sealer, ['lift.proven']);
+    await rotateWebhookSecret(gdb, sub.id, 60, sealer, new Date(), A);
+    expect((await listWebhookSubscriptions(gdb, A, { active: true, id: sub.id }))[0]?.event_types).toEqual([
+      'lift.proven',
+    ]);
+    const deliveryId = randomUUID();
+    await t.pool.query(
+      `insert into dispatcher.deliveries (delivery_id, account_id, subscription_id, event, source_id, body, status,
+         attempts, created_at) values ($1, $2, $3, 'lift.proven', 'x', '{}', 'failed', 4, now())`,
+      [deliveryId, A, sub.id],
+    );
+    expect((await listDeliveries(gdb, sub.id, { accountId: A })).map((d) => d.delivery_id)).toEqual([
+      deliveryId,
+    ]);
+    expect(await redeliver(gdb, { subscriptionId: sub.id, deliveryId, accountId: A })).toEqual([deliveryId]);
+    await disableWebhookSubscription(gdb, sub.id, new Date(), A);
+    // The dispatcher role's checks below count the one subscription seeded above and no delivery.
+    await t.pool.query('delete from dispatcher.deliveries where delivery_id = $1', [deliveryId]);
+    await t.pool.query('delete from control.webhook_secrets where subscription_id = $1', [sub.id]);
+    await t.pool.query('delete from control.webhook_subscriptions where id = $1', [sub.id]);
+  });
+  it('never reads a secret (sealed or legacy) nor a delivery body, and rewrites no delivery', async () => {
+    await denied(g, 'select ciphertext from control.webhook_secrets');
+    await denied(g, 'select wrapped_key from control.webhook_secrets');
+    await denied(g, 'select secret from control.webhook_subscriptions');
+    await denied(g, 'select body from dispatcher.deliveries');
+    await denied(g, `update dispatcher.deliveries set body = 'x'`);
+    await denied(g, `update dispatcher.deliveries set attempts = 0`);
+    await denied(g, 'delete from dispatcher.delivery_attempts');
+    await denied(g, `update control.webhook_subscriptions set url = 'https://evil.example'`);
   });
 });
 

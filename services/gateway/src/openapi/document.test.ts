@@ -43,6 +43,13 @@ const V1_ROUTES = [
   ['post', '/v1/exports'],
   ['get', '/v1/exports/{export_id}'],
   ['get', '/v1/exports/{export_id}/download'],
+  ['post', '/v1/webhooks'],
+  ['get', '/v1/webhooks'],
+  ['get', '/v1/webhooks/{id}'],
+  ['delete', '/v1/webhooks/{id}'],
+  ['post', '/v1/webhooks/{id}/rotate-secret'],
+  ['get', '/v1/webhooks/{id}/deliveries'],
+  ['post', '/v1/webhooks/{id}/deliveries/{delivery_id}/redeliver'],
 ] as const;
 
 describe('GET /v1/openapi.json', () => {
