@@ -67,3 +67,10 @@ export {
   subscriptionEventTypes,
 } from './webhooks/webhook-events.js';
 export type { WebhookEventType } from './webhooks/webhook-events.js';
+export {
+  customerChurned,
+  movedIntoLapsed,
+  syncCompleted,
+  webhookBody,
+} from './webhooks/outbound-event-data.js';
+export type { Occurrence } from './webhooks/outbound-event-data.js';

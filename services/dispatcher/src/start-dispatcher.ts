@@ -28,6 +28,7 @@ import {
   type Logger,
   type OutboundClient,
 } from '@holdfast/platform';
+import { fanOutEvents } from './event-fanout.js';
 import { campaignBatchHandler } from './campaign-consumer.js';
 import { pollOnce, type PollResult } from './delivery-poller.js';
 import type { DispatcherMetrics } from './metrics.js';
@@ -139,17 +140,23 @@ export async function startDispatcher(
       again = true;
       return running;
     }
-    running = pollOnce(pollOptions).then(
-      (r) => {
-        pollFailure = undefined;
-        return r;
-      },
-      (err: unknown) => {
-        const d = describeFailure(err);
-        pollFailure = d.code ? `${d.error} (${d.code})` : d.error;
-        throw err;
-      },
-    );
+    // The recorded occurrences of the planned events first: their deliveries go out in this poll.
+    running = fanOutEvents(deps.pool, now())
+      .then((created) => {
+        if (created) deps.metrics?.onEnqueued(created);
+        return pollOnce(pollOptions);
+      })
+      .then(
+        (r) => {
+          pollFailure = undefined;
+          return r;
+        },
+        (err: unknown) => {
+          const d = describeFailure(err);
+          pollFailure = d.code ? `${d.error} (${d.code})` : d.error;
+          throw err;
+        },
+      );
     running = running.finally(() => {
       running = null;
       if (again && !stopped) {
