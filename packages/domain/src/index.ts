@@ -69,7 +69,9 @@ export {
 export type { WebhookEventType } from './webhooks/webhook-events.js';
 export {
   customerChurned,
+  liftProven,
   movedIntoLapsed,
+  recoveryAttributed,
   syncCompleted,
   webhookBody,
 } from './webhooks/outbound-event-data.js';

@@ -77,3 +77,70 @@ export function customerChurned(c: {
 export function movedIntoLapsed(previous: string | null, next: string): boolean {
   return next === 'Lapsed' && previous !== null && previous !== 'Lapsed';
 }
+
+/**
+ * `lift.proven`: a month's lift report of a campaign type became billable (its billable revenue is
+ * positive: the lift is significant and positive, docs/campaigns.md). Once per campaign type and
+ * month: a later recompute of the same month (still billable, figures moving until it settles) is the
+ * same occurrence. Null while the report is not billable.
+ */
+export function liftProven(r: {
+  readonly campaignType: string;
+  readonly periodStart: Date;
+  readonly periodEnd: Date;
+  readonly lift: number | null;
+  readonly ciLow: number | null;
+  readonly ciHigh: number | null;
+  readonly pValue: number | null;
+  readonly incrementalRevenue: number | null;
+  readonly billableRevenue: number;
+  readonly settlementStatus: 'provisional' | 'final';
+}): Occurrence | null {
+  if (!(r.billableRevenue > 0)) return null;
+  const month = r.periodStart.toISOString().slice(0, 7);
+  return {
+    type: 'lift.proven',
+    subject: `lift:${r.campaignType}:${month}`,
+    data: {
+      campaign_type: r.campaignType,
+      period_start: r.periodStart.toISOString(),
+      period_end: r.periodEnd.toISOString(),
+      lift: r.lift,
+      interval: r.ciLow === null || r.ciHigh === null ? null : { low: r.ciLow, high: r.ciHigh },
+      p_value: r.pValue,
+      incremental_revenue: r.incrementalRevenue,
+      billable_revenue: r.billableRevenue,
+      settlement_status: r.settlementStatus,
+    },
+  };
+}
+
+/**
+ * `recovery.attributed`: an order was attributed to a message of ours. Once per order: recomputing
+ * the attributions (every recompute does) finds the same order again.
+ */
+export function recoveryAttributed(a: {
+  readonly orderId: string;
+  readonly customerExternalId: string | null;
+  readonly trackingId: string;
+  readonly campaignType: string;
+  readonly channel: string;
+  readonly method: string;
+  readonly orderDate: Date;
+  readonly netRevenue: number;
+}): Occurrence {
+  return {
+    type: 'recovery.attributed',
+    subject: `order:${a.orderId}`,
+    data: {
+      customer_external_id: a.customerExternalId,
+      order_id: a.orderId,
+      tracking_id: a.trackingId,
+      campaign_type: a.campaignType,
+      channel: a.channel,
+      method: a.method,
+      order_date: a.orderDate.toISOString(),
+      net_revenue: a.netRevenue,
+    },
+  };
+}
