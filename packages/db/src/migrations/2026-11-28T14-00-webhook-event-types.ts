@@ -34,5 +34,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     );
     create index outbound_events_unfanned on control.outbound_events (created_at) where fanned_out_at is null;
     create index outbound_events_account on control.outbound_events (account_id, created_at desc);
+    -- "announced before?" by natural key (the recompute skips recovered orders already announced)
+    create index outbound_events_subject on control.outbound_events (account_id, event_type, subject);
   `.execute(db);
 }

@@ -54,7 +54,7 @@ const CONTROL_GRANTS: ReadonlyArray<readonly [table: string, role: ServiceRole, 
   // The planned outbound events (docs/webhooks.md, "Event types"): the recompute records each
   // occurrence beside the change it announces (an occurrence recorded before is left alone); the
   // dispatcher fans them out to the subscriptions.
-  ['outbound_events', recompute, 'select (event_id), insert'],
+  ['outbound_events', recompute, 'select (event_id, account_id, event_type, subject), insert'],
   ['outbound_events', dispatcher, 'select, update (fanned_out_at)'],
   // /v1/webhooks (docs/webhooks.md): the gateway creates, lists, removes subscriptions and rotates
   // their secrets, sealed to the dispatcher's public key. Column lists: it never reads a legacy
