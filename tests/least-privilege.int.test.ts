@@ -10,7 +10,9 @@ import {
   disableWebhookSubscription,
   listDeliveries,
   listWebhookSubscriptions,
+  outboundEventId,
   parseWebhookSealKey,
+  recordOutboundEvents,
   redeliver,
   rotateWebhookSecret,
   grantAnalystAccount,
@@ -369,6 +371,37 @@ describe('erasure and access requests, each step as its own role', () => {
     await denied(SERVICE_ROLES.gateway, 'delete from privacy.subject_keys');
     await denied(SERVICE_ROLES.gateway, 'update privacy.erasure_requests set status = $1', ['done']);
     await denied(SERVICE_ROLES.recompute, 'select * from privacy.erasure_requests');
+  });
+});
+
+describe('the outbound events, each step as its own role', () => {
+  it('the recompute records an occurrence once, the dispatcher fans it out, the gateway sees none', async () => {
+    const event = {
+      accountId: A,
+      type: 'sync.completed',
+      subject: `task:${randomUUID()}`,
+      data: { status: 'done' },
+      occurredAt: new Date(),
+    };
+    const rdb = createDb(poolAs(SERVICE_ROLES.recompute));
+    expect(await recordOutboundEvents(rdb, [event])).toBe(1);
+    expect(await recordOutboundEvents(rdb, [event])).toBe(0);
+    await as(
+      SERVICE_ROLES.recompute,
+      `select 1 from control.outbound_events where account_id = $1 and event_type = 'sync.completed' and subject = $2`,
+      [A, event.subject],
+    );
+    await denied(SERVICE_ROLES.recompute, 'select data from control.outbound_events');
+    await denied(SERVICE_ROLES.recompute, 'update control.outbound_events set fanned_out_at = now()');
+    const id = outboundEventId(A, event.type, event.subject);
+    await as(
+      SERVICE_ROLES.dispatcher,
+      'update control.outbound_events set fanned_out_at = now() where event_id = $1',
+      [id],
+    );
+    await denied(SERVICE_ROLES.dispatcher, `update control.outbound_events set data = '{}'`);
+    await denied(SERVICE_ROLES.gateway, 'select 1 from control.outbound_events');
+    await t.pool.query('delete from control.outbound_events where event_id = $1', [id]);
   });
 });
 
