@@ -140,11 +140,16 @@ export async function startDispatcher(
       again = true;
       return running;
     }
-    // The recorded occurrences of the planned events first: their deliveries go out in this poll.
-    running = fanOutEvents(deps.pool, now())
-      .then((created) => {
-        if (created) deps.metrics?.onEnqueued(created);
-        return pollOnce(pollOptions);
+    // Then the recorded occurrences of the planned events: deliveries made here go out in the poll
+    // right after (the claim first, so a poll reads the clock when it starts, as before).
+    running = pollOnce(pollOptions)
+      .then(async (r) => {
+        const created = await fanOutEvents(deps.pool, now());
+        if (created) {
+          deps.metrics?.onEnqueued(created);
+          again = true;
+        }
+        return r;
       })
       .then(
         (r) => {
