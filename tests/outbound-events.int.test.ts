@@ -24,6 +24,7 @@ import {
   prepareSchemas,
   type FixtureOrder,
 } from '../services/recompute/src/scoring/testing/read-model-fixture.js';
+import { schemaErrors } from '../services/gateway/src/test-support/openapi-answers.js';
 
 const DAY = 86_400_000;
 const LAST = Date.parse('2026-06-01T12:00:00Z');
@@ -122,6 +123,7 @@ describe('customer.churned', () => {
       got.body,
       got.headers as Record<string, string>,
     );
+    expect(schemaErrors('CustomerChurnedEvent', body)).toEqual([]);
     expect(body).toEqual({
       event: 'customer.churned',
       data: expect.objectContaining({

@@ -109,6 +109,7 @@ describe('/v1/webhooks with an outbound key', () => {
     await appendCampaignSent(t, [sent]);
     const got = await eventually(() => Promise.resolve(r.requests[0]));
     expect(verifySignature(secret, got.body, String(got.headers['x-service-signature']))).toBe(true);
+    expect(schemaErrors('CampaignSentEvent', JSON.parse(got.body))).toEqual([]);
     expect(
       new Webhook(secret.slice('whsec_'.length)).verify(got.body, got.headers as Record<string, string>),
     ).toEqual(JSON.parse(got.body));

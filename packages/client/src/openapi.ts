@@ -655,7 +655,108 @@ export interface paths {
     trace?: never;
   };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+  'campaign.sent': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * A campaign message was sent
+     * @description POSTed to every active subscription that chose this event type, signed (X-Service-Signature, and webhook-id/webhook-timestamp/webhook-signature of Standard Webhooks); X-Service-Delivery is the delivery id, the same on every retry. Any 2xx within 10 s is success; retried after 15, 30 and 45 minutes.
+     */
+    post: operations['campaignSentWebhook'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'customer.churned': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * A customer’s lifecycle state moved into Lapsed
+     * @description POSTed to every active subscription that chose this event type, signed (X-Service-Signature, and webhook-id/webhook-timestamp/webhook-signature of Standard Webhooks); X-Service-Delivery is the delivery id, the same on every retry. Any 2xx within 10 s is success; retried after 15, 30 and 45 minutes.
+     */
+    post: operations['customerChurnedWebhook'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'lift.proven': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * A month’s lift report became billable
+     * @description POSTed to every active subscription that chose this event type, signed (X-Service-Signature, and webhook-id/webhook-timestamp/webhook-signature of Standard Webhooks); X-Service-Delivery is the delivery id, the same on every retry. Any 2xx within 10 s is success; retried after 15, 30 and 45 minutes.
+     */
+    post: operations['liftProvenWebhook'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'recovery.attributed': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * An order was attributed to a message
+     * @description POSTed to every active subscription that chose this event type, signed (X-Service-Signature, and webhook-id/webhook-timestamp/webhook-signature of Standard Webhooks); X-Service-Delivery is the delivery id, the same on every retry. Any 2xx within 10 s is success; retried after 15, 30 and 45 minutes.
+     */
+    post: operations['recoveryAttributedWebhook'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'sync.completed': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * A sync task ended
+     * @description POSTed to every active subscription that chose this event type, signed (X-Service-Signature, and webhook-id/webhook-timestamp/webhook-signature of Standard Webhooks); X-Service-Delivery is the delivery id, the same on every retry. Any 2xx within 10 s is success; retried after 15, 30 and 45 minutes.
+     */
+    post: operations['syncCompletedWebhook'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+}
 export interface components {
   schemas: {
     /** @description Account settings. */
@@ -713,6 +814,15 @@ export interface components {
         /** @description Distinct warning codes. */
         warning_codes?: string[];
       }[];
+    };
+    CampaignSentEvent: {
+      data: {
+        campaign_type: string;
+        provider: string;
+        tracking_id: string;
+      };
+      /** @constant */
+      event: 'campaign.sent';
     };
     /** @description Browser event batch. */
     CollectorRequest: {
@@ -830,6 +940,23 @@ export interface components {
        * @description The later of the profile change and the scores.
        */
       updated_at: string;
+    };
+    CustomerChurnedEvent: {
+      data: {
+        churn_risk: number;
+        customer_external_id: string | null;
+        /** Format: uuid */
+        customer_id: string;
+        /** @constant */
+        lifecycle_state: 'Lapsed';
+        /** @enum {string} */
+        previous_lifecycle_state: 'Stable' | 'Slowing' | 'Overdue';
+        purchases: number;
+        /** Format: date-time */
+        scored_at: string;
+      };
+      /** @constant */
+      event: 'customer.churned';
     };
     CustomerPage: {
       customers: components['schemas']['Customer'][];
@@ -1139,6 +1266,27 @@ export interface components {
       next_cursor: string | null;
       scored_at: string | null;
     };
+    LiftProvenEvent: {
+      data: {
+        billable_revenue: number;
+        campaign_type: string;
+        incremental_revenue: number | null;
+        interval: {
+          high: number;
+          low: number;
+        } | null;
+        lift: number | null;
+        p_value: number | null;
+        /** Format: date-time */
+        period_end: string;
+        /** Format: date-time */
+        period_start: string;
+        /** @enum {string} */
+        settlement_status: 'provisional' | 'final';
+      };
+      /** @constant */
+      event: 'lift.proven';
+    };
     LiftReport: {
       billable_revenue: {
         amount: number;
@@ -1284,6 +1432,23 @@ export interface components {
       /** @description Present only when naive_timestamps > 0. */
       warning?: string;
     };
+    RecoveryAttributedEvent: {
+      data: {
+        campaign_type: string;
+        channel: string;
+        customer_external_id: string | null;
+        /** @enum {string} */
+        method: 'exact' | 'last_touch';
+        /** @description In the account’s reporting currency. */
+        net_revenue: number;
+        /** Format: date-time */
+        order_date: string;
+        order_id: string;
+        tracking_id: string;
+      };
+      /** @constant */
+      event: 'recovery.attributed';
+    };
     RedeliveryScheduled: {
       /** Format: uuid */
       delivery_id: string;
@@ -1304,6 +1469,22 @@ export interface components {
        * @default 86400
        */
       grace_seconds: number;
+    };
+    SyncCompletedEvent: {
+      data: {
+        customers_added: number | null;
+        duration_ms: number | null;
+        /** Format: date-time */
+        finished_at: string;
+        orders_added: number | null;
+        reason: string | null;
+        /** @enum {string} */
+        status: 'done' | 'failed' | 'skipped';
+        /** Format: uuid */
+        task_id: string;
+      };
+      /** @constant */
+      event: 'sync.completed';
     };
     SyncQueued: {
       /** @description What happens next. */
@@ -3020,6 +3201,116 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
       429: components['responses']['TooManyRequests'];
+    };
+  };
+  campaignSentWebhook: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CampaignSentEvent'];
+      };
+    };
+    responses: {
+      /** @description Received (any 2xx). */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  customerChurnedWebhook: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CustomerChurnedEvent'];
+      };
+    };
+    responses: {
+      /** @description Received (any 2xx). */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  liftProvenWebhook: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['LiftProvenEvent'];
+      };
+    };
+    responses: {
+      /** @description Received (any 2xx). */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  recoveryAttributedWebhook: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['RecoveryAttributedEvent'];
+      };
+    };
+    responses: {
+      /** @description Received (any 2xx). */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  syncCompletedWebhook: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['SyncCompletedEvent'];
+      };
+    };
+    responses: {
+      /** @description Received (any 2xx). */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
     };
   };
 }

@@ -262,6 +262,145 @@ export const webhookPaths = {
   },
 };
 
+const event = (name: string, data: Record<string, unknown>, required: readonly string[]) => ({
+  type: 'object',
+  required: ['event', 'data'],
+  additionalProperties: false,
+  properties: {
+    event: { const: name },
+    data: { type: 'object', required: [...required], additionalProperties: false, properties: data },
+  },
+});
+const nullableNumber = nullable({ type: 'number' });
+const externalId = nullable({
+  type: 'string',
+  description: 'The customer’s external id (null when it has none).',
+});
+
+/** The bodies the dispatcher POSTs to subscriptions (docs/webhooks.md, "Event types"). */
+export const webhookEventSchemas = {
+  CampaignSentEvent: event(
+    'campaign.sent',
+    { campaign_type: { type: 'string' }, provider: { type: 'string' }, tracking_id: { type: 'string' } },
+    ['campaign_type', 'provider', 'tracking_id'],
+  ),
+  CustomerChurnedEvent: event(
+    'customer.churned',
+    {
+      customer_external_id: externalId,
+      customer_id: uuid,
+      lifecycle_state: { const: 'Lapsed' },
+      previous_lifecycle_state: { type: 'string', enum: ['Stable', 'Slowing', 'Overdue'] },
+      churn_risk: { type: 'number', minimum: 0, maximum: 1 },
+      purchases: { type: 'integer', minimum: 0 },
+      scored_at: time,
+    },
+    [
+      'customer_external_id',
+      'customer_id',
+      'lifecycle_state',
+      'previous_lifecycle_state',
+      'churn_risk',
+      'purchases',
+      'scored_at',
+    ],
+  ),
+  RecoveryAttributedEvent: event(
+    'recovery.attributed',
+    {
+      customer_external_id: externalId,
+      order_id: { type: 'string' },
+      tracking_id: { type: 'string' },
+      campaign_type: { type: 'string' },
+      channel: { type: 'string' },
+      method: { type: 'string', enum: ['exact', 'last_touch'] },
+      order_date: time,
+      net_revenue: { type: 'number', description: 'In the account’s reporting currency.' },
+    },
+    [
+      'customer_external_id',
+      'order_id',
+      'tracking_id',
+      'campaign_type',
+      'channel',
+      'method',
+      'order_date',
+      'net_revenue',
+    ],
+  ),
+  LiftProvenEvent: event(
+    'lift.proven',
+    {
+      campaign_type: { type: 'string' },
+      period_start: time,
+      period_end: time,
+      lift: nullableNumber,
+      interval: nullable({
+        type: 'object',
+        required: ['low', 'high'],
+        additionalProperties: false,
+        properties: { low: { type: 'number' }, high: { type: 'number' } },
+      }),
+      p_value: nullableNumber,
+      incremental_revenue: nullableNumber,
+      billable_revenue: { type: 'number', exclusiveMinimum: 0 },
+      settlement_status: { type: 'string', enum: ['provisional', 'final'] },
+    },
+    [
+      'campaign_type',
+      'period_start',
+      'period_end',
+      'lift',
+      'interval',
+      'p_value',
+      'incremental_revenue',
+      'billable_revenue',
+      'settlement_status',
+    ],
+  ),
+  SyncCompletedEvent: event(
+    'sync.completed',
+    {
+      task_id: uuid,
+      status: { type: 'string', enum: ['done', 'failed', 'skipped'] },
+      orders_added: nullable({ type: 'integer' }),
+      customers_added: nullable({ type: 'integer' }),
+      duration_ms: nullable({ type: 'integer' }),
+      reason: nullable({ type: 'string' }),
+      finished_at: time,
+    },
+    ['task_id', 'status', 'orders_added', 'customers_added', 'duration_ms', 'reason', 'finished_at'],
+  ),
+};
+
+const delivery = (name: string, schema: string, summary: string) => ({
+  post: {
+    operationId: `${name}Webhook`,
+    summary,
+    description:
+      'POSTed to every active subscription that chose this event type, signed (X-Service-Signature, and webhook-id/webhook-timestamp/webhook-signature of Standard Webhooks); X-Service-Delivery is the delivery id, the same on every retry. Any 2xx within 10 s is success; retried after 15, 30 and 45 minutes.',
+    requestBody: jsonBody(schema),
+    responses: { '200': { description: 'Received (any 2xx).' } },
+  },
+});
+
+/** OpenAPI 3.1 `webhooks`: what the dispatcher sends to subscribers. */
+export const webhookDeliveries = {
+  'campaign.sent': delivery('campaignSent', 'CampaignSentEvent', 'A campaign message was sent'),
+  'customer.churned': delivery(
+    'customerChurned',
+    'CustomerChurnedEvent',
+    'A customer’s lifecycle state moved into Lapsed',
+  ),
+  'recovery.attributed': delivery(
+    'recoveryAttributed',
+    'RecoveryAttributedEvent',
+    'An order was attributed to a message',
+  ),
+  'lift.proven': delivery('liftProven', 'LiftProvenEvent', 'A month’s lift report became billable'),
+  'sync.completed': delivery('syncCompleted', 'SyncCompletedEvent', 'A sync task ended'),
+};
+
 export const webhookComponents = {
   responses: {
     OutboundKeyRequired: detailResponse(
