@@ -76,7 +76,13 @@ describe('deploy/kubernetes', () => {
     const keys = (name: string) => [...byName.get(name)!.secrets.keys()].sort();
     const common = ['DATABASE_URL', 'HOLDFAST_KAFKA_SASL_PASSWORD'];
     expect(keys('holdfast-gateway')).toEqual(
-      [...common, 'HOLDFAST_INBOUND_KEYS', 'HOLDFAST_PRIVACY_KEYS', 'HOLDFAST_UNSUBSCRIBE_KEYS'].sort(),
+      [
+        ...common,
+        'HOLDFAST_INBOUND_KEYS',
+        'HOLDFAST_PRIVACY_KEYS',
+        'HOLDFAST_UNSUBSCRIBE_KEYS',
+        'HOLDFAST_WEBHOOK_SEAL_KEY',
+      ].sort(),
     );
     expect(keys('holdfast-recompute')).toEqual(
       [...common, 'HOLDFAST_SECRETS_KEYS', 'HOLDFAST_UNSUBSCRIBE_KEYS'].sort(),

@@ -5,6 +5,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createDb,
   createPool,
+  createWebhookSubscription,
+  defaultSecretsKeyring,
+  disableWebhookSubscription,
+  listDeliveries,
+  listWebhookSubscriptions,
+  outboundEventId,
+  parseWebhookSealKey,
+  recordOutboundEvents,
+  redeliver,
+  rotateWebhookSecret,
   grantAnalystAccount,
   migrateToLatest,
   SERVICE_ROLES,
@@ -237,6 +247,44 @@ describe('gateway role', () => {
   });
 });
 
+describe('gateway role: /v1/webhooks', () => {
+  const g = SERVICE_ROLES.gateway;
+  it('creates, rotates, lists and removes subscriptions and redelivers, with the shared functions, as its role', async () => {
+    const gdb = createDb(poolAs(g));
+    const sealer = parseWebhookSealKey(defaultSecretsKeyring().webhookSealKeySetting());
+    const sub = await createWebhookSubscription(gdb, A, 'https://example.com/g', sealer, ['lift.proven']);
+    await rotateWebhookSecret(gdb, sub.id, 60, sealer, new Date(), A);
+    expect((await listWebhookSubscriptions(gdb, A, { active: true, id: sub.id }))[0]?.event_types).toEqual([
+      'lift.proven',
+    ]);
+    const deliveryId = randomUUID();
+    await t.pool.query(
+      `insert into dispatcher.deliveries (delivery_id, account_id, subscription_id, event, source_id, body, status,
+         attempts, created_at) values ($1, $2, $3, 'lift.proven', 'x', '{}', 'failed', 4, now())`,
+      [deliveryId, A, sub.id],
+    );
+    expect((await listDeliveries(gdb, sub.id, { accountId: A })).map((d) => d.delivery_id)).toEqual([
+      deliveryId,
+    ]);
+    expect(await redeliver(gdb, { subscriptionId: sub.id, deliveryId, accountId: A })).toEqual([deliveryId]);
+    await disableWebhookSubscription(gdb, sub.id, new Date(), A);
+    // The dispatcher role's checks below count the one subscription seeded above and no delivery.
+    await t.pool.query('delete from dispatcher.deliveries where delivery_id = $1', [deliveryId]);
+    await t.pool.query('delete from control.webhook_secrets where subscription_id = $1', [sub.id]);
+    await t.pool.query('delete from control.webhook_subscriptions where id = $1', [sub.id]);
+  });
+  it('never reads a secret (sealed or legacy) nor a delivery body, and rewrites no delivery', async () => {
+    await denied(g, 'select ciphertext from control.webhook_secrets');
+    await denied(g, 'select wrapped_key from control.webhook_secrets');
+    await denied(g, 'select secret from control.webhook_subscriptions');
+    await denied(g, 'select body from dispatcher.deliveries');
+    await denied(g, `update dispatcher.deliveries set body = 'x'`);
+    await denied(g, `update dispatcher.deliveries set attempts = 0`);
+    await denied(g, 'delete from dispatcher.delivery_attempts');
+    await denied(g, `update control.webhook_subscriptions set url = 'https://evil.example'`);
+  });
+});
+
 describe('projector role', () => {
   const p = SERVICE_ROLES.projector;
   it('writes the read models, its checkpoints and dead letters', async () => {
@@ -323,6 +371,37 @@ describe('erasure and access requests, each step as its own role', () => {
     await denied(SERVICE_ROLES.gateway, 'delete from privacy.subject_keys');
     await denied(SERVICE_ROLES.gateway, 'update privacy.erasure_requests set status = $1', ['done']);
     await denied(SERVICE_ROLES.recompute, 'select * from privacy.erasure_requests');
+  });
+});
+
+describe('the outbound events, each step as its own role', () => {
+  it('the recompute records an occurrence once, the dispatcher fans it out, the gateway sees none', async () => {
+    const event = {
+      accountId: A,
+      type: 'sync.completed',
+      subject: `task:${randomUUID()}`,
+      data: { status: 'done' },
+      occurredAt: new Date(),
+    };
+    const rdb = createDb(poolAs(SERVICE_ROLES.recompute));
+    expect(await recordOutboundEvents(rdb, [event])).toBe(1);
+    expect(await recordOutboundEvents(rdb, [event])).toBe(0);
+    await as(
+      SERVICE_ROLES.recompute,
+      `select 1 from control.outbound_events where account_id = $1 and event_type = 'sync.completed' and subject = $2`,
+      [A, event.subject],
+    );
+    await denied(SERVICE_ROLES.recompute, 'select data from control.outbound_events');
+    await denied(SERVICE_ROLES.recompute, 'update control.outbound_events set fanned_out_at = now()');
+    const id = outboundEventId(A, event.type, event.subject);
+    await as(
+      SERVICE_ROLES.dispatcher,
+      'update control.outbound_events set fanned_out_at = now() where event_id = $1',
+      [id],
+    );
+    await denied(SERVICE_ROLES.dispatcher, `update control.outbound_events set data = '{}'`);
+    await denied(SERVICE_ROLES.gateway, 'select 1 from control.outbound_events');
+    await t.pool.query('delete from control.outbound_events where event_id = $1', [id]);
   });
 });
 

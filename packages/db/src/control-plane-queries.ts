@@ -133,12 +133,21 @@ export async function listPixelKeys(db: Kysely<Database>, accountId: string): Pr
   return withOrigins(db, keys);
 }
 
-/** Webhook subscriptions of an account, without their secrets. */
-export async function listWebhookSubscriptions(db: Kysely<Database>, accountId: string) {
+/**
+ * Webhook subscriptions of an account, without their secrets (`active`: not removed; `id`: that one
+ * only, for GET /v1/webhooks/{id}).
+ */
+export async function listWebhookSubscriptions(
+  db: Kysely<Database>,
+  accountId: string,
+  o: { readonly active?: boolean; readonly id?: string } = {},
+) {
   return db
     .selectFrom('control.webhook_subscriptions')
-    .select(['id', 'account_id', 'url', 'created_at', 'disabled_at'])
+    .select(['id', 'account_id', 'url', 'event_types', 'created_at', 'disabled_at'])
     .where('account_id', '=', accountId)
+    .$if(o.active === true, (q) => q.where('disabled_at', 'is', null))
+    .$if(o.id !== undefined, (q) => q.where('id', '=', o.id!))
     .orderBy('created_at')
     .orderBy('id')
     .execute();

@@ -267,12 +267,14 @@ async function stampOnce(
   id: string,
   now: Date,
   missing: string,
+  accountId?: string,
 ): Promise<void> {
   const r = await db
     .updateTable(target.table)
     .set(target.column, now)
     .where('id', '=', id)
     .where(target.column, 'is', null)
+    .$if(accountId !== undefined, (q) => q.where('account_id', '=', accountId!))
     .executeTakeFirst();
   if (!r.numUpdatedRows) throw new ControlPlaneError('not_found', missing);
 }
@@ -455,13 +457,24 @@ export async function revokePixelKey(
   await db.updateTable('control.pixel_keys').set({ revoked_at: now }).where('id', '=', pixelKeyId).execute();
 }
 
-/** Stops deliveries to a subscription (kept for the delivery history); `not_found` unless active. */
+/**
+ * Stops deliveries to a subscription (kept for the delivery history); `not_found` unless active (and,
+ * with `accountId`, the account's: DELETE /v1/webhooks/{id}).
+ */
 export async function disableWebhookSubscription(
   db: Kysely<Database>,
   subscriptionId: string,
   now = new Date(),
+  accountId?: string,
 ): Promise<void> {
-  await stampOnce(db, SUBSCRIPTION_DISABLED, subscriptionId, now, `no active subscription ${subscriptionId}`);
+  await stampOnce(
+    db,
+    SUBSCRIPTION_DISABLED,
+    subscriptionId,
+    now,
+    `no active subscription ${subscriptionId}`,
+    accountId,
+  );
 }
 
 /** Connects an email or SMS provider: sends for that channel go to `endpointUrl`. */

@@ -21,6 +21,8 @@ export * from './sync-outbox-relay.js';
 export * from './key-list.js';
 export * from './secrets-keyring.js';
 export * from './webhook-secrets.js';
+export * from './webhook-seal.js';
+export * from './outbound-events.js';
 export * from './webhook-deliveries.js';
 export * from './privileges/index.js';
 export * from './unsubscribe-token.js';

@@ -97,8 +97,23 @@ export interface WebhookSubscriptionsTable {
   url: string;
   /** Legacy plain text; null once sealed into control.webhook_secrets. */
   secret: string | null;
-  created_at: Generated<Timestamp>;
+  /** Set by the database on insert (a Generated<Timestamp> would select as the column type, not Date). */
+  created_at: ColumnType<Date, Date | string | undefined, Date | string>;
   disabled_at: Timestamp | null;
+  /** The outbound event types it receives (default `{campaign.sent}`). */
+  event_types: Generated<string[]>;
+}
+
+/** control.outbound_events: one row per occurrence of a planned outbound event (outbound-events.ts). */
+export interface OutboundEventsTable {
+  event_id: string;
+  account_id: string;
+  event_type: string;
+  subject: string;
+  data: unknown;
+  occurred_at: Timestamp;
+  created_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  fanned_out_at: Timestamp | null;
 }
 
 /** control.webhook_secrets: sealed whsec_ signing secrets, several during a rotation's grace window */
@@ -233,6 +248,7 @@ export interface Database {
   'control.pixel_origins': PixelOriginsTable;
   'control.webhook_subscriptions': WebhookSubscriptionsTable;
   'control.webhook_secrets': WebhookSecretsTable;
+  'control.outbound_events': OutboundEventsTable;
   'control.rate_counters': RateCountersTable;
   'control.sync_tasks': SyncTasksTable;
   'control.sync_outbox': SyncOutboxTable;

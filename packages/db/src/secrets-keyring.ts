@@ -1,5 +1,7 @@
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { hkdfSync, randomBytes } from 'node:crypto';
+import { gcmOpen, gcmSeal } from './aes-gcm.js';
 import { ConfigError } from '@holdfast/platform';
+import { SEALED_TO_PREFIX, sealPublicKeySetting, unwrapSealedTo } from './webhook-seal.js';
 import { loadKeyList, parseKeyList, type NamedKey } from './key-list.js';
 
 /** A master key: its id (stored beside every data key it wraps) and 32 bytes of AES-256 key. */
@@ -21,21 +23,6 @@ export interface SealedSecret {
 export class SecretUnreadableError extends Error {
   override readonly name = 'SecretUnreadableError';
   readonly isRetriable = false;
-}
-
-function gcmSeal(key: Buffer, plain: Buffer, aad: string): Buffer {
-  const iv = randomBytes(12);
-  const c = createCipheriv('aes-256-gcm', key, iv);
-  c.setAAD(Buffer.from(aad, 'utf8'));
-  const ct = Buffer.concat([c.update(plain), c.final()]);
-  return Buffer.concat([iv, c.getAuthTag(), ct]);
-}
-
-function gcmOpen(key: Buffer, sealed: Buffer, aad: string): Buffer {
-  const d = createDecipheriv('aes-256-gcm', key, sealed.subarray(0, 12));
-  d.setAAD(Buffer.from(aad, 'utf8'));
-  d.setAuthTag(sealed.subarray(12, 28));
-  return Buffer.concat([d.update(sealed.subarray(28)), d.final()]);
 }
 
 /**
@@ -67,9 +54,9 @@ export class SecretsKeyring {
     return [...this.byId.keys()];
   }
 
-  /** Whether the keyring holds master key `keyId`. */
+  /** Whether the keyring holds master key `keyId` (or the one an `x25519:` key id was sealed to). */
   has(keyId: string): boolean {
-    return this.byId.has(keyId);
+    return this.byId.has(keyId.startsWith(SEALED_TO_PREFIX) ? keyId.slice(SEALED_TO_PREFIX.length) : keyId);
   }
 
   /**
@@ -99,13 +86,26 @@ export class SecretsKeyring {
   }
 
   private unwrap(s: SealedSecret): Buffer {
-    const master = this.byId.get(s.keyId);
-    if (!master) throw new SecretUnreadableError(`no master key "${s.keyId}" in ${this.setting}`);
+    // `x25519:<id>`: sealed to master key <id>'s public key (webhook-seal.ts), by the gateway.
+    const sealedTo = s.keyId.startsWith(SEALED_TO_PREFIX);
+    const masterId = sealedTo ? s.keyId.slice(SEALED_TO_PREFIX.length) : s.keyId;
+    const master = this.byId.get(masterId);
+    if (!master) throw new SecretUnreadableError(`no master key "${masterId}" in ${this.setting}`);
     try {
-      return gcmOpen(master, s.wrappedKey, `holdfast.dek/${s.keyId}`);
+      return sealedTo ? unwrapSealedTo(master, s) : gcmOpen(master, s.wrappedKey, `holdfast.dek/${s.keyId}`);
     } catch {
-      throw new SecretUnreadableError(`the data key does not open with master key "${s.keyId}"`);
+      throw new SecretUnreadableError(`the data key does not open with master key "${masterId}"`);
     }
+  }
+
+  /**
+   * The `HOLDFAST_WEBHOOK_SEAL_KEY` of master key `keyId` (default: the current one): the public key
+   * the gateway seals the webhook secrets it mints to (webhook-seal.ts).
+   */
+  webhookSealKeySetting(keyId: string = this.currentKeyId): string {
+    const master = this.byId.get(keyId);
+    if (!master) throw new SecretUnreadableError(`no master key "${keyId}" in ${this.setting}`);
+    return sealPublicKeySetting(keyId, master);
   }
 
   /** Opens a sealed secret (the same `context` it was sealed with). */

@@ -27,11 +27,26 @@ export interface DeliveryListing {
   readonly attempt_log: DeliveryAttemptListing[];
 }
 
-async function requireSubscription(db: Kysely<Database>, subscriptionId: string): Promise<void> {
+/**
+ * Whose subscription, for the routes of one account (/v1/webhooks): with it, another account's
+ * subscription, or one removed, is `not_found` (404), as if it did not exist.
+ */
+export interface SubscriptionScope {
+  readonly accountId?: string;
+}
+
+async function requireSubscription(
+  db: Kysely<Database>,
+  subscriptionId: string,
+  scope: SubscriptionScope = {},
+): Promise<void> {
   const s = await db
     .selectFrom('control.webhook_subscriptions')
     .select('id')
     .where('id', '=', subscriptionId)
+    .$if(scope.accountId !== undefined, (q) =>
+      q.where('account_id', '=', scope.accountId!).where('disabled_at', 'is', null),
+    )
     .executeTakeFirst();
   if (!s) throw new ControlPlaneError('not_found', `no subscription ${subscriptionId}`);
 }
@@ -43,9 +58,13 @@ async function requireSubscription(db: Kysely<Database>, subscriptionId: string)
 export async function listDeliveries(
   db: Kysely<Database>,
   subscriptionId: string,
-  { status, limit = 50 }: { status?: DeliveryListing['status']; limit?: number } = {},
+  {
+    status,
+    limit = 50,
+    accountId,
+  }: { status?: DeliveryListing['status']; limit?: number } & SubscriptionScope = {},
 ): Promise<DeliveryListing[]> {
-  await requireSubscription(db, subscriptionId);
+  await requireSubscription(db, subscriptionId, { accountId });
   let listed = db
     .selectFrom('dispatcher.deliveries')
     .select([
@@ -94,10 +113,10 @@ export async function listDeliveries(
  */
 export async function redeliver(
   db: Kysely<Database>,
-  target: { readonly subscriptionId: string; readonly deliveryId?: string },
+  target: { readonly subscriptionId: string; readonly deliveryId?: string } & SubscriptionScope,
   now = new Date(),
 ): Promise<string[]> {
-  await requireSubscription(db, target.subscriptionId);
+  await requireSubscription(db, target.subscriptionId, target);
   let failed = db
     .updateTable('dispatcher.deliveries')
     .set({ status: 'pending', next_attempt_at: now, lease_until: null })
@@ -105,11 +124,21 @@ export async function redeliver(
     .where('status', '=', 'failed');
   if (target.deliveryId) failed = failed.where('delivery_id', '=', target.deliveryId);
   const rows = await failed.returning('delivery_id').execute();
-  if (target.deliveryId && !rows.length)
+  if (target.deliveryId && !rows.length) {
+    // Told apart for the HTTP answer: no such delivery is a 404, one that is not failed a 409.
+    const exists = await db
+      .selectFrom('dispatcher.deliveries')
+      .select('status')
+      .where('subscription_id', '=', target.subscriptionId)
+      .where('delivery_id', '=', target.deliveryId)
+      .executeTakeFirst();
     throw new ControlPlaneError(
-      'not_found',
-      `no failed delivery ${target.deliveryId} of subscription ${target.subscriptionId}`,
+      exists ? 'conflict' : 'not_found',
+      exists
+        ? `delivery ${target.deliveryId} is ${exists.status}: only failed deliveries can be redelivered`
+        : `no failed delivery ${target.deliveryId} of subscription ${target.subscriptionId}`,
     );
+  }
   return rows.map((r) => r.delivery_id).sort();
 }
 

@@ -3,6 +3,7 @@ import type { Kysely, Transaction } from 'kysely';
 import { ControlPlaneError } from './control-plane.js';
 import { displayPrefix, mintToken } from './credentials.js';
 import type { Database } from './schema.js';
+import type { SecretSealer } from './webhook-seal.js';
 import {
   defaultSecretsKeyring,
   SecretUnreadableError,
@@ -12,15 +13,18 @@ import {
 
 /**
  * An outbound webhook subscription; the whsec_ secret is returned once for the receiver and stored
- * only sealed (`keyring`, default: this process's HOLDFAST_SECRETS_KEYS). Its URL is checked against
- * the outbound policy where it is entered (the CLI) and again before every delivery.
+ * only sealed (`keyring`, default: this process's HOLDFAST_SECRETS_KEYS; the gateway seals to a public
+ * key, `WebhookSealKey`). Its URL is checked against the outbound policy where it is entered (the CLI,
+ * POST /v1/webhooks) and again before every delivery. `eventTypes`: what it receives (default
+ * `campaign.sent`; the caller checks them, `subscriptionEventTypes` of @holdfast/domain).
  */
 export async function createWebhookSubscription(
   db: Kysely<Database>,
   accountId: string,
   url: string,
-  keyring: SecretsKeyring = defaultSecretsKeyring(),
-): Promise<{ id: string; secret: string }> {
+  keyring: SecretSealer = defaultSecretsKeyring(),
+  eventTypes: readonly string[] = ['campaign.sent'],
+): Promise<{ id: string; secret: string; created_at: Date; event_types: string[] }> {
   try {
     new URL(url);
   } catch {
@@ -35,12 +39,14 @@ export async function createWebhookSubscription(
     if (!acc) throw new ControlPlaneError('not_found', `no account ${accountId}`);
     const secret = mintToken('webhook_secret');
     const id = randomUUID();
-    await trx
+    const event_types = [...eventTypes];
+    const row = await trx
       .insertInto('control.webhook_subscriptions')
-      .values({ id, account_id: accountId, url, secret: null })
-      .execute();
+      .values({ id, account_id: accountId, url, secret: null, event_types })
+      .returning('created_at')
+      .executeTakeFirstOrThrow();
     await insertSealedWebhookSecret(trx, id, secret, keyring);
-    return { id, secret };
+    return { id, secret, created_at: row.created_at, event_types };
   });
 }
 
@@ -49,7 +55,7 @@ export async function insertSealedWebhookSecret(
   trx: Transaction<Database> | Kysely<Database>,
   subscriptionId: string,
   secret: string,
-  keyring: SecretsKeyring,
+  keyring: SecretSealer,
 ): Promise<string> {
   const id = randomUUID();
   const s = keyring.seal(secret, id);
@@ -71,20 +77,26 @@ export async function insertSealedWebhookSecret(
  * Rotates a subscription's signing secret: a new whsec_ secret now (returned in clear, once); every
  * secret still signing keeps signing for `graceSeconds` more, so receivers can switch without losing
  * a delivery (webhook-signature carries one signature per secret). One transaction, on the locked
- * subscription row, so two concurrent rotations do not interleave.
+ * subscription row, so two concurrent rotations do not interleave. With `accountId` (POST
+ * /v1/webhooks/{id}/rotate-secret), another account's subscription is `not_found`.
  */
 export async function rotateWebhookSecret(
   db: Kysely<Database>,
   subscriptionId: string,
   graceSeconds: number,
-  keyring: SecretsKeyring,
+  keyring: SecretSealer,
   now = new Date(),
+  accountId?: string,
 ): Promise<{ secret: string; previousExpiresAt: Date }> {
   return db.transaction().execute(async (trx) => {
+    // The gateway (scoped to an account) may not read the legacy plain-text column; the dispatcher
+    // seals what is left there at every start, so a subscription created over HTTP never has one.
     const sub = await trx
       .selectFrom('control.webhook_subscriptions')
-      .select(['id', 'disabled_at', 'secret'])
+      .select(['id', 'disabled_at'])
+      .$if(accountId === undefined, (q) => q.select('secret'))
       .where('id', '=', subscriptionId)
+      .$if(accountId !== undefined, (q) => q.where('account_id', '=', accountId!))
       .forUpdate()
       .executeTakeFirst();
     if (!sub || sub.disabled_at)
@@ -107,7 +119,7 @@ async function sealOne(
   trx: Transaction<Database>,
   subscriptionId: string,
   plaintext: string,
-  keyring: SecretsKeyring,
+  keyring: SecretSealer,
 ): Promise<void> {
   // Inserted before anything rotated in later, so it sorts as older (seq).
   await insertSealedWebhookSecret(trx, subscriptionId, plaintext, keyring);

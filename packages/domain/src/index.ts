@@ -60,3 +60,19 @@ export type { TreatedSendStatus } from './campaigns/send-status.js';
 export * from './commerce/index.js';
 export { keptSince } from './retention/retention-horizon.js';
 export * from './privacy/index.js';
+export {
+  DEFAULT_WEBHOOK_EVENT_TYPES,
+  WEBHOOK_EVENT_TYPES,
+  isWebhookEventType,
+  subscriptionEventTypes,
+} from './webhooks/webhook-events.js';
+export type { WebhookEventType } from './webhooks/webhook-events.js';
+export {
+  customerChurned,
+  liftProven,
+  movedIntoLapsed,
+  recoveryAttributed,
+  syncCompleted,
+  webhookBody,
+} from './webhooks/outbound-event-data.js';
+export type { Occurrence } from './webhooks/outbound-event-data.js';

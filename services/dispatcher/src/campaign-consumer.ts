@@ -71,7 +71,11 @@ export function campaignBatchHandler(deps: {
     await withTransaction(deps.pool, async (client) => {
       const checkpoint = await readCheckpoint(client, key);
       const fresh = events.filter((e) => e.offset > checkpoint).map((e) => e.value);
-      const subs = await activeSubscriptions(client, [...new Set(fresh.map((e) => e.metadata.account_id))]);
+      const subs = await activeSubscriptions(
+        client,
+        [...new Set(fresh.map((e) => e.metadata.account_id))],
+        CAMPAIGN_SENT,
+      );
       const list: NewDelivery[] = fresh.flatMap((e) =>
         (subs.get(e.metadata.account_id) ?? []).map((subscriptionId) => ({
           deliveryId: deliveryId(subscriptionId, e.tracking_id),

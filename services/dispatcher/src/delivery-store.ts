@@ -45,10 +45,11 @@ export interface AttemptOutcome {
   readonly succeeded: boolean;
 }
 
-/** Active subscriptions (id by account) of the given accounts. */
+/** Active subscriptions (id by account) of the given accounts that chose `eventType`. */
 export async function activeSubscriptions(
   c: PoolClient,
   accountIds: readonly string[],
+  eventType: string,
 ): Promise<Map<string, string[]>> {
   const byAccount = new Map<string, string[]>();
   if (!accountIds.length) return byAccount;
@@ -57,6 +58,7 @@ export async function activeSubscriptions(
     .select(['id', 'account_id'])
     .where('account_id', 'in', accountIds)
     .where('disabled_at', 'is', null)
+    .where((eb) => eb(eb.val(eventType), '=', eb.fn.any('event_types')))
     .orderBy('created_at')
     .orderBy('id')
     .execute();

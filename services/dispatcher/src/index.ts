@@ -1,6 +1,7 @@
 /**
- * The dispatcher: delivers outbound webhooks (campaign.sent) to every active subscription of the
- * account, signed (hex HMAC-SHA256 of the raw body with the whsec_ secret), retried after 15, 30 and
+ * The dispatcher: delivers outbound webhooks (campaign.sent, and the recorded occurrences of the
+ * planned events: event-fanout.ts) to the active subscriptions of the account that chose them,
+ * signed (hex HMAC-SHA256 of the raw body with the whsec_ secret), retried after 15, 30 and
  * 45 minutes, durably (schema `dispatcher`). How a receiver verifies: docs/webhooks.md.
  *
  * - `startDispatcher(config, deps)`: run in-process; `main.ts` is the process entry.

@@ -28,6 +28,7 @@ import {
   type Logger,
   type OutboundClient,
 } from '@holdfast/platform';
+import { fanOutEvents } from './event-fanout.js';
 import { campaignBatchHandler } from './campaign-consumer.js';
 import { pollOnce, type PollResult } from './delivery-poller.js';
 import type { DispatcherMetrics } from './metrics.js';
@@ -139,17 +140,28 @@ export async function startDispatcher(
       again = true;
       return running;
     }
-    running = pollOnce(pollOptions).then(
-      (r) => {
-        pollFailure = undefined;
+    // Then the recorded occurrences of the planned events: deliveries made here go out in the poll
+    // right after (the claim first, so a poll reads the clock when it starts, as before).
+    running = pollOnce(pollOptions)
+      .then(async (r) => {
+        const created = await fanOutEvents(deps.pool, now());
+        if (created) {
+          deps.metrics?.onEnqueued(created);
+          again = true;
+        }
         return r;
-      },
-      (err: unknown) => {
-        const d = describeFailure(err);
-        pollFailure = d.code ? `${d.error} (${d.code})` : d.error;
-        throw err;
-      },
-    );
+      })
+      .then(
+        (r) => {
+          pollFailure = undefined;
+          return r;
+        },
+        (err: unknown) => {
+          const d = describeFailure(err);
+          pollFailure = d.code ? `${d.error} (${d.code})` : d.error;
+          throw err;
+        },
+      );
     running = running.finally(() => {
       running = null;
       if (again && !stopped) {

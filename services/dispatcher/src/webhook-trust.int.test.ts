@@ -169,13 +169,13 @@ describe('webhooks a receiver can trust: Standard Webhooks signatures, secret ro
       expect(fifth!.headers['x-service-delivery']).toBe(first!.headers['x-service-delivery']);
       expect(fifth!.body).toBe(first!.body);
       expect(fifth!.headers['x-service-signature']).toBe(plainHmac(secret, fifth!.body));
-      // Only failed deliveries are redelivered.
+      // Only failed deliveries are redelivered: a delivered one is a conflict (409 over HTTP).
       await expect(
         redeliver(t.db, { subscriptionId: sub, deliveryId: delivered!.delivery_id }),
       ).rejects.toThrow(
         new ControlPlaneError(
-          'not_found',
-          `no failed delivery ${delivered!.delivery_id} of subscription ${sub}`,
+          'conflict',
+          `delivery ${delivered!.delivery_id} is delivered: only failed deliveries can be redelivered`,
         ),
       );
       expect(await redeliver(t.db, { subscriptionId: sub })).toEqual([]);

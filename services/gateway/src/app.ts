@@ -20,7 +20,7 @@ import {
   type Logger,
   type Registry,
 } from '@holdfast/platform';
-import { authenticate, authenticateRead } from './auth/authenticate.js';
+import { authenticate, authenticateOutbound, authenticateRead } from './auth/authenticate.js';
 import { CredentialListener } from './auth/credential-listener.js';
 import { CredentialStore, dbCredentialSource } from './auth/credential-store.js';
 import { LastUsedTracker } from './auth/last-used.js';
@@ -53,6 +53,7 @@ import { ingestRouter, ingestV1Router } from './routes/ingest-routes.js';
 import { metricsRoute, readyzRoute } from './routes/operations.js';
 import { readApiRouter } from './read-api/read-api-router.js';
 import { createWebhooksRouter } from './webhooks/webhooks-router.js';
+import { webhookManagementRouter } from './webhook-management/webhook-management-router.js';
 
 /** What the gateway is built from; tests inject their own clock, appender or codec. */
 export interface GatewayDeps {
@@ -190,6 +191,8 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps): P
   v1.get('/exports/:export_id/download', ...withIngestKey(exportDownloadRoute(ctx, privacy)));
   app.use('/v1', v1);
   app.use('/v1', readApiRouter(ctx, authenticateRead(authDeps)));
+  // Webhook subscriptions and their deliveries, for the account's outbound (sk_live_) keys.
+  app.use('/v1', webhookManagementRouter(ctx, authenticateOutbound(authDeps)));
   app.use('/v1', refuseAnyKeyInQuery);
   app.use(createWebhooksRouter({ ...ctx, credentials, limiter: new Limiter(counter), lastUsed }));
   app.use(

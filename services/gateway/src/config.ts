@@ -2,10 +2,19 @@ import { isIP } from 'node:net';
 import {
   loadInboundKeyring,
   loadUnsubscribeKeys,
+  parseWebhookSealKey,
   type InboundKeyring,
   type UnsubscribeKeys,
+  type WebhookSealKey,
 } from '@holdfast/db';
-import { ConfigError, EnvReader, readInfraConfig, type InfraConfig } from '@holdfast/platform';
+import {
+  ConfigError,
+  EnvReader,
+  readInfraConfig,
+  readOutboundPolicy,
+  type InfraConfig,
+  type OutboundPolicy,
+} from '@holdfast/platform';
 import { DEFAULT_READ_MODEL_SCHEMA, READ_SCHEMA_SETTING } from '@holdfast/read-models';
 
 /** The gateway's configuration, parsed once at start-up from the environment. */
@@ -64,6 +73,18 @@ export interface GatewayConfig {
    * stay off the public edge (docs/security.md).
    */
   readonly inboundKeys: InboundKeyring;
+  /**
+   * HOLDFAST_WEBHOOK_SEAL_KEY (`holdfast secrets webhook-seal-key` prints it): the public key the
+   * webhook secrets minted by POST /v1/webhooks are sealed to. It seals and opens nothing; only the
+   * master key it was derived from opens what it sealed (the dispatcher's, the CLI's). Null: creating
+   * a subscription or rotating its secret over HTTP answers 503 (docs/webhooks.md).
+   */
+  readonly webhookSealKey: WebhookSealKey | null;
+  /**
+   * Where a webhook subscription may point (HOLDFAST_OUTBOUND_*, the dispatcher's policy): POST
+   * /v1/webhooks refuses at once what the dispatcher would refuse on every delivery.
+   */
+  readonly outbound: OutboundPolicy;
   /** HOLDFAST_TEST_MODE: a test or benchmark deployment; required by `unsafeLiftLimits`. */
   readonly testMode: boolean;
   /**
@@ -208,6 +229,8 @@ export function loadGatewayConfig(env: Readonly<Record<string, string | undefine
   };
   const unsubscribeKeys = keys(() => loadUnsubscribeKeys(env));
   const inboundKeys = keys(() => loadInboundKeyring(env));
+  const sealSetting = r.optional('HOLDFAST_WEBHOOK_SEAL_KEY');
+  const webhookSealKey = sealSetting ? (keys(() => parseWebhookSealKey(sealSetting)) ?? null) : null;
   let config: GatewayConfig;
   try {
     config = r.done({
@@ -220,6 +243,8 @@ export function loadGatewayConfig(env: Readonly<Record<string, string | undefine
       // Undefined only with a problem recorded, which throws below.
       unsubscribeKeys: unsubscribeKeys!,
       inboundKeys: inboundKeys!,
+      webhookSealKey,
+      outbound: readOutboundPolicy(r),
       bodyBudgetBytes: r.int('BODY_BUDGET_BYTES', 256 * 1024 * 1024, {
         min: 32 * 1024 * 1024,
         max: 64 * 1024 ** 3,

@@ -184,6 +184,14 @@ afterAll(async () => {
 describe('sync consumer and task worker', () => {
   let accountId: string;
   let first: string;
+  /** The `data` of the sync.completed occurrences recorded for a task. */
+  const syncCompletedOf = async (taskId: string) =>
+    (
+      await t.pool.query<{ data: Record<string, unknown> }>(
+        `select data from control.outbound_events where event_type = 'sync.completed' and data->>'task_id' = $1`,
+        [taskId],
+      )
+    ).rows.map((r) => r.data);
 
   it('moves a task to done with the growth since the previous done task', async () => {
     accountId = (await createAccount(t.db, { name: 'Shop' })).id;
@@ -200,6 +208,10 @@ describe('sync consumer and task worker', () => {
     const done = await settled(second);
     expect(done).toMatchObject({ status: 'done', orders_added: 2, customers_added: 0 });
     expect(done.duration_ms).toEqual(expect.any(Number));
+    // Each ended task is announced once (sync.completed), with its counters, in the same transaction.
+    expect(await syncCompletedOf(second)).toEqual([
+      expect.objectContaining({ task_id: second, status: 'done', orders_added: 2, customers_added: 0 }),
+    ]);
   });
 
   it('takes the counters from the snapshot the recompute scored, not from rows projected since', async () => {
@@ -479,5 +491,7 @@ describe('sync consumer and task worker', () => {
     expect(await settled(marker)).toMatchObject({ status: 'done', orders_added: 1, customers_added: 1 });
     expect(await task(first)).toEqual(before);
     expect(runs.get(first)).toBe(1);
+    // The replay emitted no second sync.completed.
+    expect(await syncCompletedOf(first)).toHaveLength(1);
   });
 });

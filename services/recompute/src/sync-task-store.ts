@@ -1,9 +1,11 @@
-import { isFinalSyncStatus } from '@holdfast/domain';
+import { isFinalSyncStatus, syncCompleted, type Occurrence } from '@holdfast/domain';
 import type { LogPosition } from '@holdfast/contracts';
 import { sql, type Kysely } from 'kysely';
 import {
   rawQuery,
   readCheckpoint,
+  recordOutboundEvents,
+  type Database,
   withTransaction,
   writeCheckpoint,
   type CheckpointKey,
@@ -320,6 +322,15 @@ export class SyncTaskStore {
         .where('id', '=', task.taskId)
         .execute();
       await this.finishWork(db, task);
+      await announce(db, task, now, {
+        taskId: task.taskId,
+        status: 'done',
+        ordersAdded: counts.ordersAdded,
+        customersAdded: counts.customersAdded,
+        durationMs: Math.max(0, now.getTime() - startedAt.getTime()),
+        reason: null,
+        finishedAt: now,
+      });
       return counts;
     });
   }
@@ -363,13 +374,23 @@ export class SyncTaskStore {
     reason: string,
     now: Date,
   ): Promise<void> {
-    await db
+    const ended = await db
       .updateTable('control.sync_tasks')
       .set({ status, reason: reason.slice(0, 500), finished_at: now })
       .where('id', '=', task.taskId)
       .where('status', 'in', ['queued', 'running'])
-      .execute();
+      .executeTakeFirst();
     await this.finishWork(db, task);
+    if (ended.numUpdatedRows)
+      await announce(db, task, now, {
+        taskId: task.taskId,
+        status,
+        ordersAdded: null,
+        customersAdded: null,
+        durationMs: null,
+        reason: reason.slice(0, 500),
+        finishedAt: now,
+      });
   }
 
   private async finishWork(db: Kysely<RecomputeDatabase>, task: ClaimedTask): Promise<void> {
@@ -434,4 +455,20 @@ export class SyncTaskStore {
       customersAdded: Math.max(0, customers - r.customers_before),
     };
   }
+}
+
+/**
+ * Records `sync.completed` for a task that just ended, in the transaction that ended it (the
+ * dispatcher delivers it to the subscriptions that chose it). Its id is the task's: a task ends once.
+ */
+async function announce(
+  db: Kysely<RecomputeDatabase>,
+  task: ClaimedTask,
+  now: Date,
+  end: Parameters<typeof syncCompleted>[0],
+): Promise<void> {
+  const o: Occurrence = syncCompleted(end);
+  await recordOutboundEvents(db as unknown as Kysely<Database>, [
+    { accountId: task.accountId, ...o, occurredAt: now },
+  ]);
 }

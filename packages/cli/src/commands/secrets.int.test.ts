@@ -12,6 +12,7 @@ import {
   loadSmsInboundToken,
   SecretsKeyring,
   parseSecretsKeys,
+  parseWebhookSealKey,
   parseUnsubscribeKeys,
   setSmsProvider,
   signUnsubscribeToken,
@@ -229,5 +230,20 @@ describe("holdfast secrets: the gateway's own keys", () => {
     const gateway = new UnsubscribeKeys(parseUnsubscribeKeys(`${key('u1')},${entries.join(',')}`));
     expect(verifyUnsubscribeToken(gateway, old)).toEqual(subject);
     expect(verifyUnsubscribeToken(new UnsubscribeKeys(parseUnsubscribeKeys(key('u1'))), old)).toBeNull();
+  });
+
+  it('given `webhook-seal-key` on the gateway, then the secrets it seals open with the master key only', async () => {
+    const k1 = key('k1');
+    const r = await runCaptured(['secrets', 'webhook-seal-key', '--json'], {
+      ...t.env,
+      HOLDFAST_SECRETS_KEYS: k1,
+    });
+    expect(r.code, r.stderr).toBe(0);
+    const { setting } = r.json<{ setting: string }>();
+    expect(setting).toMatch(/^k1:[A-Za-z0-9+/]{43}=$/);
+    expect(setting).not.toContain(k1.split(':')[1]);
+    const sealed = parseWebhookSealKey(setting).seal('whsec_x', 'row');
+    expect(new SecretsKeyring(parseSecretsKeys(k1)).open(sealed, 'row')).toBe('whsec_x');
+    expect(() => new SecretsKeyring(parseSecretsKeys(key('k1'))).open(sealed, 'row')).toThrow();
   });
 });

@@ -106,6 +106,23 @@ export const registerSecrets: RegisterCommand = (program, context) => {
     });
 
   secrets
+    .command('webhook-seal-key')
+    .description(
+      'print HOLDFAST_WEBHOOK_SEAL_KEY for the gateway: the public key, derived from the current master key, that the webhook secrets minted over POST /v1/webhooks are sealed to (it opens nothing)',
+    )
+    .action(() => {
+      const ctx = context();
+      const setting = keyringFor(ctx).webhookSealKeySetting();
+      ctx.out(
+        { setting },
+        `${setting}\n` +
+          '# Set HOLDFAST_WEBHOOK_SEAL_KEY=<the line above> on the gateway. A public key: it seals, it opens nothing.\n' +
+          '# After a master key rotation, print it again and update the gateway (secrets sealed to the old one\n' +
+          '# open while the old master key is configured; holdfast secrets rewrap moves them under the new one).',
+      );
+    });
+
+  secrets
     .command('legacy-unsubscribe-keys')
     .description(
       'print the keys unsubscribe links were signed with before HOLDFAST_UNSUBSCRIBE_KEYS (derived from ' +

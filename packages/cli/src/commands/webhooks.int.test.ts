@@ -48,6 +48,7 @@ describe('holdfast webhooks', () => {
       {
         id,
         url: 'https://hooks.example.com/hf',
+        event_types: ['campaign.sent'],
         status: 'active',
         created_at: expect.any(String),
         removed_at: null,
@@ -59,7 +60,7 @@ describe('holdfast webhooks', () => {
     expect([removed.code, removed.stdout]).toEqual([0, `Removed subscription ${id}\n`]);
     const after = await runCaptured(['webhooks', 'list', '--account', account], t.env);
     expect(after.stdout.split('\n')[1]).toMatch(
-      new RegExp(`^${id}  removed  \\S+  https://hooks.example.com/hf$`),
+      new RegExp(`^${id}  removed  \\S+  campaign\\.sent  https://hooks.example.com/hf$`),
     );
     const twice = await runCaptured(['webhooks', 'remove', id!], t.env);
     expect([twice.code, twice.stderr]).toEqual([3, `holdfast: no active subscription ${id}\n`]);

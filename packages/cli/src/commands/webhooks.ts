@@ -210,6 +210,7 @@ export const registerWebhooks: RegisterCommand = (program, context) => {
       const rows = (await listWebhookSubscriptions(db, o.account)).map((s) => ({
         id: s.id,
         url: s.url,
+        event_types: s.event_types,
         status: s.disabled_at ? 'removed' : 'active',
         created_at: iso(s.created_at),
         removed_at: iso(s.disabled_at),
@@ -217,8 +218,8 @@ export const registerWebhooks: RegisterCommand = (program, context) => {
       ctx.out(rows, () =>
         rows.length
           ? table(
-              ['ID', 'STATUS', 'CREATED', 'URL'],
-              rows.map((s) => [s.id, s.status, when(s.created_at), s.url]),
+              ['ID', 'STATUS', 'CREATED', 'EVENTS', 'URL'],
+              rows.map((s) => [s.id, s.status, when(s.created_at), s.event_types.join(','), s.url]),
             )
           : `No subscriptions: holdfast webhooks subscribe --account ${o.account} --url <url>`,
       );

@@ -51,7 +51,40 @@ const CONTROL_GRANTS: ReadonlyArray<readonly [table: string, role: ServiceRole, 
   // secrets were encrypted (a new sealed row, then the plain column cleared).
   ['webhook_subscriptions', dispatcher, 'select, update (secret)'],
   ['webhook_secrets', dispatcher, 'select, insert'],
+  // The planned outbound events (docs/webhooks.md, "Event types"): the recompute records each
+  // occurrence beside the change it announces (an occurrence recorded before is left alone); the
+  // dispatcher fans them out to the subscriptions.
+  ['outbound_events', recompute, 'select (event_id, account_id, event_type, subject), insert'],
+  ['outbound_events', dispatcher, 'select, update (fanned_out_at)'],
+  // /v1/webhooks (docs/webhooks.md): the gateway creates, lists, removes subscriptions and rotates
+  // their secrets, sealed to the dispatcher's public key. Column lists: it never reads a legacy
+  // plain-text secret, nor any sealed secret (ciphertext, data key), which it could not open anyway.
+  [
+    'webhook_subscriptions',
+    gateway,
+    'select (id, account_id, url, event_types, created_at, disabled_at), ' +
+      'insert (id, account_id, url, secret, event_types), update (disabled_at)',
+  ],
+  [
+    'webhook_secrets',
+    gateway,
+    'select (subscription_id, expires_at), ' +
+      'insert (id, subscription_id, key_id, wrapped_key, ciphertext, prefix), update (expires_at)',
+  ],
 ];
+
+/**
+ * The dispatcher's tables the gateway reads and touches for /v1/webhooks/{id}/deliveries and
+ * redelivery (the body, the lease and the attempt counters stay the dispatcher's). Also granted by the
+ * dispatcher's own migration, which may run after this.
+ */
+export const GATEWAY_DISPATCHER_GRANTS = [
+  'grant usage on schema dispatcher to holdfast_gateway',
+  'grant select (delivery_id, account_id, subscription_id, event, source_id, status, attempts, next_attempt_at, ' +
+    'created_at, delivered_at, last_status_code, last_error), ' +
+    'update (status, next_attempt_at, lease_until) on dispatcher.deliveries to holdfast_gateway',
+  'grant select on dispatcher.delivery_attempts to holdfast_gateway',
+] as const;
 
 /**
  * Grants taken back from databases an earlier release granted them on (GRANT is additive, so a
@@ -203,6 +236,8 @@ export async function applyPrivileges(db: Kysely<unknown>): Promise<void> {
         if (existing.has(`privacy.${table}`))
           statements.push(`grant ${privileges} on ${qualified('privacy', table)} to ${role}`);
     }
+    if (existing.has('dispatcher.deliveries') && existing.has('dispatcher.delivery_attempts'))
+      statements.push(...GATEWAY_DISPATCHER_GRANTS);
     if (statements.length) await run(statements.join(';\n'));
     for (const [schema, owner] of OWNED_SCHEMAS)
       if (schemas.has(schema)) await adoptSchema(run, schema, owner);

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import { migrateSchema, type MigrationSet } from '@holdfast/db';
 import * as dispatcher from './2026-11-23T10-00-dispatcher.js';
 import * as quarantine from './2026-11-27T10-00-subscription-quarantine.js';
+import * as gatewayReads from './2026-11-28T14-00-gateway-delivery-reads.js';
 
 /** The dispatcher's migrations, in order (ISO-date names; never edit one that has run). */
 export const DISPATCHER_MIGRATIONS: MigrationSet = Object.freeze({
@@ -9,6 +10,7 @@ export const DISPATCHER_MIGRATIONS: MigrationSet = Object.freeze({
   migrations: Object.freeze({
     '2026-11-23T10-00-dispatcher': dispatcher,
     '2026-11-27T10-00-subscription-quarantine': quarantine,
+    '2026-11-28T14-00-gateway-delivery-reads': gatewayReads,
   }),
 });
 

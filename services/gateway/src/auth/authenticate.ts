@@ -45,7 +45,12 @@ export function authenticate(deps: AuthDeps): RequestHandler {
   };
 }
 
-async function principalOrFailure(req: Request, res: Response, deps: AuthDeps): Promise<Principal> {
+async function principalOrFailure(
+  req: Request,
+  res: Response,
+  deps: AuthDeps,
+  outbound = false,
+): Promise<Principal> {
   // An IP over its failed-authentication limit is refused before any key is looked up.
   const blocked = await deps.limiter.failedAuthBlocked(rateLimitAddress(req.ip), deps.clock.now(), res);
   if (blocked) throw blocked;
@@ -58,6 +63,7 @@ async function principalOrFailure(req: Request, res: Response, deps: AuthDeps): 
       },
       deps.credentials,
       deps.clock.now(),
+      outbound,
     );
   } catch (err) {
     if (err instanceof HttpError && AUTH_FAILURES.has(err.status)) {
@@ -86,6 +92,29 @@ export function authenticateRead(deps: AuthDeps): RequestHandler {
     await deps.limiter.read(principal.keyId, deps.clock.now(), res);
     deps.lastUsed.touch(principal.keyId);
     res.locals.principal = principal;
+    next();
+  };
+}
+
+/**
+ * Express middleware for /v1/webhooks (docs/webhooks.md): the same checks and failure counting as
+ * `authenticate`, then only an outbound key (sk_live_, the spec's key "for outbound webhook
+ * subscriptions") manages webhooks: an ingest or read key is a valid credential without the right
+ * (403), the legacy tile token none (401). Each request counts against the key's 600 per minute
+ * (policy `per-key`).
+ */
+export function authenticateOutbound(deps: AuthDeps): RequestHandler {
+  return async (req, res, next) => {
+    const principal = await principalOrFailure(req, res, deps, true);
+    if (principal.keyId === null) {
+      const err = new UnauthorizedError(AUTH_DETAIL.webhooksNeedOutboundKey);
+      throw (await deps.limiter.failedAuth(rateLimitAddress(req.ip), deps.clock.now(), res)) ?? err;
+    }
+    if (principal.method !== 'outbound_key') throw new ForbiddenError(AUTH_DETAIL.webhooksNeedOutboundKey);
+    await deps.limiter.request(principal.rateBucket, deps.clock.now(), res, 'per-key');
+    deps.lastUsed.touch(principal.keyId);
+    res.locals.principal = principal;
+    setBodyOwners(req, principal);
     next();
   };
 }

@@ -9,8 +9,11 @@ export interface Principal {
   readonly accountId: string;
   /** The ingest key's id; null for the legacy tile token (a tile has no key id). */
   readonly keyId: string | null;
-  /** `read_key`: an rk_live_ key, which only the /v1/ read routes take. */
-  readonly method: 'ingest_key' | 'read_key' | 'tile_token';
+  /**
+   * `read_key`: an rk_live_ key, which only the /v1/ read routes take; `outbound_key`: an sk_live_
+   * key, which only /v1/webhooks takes.
+   */
+  readonly method: 'ingest_key' | 'read_key' | 'outbound_key' | 'tile_token';
   /** What the 600-per-minute limit counts: the key, or the account for the legacy tile token. */
   readonly rateBucket: string;
   /** Whether the account lets its ingest keys read (`holdfast accounts set-read-with-ingest-key`). */
@@ -33,6 +36,8 @@ export const AUTH_DETAIL = Object.freeze({
   outboundKey: 'Outbound webhook keys (sk_live_) do not authorize ingest. Use an ingest key (tk_live_).',
   readKeyOnIngest: 'Read keys (rk_live_) do not authorize ingest or any write. Use an ingest key (tk_live_).',
   readNeedsKey: 'The read routes take a key: Authorization: Bearer <READ_KEY> (rk_live_).',
+  webhooksNeedOutboundKey:
+    'Webhook management takes an outbound key: Authorization: Bearer <OUTBOUND_KEY> (sk_live_, holdfast keys mint --kind outbound).',
   ingestKeyCannotRead:
     "This account's ingest keys do not read. Use a read key (rk_live_), or let ingest keys read: holdfast accounts set-read-with-ingest-key.",
   invalidKey: 'Invalid ingest key.',
@@ -126,10 +131,11 @@ async function byIngestKey(
   accountHeader: string | undefined,
   store: CredentialStore,
   now: Date,
+  outbound: boolean,
 ): Promise<Principal> {
   const kind = keyKind(token);
-  if (kind === 'outbound') throw new UnauthorizedError(AUTH_DETAIL.outboundKey);
-  if (kind !== 'ingest_live' && kind !== 'ingest_test' && kind !== 'read_live')
+  if (kind === 'outbound' && !outbound) throw new UnauthorizedError(AUTH_DETAIL.outboundKey);
+  if (kind !== 'ingest_live' && kind !== 'ingest_test' && kind !== 'read_live' && kind !== 'outbound')
     throw new UnauthorizedError(AUTH_DETAIL.invalidKey);
   const key = await store.apiKey(hashToken(token));
   if (!key || key.kind !== kind) throw new UnauthorizedError(AUTH_DETAIL.invalidKey);
@@ -141,7 +147,7 @@ async function byIngestKey(
   return {
     accountId: key.accountId,
     keyId: key.id,
-    method: kind === 'read_live' ? 'read_key' : 'ingest_key',
+    method: kind === 'read_live' ? 'read_key' : kind === 'outbound' ? 'outbound_key' : 'ingest_key',
     rateBucket: `key:${key.id}`,
     readWithIngestKey: key.readWithIngestKey,
   };
@@ -179,18 +185,21 @@ async function byTileToken(
  *    `account_id` and `token` → 400 when the account id is missing or not a UUID, 404 when the
  *    account has no connected custom integration, 401 when the token is wrong;
  * 4. nothing → 401.
+ *
+ * `outbound`: an sk_live_ key is a credential here (/v1/webhooks only); elsewhere it is the spec's 401.
  */
 export async function resolvePrincipal(
   c: PresentedCredentials,
   store: CredentialStore,
   now: Date,
+  outbound = false,
 ): Promise<Principal> {
   if (keyInQuery(c.query)) throw new UnauthorizedError(AUTH_DETAIL.keyInQuery);
   const bearer = parseBearer(c.authorization);
   const queryToken = firstString(c.query.token);
   const queryAccount = firstString(c.query.account_id);
   if (bearer !== undefined && !bearer.startsWith(TOKEN_PREFIX.custom_integration))
-    return byIngestKey(bearer, c.accountHeader, store, now);
+    return byIngestKey(bearer, c.accountHeader, store, now, outbound);
   if (bearer !== undefined || queryToken !== undefined || queryAccount !== undefined)
     return byTileToken(bearer ?? queryToken, c.accountHeader ?? queryAccount, store);
   throw new UnauthorizedError(AUTH_DETAIL.missing);

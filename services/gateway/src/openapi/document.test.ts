@@ -1,4 +1,14 @@
+import { randomUUID } from 'node:crypto';
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import {
+  customerChurned,
+  liftProven,
+  recoveryAttributed,
+  syncCompleted,
+  webhookBody,
+  WEBHOOK_EVENT_TYPES,
+  type Occurrence,
+} from '@holdfast/domain';
 import { describe, expect, it } from 'vitest';
 import {
   accountSettingsSchema,
@@ -43,6 +53,13 @@ const V1_ROUTES = [
   ['post', '/v1/exports'],
   ['get', '/v1/exports/{export_id}'],
   ['get', '/v1/exports/{export_id}/download'],
+  ['post', '/v1/webhooks'],
+  ['get', '/v1/webhooks'],
+  ['get', '/v1/webhooks/{id}'],
+  ['delete', '/v1/webhooks/{id}'],
+  ['post', '/v1/webhooks/{id}/rotate-secret'],
+  ['get', '/v1/webhooks/{id}/deliveries'],
+  ['post', '/v1/webhooks/{id}/deliveries/{delivery_id}/redeliver'],
 ] as const;
 
 describe('GET /v1/openapi.json', () => {
@@ -107,3 +124,72 @@ describe('GET /v1/openapi.json', () => {
     );
   });
 });
+
+describe('the webhook deliveries of /v1/openapi.json (OpenAPI 3.1 webhooks)', () => {
+  const at = new Date('2026-11-20T02:00:00Z');
+  it('describes every event type, and what the dispatcher sends for each is valid against it', () => {
+    expect(Object.keys(doc.webhooks).sort()).toEqual([...WEBHOOK_EVENT_TYPES].sort());
+    const bodies: Record<string, unknown> = {
+      CampaignSentEvent: {
+        event: 'campaign.sent',
+        data: { campaign_type: 'vip', provider: 'p', tracking_id: 'hft_1' },
+      },
+      CustomerChurnedEvent: occurrenceBody(
+        customerChurned({
+          customerId: randomUUID(),
+          externalId: null,
+          purchases: 3,
+          previousState: 'Overdue',
+          churnRisk: 0.9,
+          scoredAt: at,
+        }),
+      ),
+      RecoveryAttributedEvent: occurrenceBody(
+        recoveryAttributed({
+          orderId: 'A1',
+          customerExternalId: 'C1',
+          trackingId: 'hft_1',
+          campaignType: 'win_back',
+          channel: 'email',
+          method: 'last_touch',
+          orderDate: at,
+          netRevenue: 12.5,
+        }),
+      ),
+      LiftProvenEvent: occurrenceBody(
+        liftProven({
+          campaignType: 'vip',
+          periodStart: new Date('2026-10-01T00:00:00Z'),
+          periodEnd: new Date('2026-11-01T00:00:00Z'),
+          lift: 0.2,
+          ciLow: null,
+          ciHigh: null,
+          pValue: 0.01,
+          incrementalRevenue: 800,
+          billableRevenue: 800,
+          settlementStatus: 'provisional',
+        })!,
+      ),
+      SyncCompletedEvent: occurrenceBody(
+        syncCompleted({
+          taskId: randomUUID(),
+          status: 'failed',
+          ordersAdded: null,
+          customersAdded: null,
+          durationMs: null,
+          reason: 'barrier_timeout',
+          finishedAt: at,
+        }),
+      ),
+    };
+    const events = new Ajv2020({ strict: false, validateFormats: false });
+    events.addSchema({ $id: 'doc', components: doc.components });
+    for (const [schema, body] of Object.entries(bodies)) {
+      const validate = events.compile({ $ref: `doc#/components/schemas/${schema}` });
+      expect(validate(body), `${schema}: ${JSON.stringify(validate.errors)}`).toBe(true);
+    }
+  });
+});
+
+/** The body the dispatcher sends for a recorded occurrence (`webhookBody`), parsed. */
+const occurrenceBody = (o: Occurrence): unknown => JSON.parse(webhookBody(o.type, o.data));

@@ -13,6 +13,13 @@ import { privacyPaths } from './privacy-paths.js';
 import { CustomApiResult, publicPaths } from './public-paths.js';
 import { readComponents, v1Paths } from './read-paths.js';
 import * as readSchemas from './read-schemas.js';
+import {
+  webhookComponents,
+  webhookDeliveries,
+  webhookEventSchemas,
+  webhookPaths,
+  webhookSchemas,
+} from './webhook-paths.js';
 import * as responses from './response-schemas.js';
 
 const detail = (description: string) => ({
@@ -35,7 +42,9 @@ export function buildOpenApiDocument() {
       description:
         'Push orders and customers from a custom or headless platform (/ingest/*, and the same routes under /v1/), and read customers, scores, the holdout, audiences and lift (/v1/ read routes, read keys). The account is derived from the authenticated key alone. Timestamps are ISO 8601; one without an offset is read as UTC.',
     },
-    paths: { ...ingestPaths, ...publicPaths, ...v1Paths, ...privacyPaths },
+    paths: { ...ingestPaths, ...publicPaths, ...v1Paths, ...privacyPaths, ...webhookPaths },
+    // What the dispatcher POSTs to subscribers (OpenAPI 3.1): docs/webhooks.md.
+    webhooks: webhookDeliveries,
     components: {
       schemas: {
         OrdersRequest: ordersRequestSchema,
@@ -49,6 +58,8 @@ export function buildOpenApiDocument() {
         CustomApiResult,
         ...responses,
         ...readSchemas,
+        ...webhookSchemas,
+        ...webhookEventSchemas,
       },
       parameters: {
         ServiceAccountId: {
@@ -121,6 +132,7 @@ export function buildOpenApiDocument() {
           'Failure; for orders nothing of the batch was written, so the same batch can be retried.',
         ),
         ...readComponents.responses,
+        ...webhookComponents.responses,
       },
       securitySchemes: {
         ingestKey: {
@@ -142,6 +154,7 @@ export function buildOpenApiDocument() {
           description: 'Legacy: query account_id=<uuid>&token=<TILE_TOKEN>.',
         },
         ...readComponents.securitySchemes,
+        ...webhookComponents.securitySchemes,
       },
     },
   };

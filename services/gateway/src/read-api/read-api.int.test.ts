@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHoldfastClient } from '@holdfast/client';
 import { mintApiKey, setReadWithIngestKey } from '@holdfast/db';
 import { migrateAnalytics, migrateCampaigns } from '@holdfast/recompute';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
@@ -384,5 +385,59 @@ describe('GET /v1/holdout, /v1/audiences/{type}, /v1/lift', () => {
     const other = await get(b.readKey, '/v1/lift');
     expectValid(other, 'LiftReports');
     expect(other.json.reports).toEqual([]);
+  });
+});
+
+describe('the read routes through the typed client (@holdfast/client, generated from /v1/openapi.json)', () => {
+  /** Asserts a typed answer is valid against its schema (the types alone prove nothing at run time). */
+  const valid = (schema: string, body: unknown) => {
+    const validate =
+      ajv.getSchema(`doc#/components/schemas/${schema}`) ??
+      ajv.compile({ $ref: `doc#/components/schemas/${schema}` });
+    expect(validate(body), JSON.stringify(validate.errors)).toBe(true);
+  };
+
+  it('reads a customer, a filtered page, the holdout, an audience and the lift of the key’s account', async () => {
+    const hf = createHoldfastClient({ baseUrl: gw.url, key: a.readKey });
+    const one = await hf.GET('/v1/customers/{external_id}', { params: { path: { external_id: 'E3' } } });
+    expect(one.response.status).toBe(200);
+    valid('Customer', one.data);
+    expect(one.data?.scores?.lifecycle_state).toBe('Lapsed');
+
+    const lapsed = await hf.GET('/v1/customers', {
+      params: { query: { lifecycle_state: 'Lapsed', limit: 1 } },
+    });
+    valid('CustomerPage', lapsed.data);
+    const firstPage = lapsed.data!.customers.map((c) => c.external_id);
+    const next = await hf.GET('/v1/customers', {
+      params: { query: { lifecycle_state: 'Lapsed', limit: 1, cursor: lapsed.data!.next_cursor! } },
+    });
+    expect([...firstPage, ...next.data!.customers.map((c) => c.external_id)].sort()).toEqual(['E2', 'E3']);
+
+    const holdout = await hf.GET('/v1/holdout');
+    valid('HoldoutPage', holdout.data);
+    expect(holdout.data!.members.map((m) => m.external_id)).toEqual(['E2']);
+
+    const audience = await hf.GET('/v1/audiences/{campaign_type}', {
+      params: { path: { campaign_type: 'win_back' } },
+    });
+    valid('AudiencePage', audience.data);
+    expect(audience.data!.members.map((m) => m.external_id).sort()).toEqual(['E3', 'E4']);
+
+    const lift = await hf.GET('/v1/lift', { params: { query: { campaign_type: 'win_back' } } });
+    valid('LiftReports', lift.data);
+    expect(lift.data!.reports).toHaveLength(1);
+  });
+
+  it('answers another account’s external id 404 with the typed error body, and a conditional read 304', async () => {
+    const hf = createHoldfastClient({ baseUrl: gw.url, key: b.readKey });
+    const r = await hf.GET('/v1/customers/{external_id}', { params: { path: { external_id: 'E4' } } });
+    expect(r.response.status).toBe(404);
+    expect(r.error).toEqual({ detail: READ_DETAIL.noCustomer });
+    const first = await hf.GET('/v1/holdout');
+    const again = await hf.GET('/v1/holdout', {
+      params: { header: { 'If-None-Match': first.response.headers.get('etag')! } },
+    });
+    expect(again.response.status).toBe(304);
   });
 });

@@ -1,5 +1,6 @@
-import { rawQuery, withTransaction, type Pool } from '@holdfast/db';
-import { ATTRIBUTABLE_STATUSES } from '@holdfast/domain';
+import type { Kysely } from 'kysely';
+import { rawQuery, recordOutboundEvents, withTransaction, type Database, type Pool } from '@holdfast/db';
+import { ATTRIBUTABLE_STATUSES, recoveryAttributed } from '@holdfast/domain';
 import { recomputeDbOn } from '../recompute-database.js';
 
 /** How orders are attributed (docs/analytics.md, "Attribution"). */
@@ -80,6 +81,48 @@ export async function recomputeAttributions(pool: Pool, a: AttributionInput): Pr
      select $1, order_id, tracking_id, campaign_type, channel, method, order_date, net_amount, $2
        from (select * from exact union all select * from last_touch) x`,
       [a.accountId, a.now, a.lastTouchDays ?? 7, ATTRIBUTABLE_STATUSES],
+    );
+    // recovery.attributed, once per order: only orders not announced before come back (the natural
+    // key is the order; the id rule is recoveryAttributed's, the filter only spares the conflicts).
+    const { rows } = await rawQuery<{
+      order_id: string;
+      tracking_id: string;
+      campaign_type: string;
+      channel: string;
+      method: string;
+      order_date: Date;
+      net_revenue: string;
+      external_id: string | null;
+    }>(
+      client,
+      'attribute-orders.new-recoveries',
+      `select a.order_id, a.tracking_id, a.campaign_type, a.channel, a.method, a.order_date, a.net_revenue,
+              c.external_id
+         from analytics.attributions a
+         join ${rm}.orders o on o.account_id = a.account_id and o.order_id = a.order_id
+         left join ${rm}.customers c on c.account_id = o.account_id and c.customer_id = o.customer_id
+        where a.account_id = $1
+          and not exists (select 1 from control.outbound_events e
+                           where e.account_id = $1 and e.event_type = 'recovery.attributed'
+                             and e.subject = 'order:' || a.order_id)`,
+      [a.accountId],
+    );
+    await recordOutboundEvents(
+      recomputeDbOn(client) as unknown as Kysely<Database>,
+      rows.map((r) => ({
+        accountId: a.accountId,
+        occurredAt: a.now,
+        ...recoveryAttributed({
+          orderId: r.order_id,
+          customerExternalId: r.external_id,
+          trackingId: r.tracking_id,
+          campaignType: r.campaign_type,
+          channel: r.channel,
+          method: r.method,
+          orderDate: r.order_date,
+          netRevenue: Number(r.net_revenue),
+        }),
+      })),
     );
     return res.rowCount ?? 0;
   });

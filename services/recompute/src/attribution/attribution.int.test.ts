@@ -199,5 +199,20 @@ describe('attribution: exact by utm_content, else 7-day last touch; only sends o
     expect(after).toEqual(
       before.map((r) => (r.order_id === 'o3-last-touch' ? { ...r, net_revenue: 40 } : r)),
     );
+    // Two attribution runs over the same orders: one recovery.attributed per attributed order, with
+    // the first run's figures; the other account announced nothing.
+    const { rows } = await t.pool.query<{
+      account_id: string;
+      subject: string;
+      data: { net_revenue: number };
+    }>(
+      `select account_id, subject, data from control.outbound_events
+        where account_id = any($1::uuid[]) and event_type = 'recovery.attributed' order by subject`,
+      [[account, other]],
+    );
+    expect(rows.map((r) => r.subject)).toEqual(after.map((r) => `order:${r.order_id}`).sort());
+    expect(new Set(rows.map((r) => r.account_id))).toEqual(new Set([account]));
+    const o3 = rows.find((r) => r.subject === 'order:o3-last-touch')!;
+    expect(o3.data.net_revenue).toBe(Number(before.find((r) => r.order_id === 'o3-last-touch')!.net_revenue));
   });
 });

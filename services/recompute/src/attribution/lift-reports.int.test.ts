@@ -210,6 +210,15 @@ describe('lift reports: treated vs holdout revenue per customer, net of refunds,
     [row] = await report('vip');
     expect(row).toMatchObject({ settlement_status: 'final', computed_at: settledAt });
     expect(row!.billable_revenue).toBeCloseTo(2900, 4);
+    // Four runs over a billable month, its figures moving and then settling: ONE lift.proven, with
+    // the figures of the run that first found it billable.
+    const { rows: proven } = await t.pool.query<{ subject: string; data: Record<string, unknown> }>(
+      `select subject, data from control.outbound_events where account_id = $1 and event_type = 'lift.proven'`,
+      [shop],
+    );
+    expect(proven.map((p) => p.subject)).toEqual(['lift:vip:2025-03']);
+    expect(proven[0]!.data).toMatchObject({ campaign_type: 'vip', settlement_status: 'provisional' });
+    expect(proven[0]!.data.billable_revenue).toBeCloseTo(3600, 4);
   });
 
   it('bills significant positive lift only', async () => {

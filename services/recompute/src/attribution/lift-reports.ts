@@ -1,5 +1,6 @@
-import { sql, type Pool } from '@holdfast/db';
-import { TREATED_ARM_STATUSES } from '@holdfast/domain';
+import { recordOutboundEvents, sql, type Database, type Pool } from '@holdfast/db';
+import type { Kysely } from 'kysely';
+import { liftProven, TREATED_ARM_STATUSES } from '@holdfast/domain';
 import { recomputeDb } from '../recompute-database.js';
 import { liftFigures, settlement, settlingPeriods, type Period } from './lift-report.js';
 
@@ -101,60 +102,81 @@ export async function computeLiftReports(pool: Pool, r: LiftReportInput): Promis
     const final = settle.status === 'final';
     for (const [campaignType, g] of byType) {
       const f = liftFigures(g.treated, g.holdout);
-      await db
-        .insertInto('analytics.lift_reports')
-        .values({
-          account_id: r.accountId,
-          campaign_type: campaignType,
-          period_start: p.start,
-          period_end: p.end,
-          treated_customers: f.treatedCustomers,
-          holdout_customers: f.holdoutCustomers,
-          treated_revenue_per_customer: f.treatedRevenuePerCustomer,
-          holdout_revenue_per_customer: f.holdoutRevenuePerCustomer,
-          lift: f.lift,
-          ci_low: f.ciLow,
-          ci_high: f.ciHigh,
-          p_value: f.pValue,
-          significant: f.significant,
-          incremental_revenue: f.incrementalRevenue,
-          billable_revenue: f.billableRevenue,
-          mde: f.mde,
-          computed_at: r.now,
-          test: f.test,
-          p_value_greater: f.pValueGreater,
-          settlement_status: final ? 'final' : 'provisional',
-          settles_at: settle.settlesAt,
-          settled_at: final ? r.now : null,
-          final_billable_revenue: final ? f.billableRevenue : null,
-        })
-        .onConflict((oc) =>
-          oc
-            .columns(['account_id', 'campaign_type', 'period_start', 'period_end'])
-            .doUpdateSet((eb) => ({
-              treated_customers: eb.ref('excluded.treated_customers'),
-              holdout_customers: eb.ref('excluded.holdout_customers'),
-              treated_revenue_per_customer: eb.ref('excluded.treated_revenue_per_customer'),
-              holdout_revenue_per_customer: eb.ref('excluded.holdout_revenue_per_customer'),
-              lift: eb.ref('excluded.lift'),
-              ci_low: eb.ref('excluded.ci_low'),
-              ci_high: eb.ref('excluded.ci_high'),
-              p_value: eb.ref('excluded.p_value'),
-              significant: eb.ref('excluded.significant'),
-              incremental_revenue: eb.ref('excluded.incremental_revenue'),
-              billable_revenue: eb.ref('excluded.billable_revenue'),
-              mde: eb.ref('excluded.mde'),
-              computed_at: eb.ref('excluded.computed_at'),
-              test: eb.ref('excluded.test'),
-              p_value_greater: eb.ref('excluded.p_value_greater'),
-              settlement_status: eb.ref('excluded.settlement_status'),
-              settles_at: eb.ref('excluded.settles_at'),
-              settled_at: eb.ref('excluded.settled_at'),
-              final_billable_revenue: eb.ref('excluded.final_billable_revenue'),
-            }))
-            .where('analytics.lift_reports.settlement_status', '=', 'provisional'),
-        )
-        .execute();
+      // The report and its lift.proven (once it is billable) in one transaction.
+      await db.transaction().execute(async (trx) => {
+        const report = await trx
+          .insertInto('analytics.lift_reports')
+          .values({
+            account_id: r.accountId,
+            campaign_type: campaignType,
+            period_start: p.start,
+            period_end: p.end,
+            treated_customers: f.treatedCustomers,
+            holdout_customers: f.holdoutCustomers,
+            treated_revenue_per_customer: f.treatedRevenuePerCustomer,
+            holdout_revenue_per_customer: f.holdoutRevenuePerCustomer,
+            lift: f.lift,
+            ci_low: f.ciLow,
+            ci_high: f.ciHigh,
+            p_value: f.pValue,
+            significant: f.significant,
+            incremental_revenue: f.incrementalRevenue,
+            billable_revenue: f.billableRevenue,
+            mde: f.mde,
+            computed_at: r.now,
+            test: f.test,
+            p_value_greater: f.pValueGreater,
+            settlement_status: final ? 'final' : 'provisional',
+            settles_at: settle.settlesAt,
+            settled_at: final ? r.now : null,
+            final_billable_revenue: final ? f.billableRevenue : null,
+          })
+          .onConflict((oc) =>
+            oc
+              .columns(['account_id', 'campaign_type', 'period_start', 'period_end'])
+              .doUpdateSet((eb) => ({
+                treated_customers: eb.ref('excluded.treated_customers'),
+                holdout_customers: eb.ref('excluded.holdout_customers'),
+                treated_revenue_per_customer: eb.ref('excluded.treated_revenue_per_customer'),
+                holdout_revenue_per_customer: eb.ref('excluded.holdout_revenue_per_customer'),
+                lift: eb.ref('excluded.lift'),
+                ci_low: eb.ref('excluded.ci_low'),
+                ci_high: eb.ref('excluded.ci_high'),
+                p_value: eb.ref('excluded.p_value'),
+                significant: eb.ref('excluded.significant'),
+                incremental_revenue: eb.ref('excluded.incremental_revenue'),
+                billable_revenue: eb.ref('excluded.billable_revenue'),
+                mde: eb.ref('excluded.mde'),
+                computed_at: eb.ref('excluded.computed_at'),
+                test: eb.ref('excluded.test'),
+                p_value_greater: eb.ref('excluded.p_value_greater'),
+                settlement_status: eb.ref('excluded.settlement_status'),
+                settles_at: eb.ref('excluded.settles_at'),
+                settled_at: eb.ref('excluded.settled_at'),
+                final_billable_revenue: eb.ref('excluded.final_billable_revenue'),
+              }))
+              .where('analytics.lift_reports.settlement_status', '=', 'provisional'),
+          )
+          .executeTakeFirst();
+        const proven =
+          report.numInsertedOrUpdatedRows &&
+          liftProven({
+            campaignType,
+            periodStart: p.start,
+            periodEnd: p.end,
+            lift: f.lift,
+            ciLow: f.ciLow,
+            ciHigh: f.ciHigh,
+            pValue: f.pValue,
+            incrementalRevenue: f.incrementalRevenue,
+            billableRevenue: f.billableRevenue,
+            settlementStatus: final ? 'final' : 'provisional',
+          });
+        if (proven)
+          await recordOutboundEvents(trx as unknown as Kysely<Database>, [
+            { accountId: r.accountId, occurredAt: r.now, ...proven },
+          ]);
+      });
       written++;
     }
   }

@@ -37,7 +37,7 @@ export interface ScoreBatch {
   readonly horizonDays: number;
   readonly result: ScoreColumnsResult;
   /** The summaries `result` was scored from, in the same order (realised revenue comes from them). */
-  readonly summaries: Pick<SummaryColumns, 'totalRevenue'>;
+  readonly summaries: Pick<SummaryColumns, 'totalRevenue' | 'transactions'>;
   readonly customerIds: readonly string[];
   /** Each row's external id, already in COPY text escaping. */
   readonly externalIds: readonly (string | undefined)[];
@@ -69,6 +69,24 @@ function finite(v: number): number {
 // Money is stored with 4 decimals, as the orders are; probabilities and counts keep full precision.
 const money = (v: number): string => String(Math.round(finite(v) * 10_000) / 10_000);
 const float = (v: number): string => String(finite(v));
+
+/**
+ * The customers this batch scores Lapsed, with their purchase counts (the natural key of a
+ * `customer.churned` occurrence: `customerChurned` of @holdfast/domain).
+ */
+export function lapsedCustomers(batch: ScoreBatch): { ids: string[]; purchases: Map<string, number> } {
+  const ids: string[] = [];
+  const purchases = new Map<string, number>();
+  const lapsed = LIFECYCLE_STATES.indexOf('Lapsed');
+  const states = batch.result.scores.state;
+  for (let i = 0; i < batch.customerIds.length; i++)
+    if (states[i] === lapsed) {
+      const id = batch.customerIds[i]!;
+      ids.push(id);
+      purchases.set(id, batch.summaries.transactions[i]!);
+    }
+  return { ids, purchases };
+}
 
 /**
  * The rows of analytics.customer_scores ({@link PER_CUSTOMER_COLUMNS}) in COPY text format,

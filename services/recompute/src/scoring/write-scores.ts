@@ -2,10 +2,26 @@ import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { from as copyFrom } from 'pg-copy-streams';
-import { inTransaction, namedSql, rawQuery, type Pool, type PoolClient } from '@holdfast/db';
+import { customerChurned, movedIntoLapsed } from '@holdfast/domain';
+import {
+  inTransaction,
+  namedSql,
+  rawQuery,
+  recordOutboundEvents,
+  type Database,
+  type Pool,
+  type PoolClient,
+} from '@holdfast/db';
+import type { Kysely } from 'kysely';
 import { recomputeDbOn } from '../recompute-database.js';
 import { checkedAccountId } from './load-account-orders.js';
-import { modelParams, PER_CUSTOMER_COLUMNS, scoreLines, type ScoreBatch } from './score-rows.js';
+import {
+  lapsedCustomers,
+  modelParams,
+  PER_CUSTOMER_COLUMNS,
+  scoreLines,
+  type ScoreBatch,
+} from './score-rows.js';
 import type { ModelFitRow } from './model-fit.js';
 
 /** How long the swap waits for readers of customer_scores before it retries (it blocks new ones meanwhile). */
@@ -138,6 +154,8 @@ async function swap(
           'write-scores.lock-timeout',
           `set local lock_timeout = '${SWAP_LOCK_TIMEOUT}'`,
         );
+        // Before the old scores go: who moves into Lapsed with this recompute (customer.churned).
+        if (table) await announceChurned(client, table, batch);
         for (const old of await attachedPartitions(client, prefix)) {
           await rawQuery(
             client,
@@ -223,4 +241,45 @@ async function insertFit(client: PoolClient, batch: ScoreBatch, fit: ModelFitRow
       })),
     )
     .execute();
+}
+
+/**
+ * Records `customer.churned` for every customer the new scores put in Lapsed whose previous scores had
+ * it in another state (`movedIntoLapsed`), in the swap's transaction: the event exists exactly when the
+ * new scores do. Its id is derived from the customer and its purchase count (`customerChurned`), so a
+ * second recompute (the customer is Lapsed already) or a replay of the same purchases emits nothing.
+ */
+async function announceChurned(client: PoolClient, table: string, batch: ScoreBatch): Promise<void> {
+  const { ids, purchases } = lapsedCustomers(batch);
+  if (!ids.length) return;
+  // Only the customers scored before in another state come back (the rule is applied again below).
+  const { rows } = await rawQuery<{
+    customer_id: string;
+    external_id: string | null;
+    churn_risk: number;
+    previous: string;
+  }>(
+    client,
+    'write-scores.churned',
+    `select n.customer_id, n.external_id, n.churn_risk, o.lifecycle_state as previous
+       from analytics."${table}" n
+       join analytics.customer_scores o on o.account_id = $1 and o.customer_id = n.customer_id
+      where n.customer_id = any($2::uuid[]) and o.lifecycle_state <> 'Lapsed'`,
+    [batch.accountId, ids],
+  );
+  const events = rows
+    .filter((r) => movedIntoLapsed(r.previous, 'Lapsed'))
+    .map((r) => ({
+      accountId: batch.accountId,
+      occurredAt: batch.asOf,
+      ...customerChurned({
+        customerId: r.customer_id,
+        externalId: r.external_id,
+        purchases: purchases.get(r.customer_id)!,
+        previousState: r.previous,
+        churnRisk: Number(r.churn_risk),
+        scoredAt: batch.asOf,
+      }),
+    }));
+  await recordOutboundEvents(recomputeDbOn(client) as unknown as Kysely<Database>, events);
 }
