@@ -74,6 +74,14 @@ export interface ModelFitsTable {
   converged: boolean;
 }
 
+/** analytics.lifecycle_mix: customers per lifecycle state of every recompute (write-scores.ts). */
+export interface LifecycleMixTable {
+  account_id: string;
+  as_of: Timestamp;
+  lifecycle_state: 'Stable' | 'Slowing' | 'Overdue' | 'Lapsed';
+  customers: number;
+}
+
 /** The tables of the recompute's own migrations (`migrateRecompute`, `migrateAnalytics`). */
 export interface RecomputeTables {
   'recompute.sync_work': SyncWorkTable;
@@ -84,6 +92,7 @@ export interface RecomputeTables {
   /** Rows written straight into customer_scores (seeds); the account's next recompute deletes them. */
   'analytics.customer_scores_default': CustomerScoresTable;
   'analytics.model_fits': ModelFitsTable;
+  'analytics.lifecycle_mix': LifecycleMixTable;
 }
 
 /** Every column of projection_checkpoints, in table order. */
@@ -145,5 +154,11 @@ export const RECOMPUTE_TABLE_COLUMNS = {
     customers: true,
     repeat_customers: true,
     converged: true,
+  }),
+  'analytics.lifecycle_mix': rowColumns<LifecycleMixTable>()({
+    account_id: true,
+    as_of: true,
+    lifecycle_state: true,
+    customers: true,
   }),
 } satisfies Record<Exclude<keyof RecomputeTables, 'projection_checkpoints'>, readonly string[]>;
