@@ -48,7 +48,7 @@ export function whyBilled(r: LiftFigures, currency: string): string {
   if (amount > 0) {
     reason =
       `Billed ${money(amount)} for ${what}: treated customers spent ${money(r.lift ?? 0)} more each than the holdout, ` +
-      `and the 95% interval${range ? ` (${range})` : ''} is above zero, so the ${money(r.incremental_revenue ?? amount)} ` +
+      `and the 95% interval${range ? ` (${range})` : ''} is above zero, so the ${money(amount)} ` +
       `of incremental revenue over ${formatCount(r.treated_customers)} treated customers is proven.`;
   } else if (r.lift === null) {
     reason =
