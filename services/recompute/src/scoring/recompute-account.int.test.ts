@@ -131,6 +131,18 @@ describe('recomputeAccount', () => {
         log_likelihood: null,
       }),
     ]);
+    // The lifecycle mix of this recompute, recorded for the mix over time: the rows' states, counted.
+    const { rows: mix } = await t.pool.query<{ lifecycle_state: string; customers: number; as_of: Date }>(
+      `select lifecycle_state, customers, as_of from analytics.lifecycle_mix where account_id = $1 order by 1`,
+      [account],
+    );
+    const states = new Map<string, number>();
+    for (const s of expected.scores) states.set(s.state, (states.get(s.state) ?? 0) + 1);
+    expect(mix).toEqual(
+      [...states.entries()]
+        .sort(([x], [y]) => x.localeCompare(y))
+        .map(([lifecycle_state, customers]) => ({ lifecycle_state, customers, as_of: AS_OF })),
+    );
   });
 
   it('given at least 100 repeat customers, then BG/NBD + Gamma-Gamma are fitted and their parameters stored on every row and in model_fits', async () => {
