@@ -6,16 +6,31 @@
  * formatMoney(1234.5, 'EUR'); // '€1,234.50'
  */
 export function formatMoney(amount: number, currency: string): string {
-  try {
-    return new Intl.NumberFormat('en-US', {
-      style: 'currency',
-      currency,
-      minimumFractionDigits: 2,
-      maximumFractionDigits: 2,
-    }).format(amount);
-  } catch {
-    return `${amount.toFixed(2)} ${currency}`;
+  const format = moneyFormat(currency);
+  return format ? format.format(amount) : `${amount.toFixed(2)} ${currency}`;
+}
+
+/**
+ * One Intl formatter per currency, kept: building one costs about as much as rendering a whole
+ * chart, and a lift page formats hundreds of amounts. null for a code Intl refuses.
+ */
+const formats = new Map<string, Intl.NumberFormat | null>();
+function moneyFormat(currency: string): Intl.NumberFormat | null {
+  let f = formats.get(currency);
+  if (f === undefined) {
+    try {
+      f = new Intl.NumberFormat('en-US', {
+        style: 'currency',
+        currency,
+        minimumFractionDigits: 2,
+        maximumFractionDigits: 2,
+      });
+    } catch {
+      f = null;
+    }
+    if (formats.size < 512) formats.set(currency, f);
   }
+  return f;
 }
 
 /** A share as a percentage with one decimal: 0.4567 → '45.7%'. */

@@ -92,14 +92,17 @@ async function analystGrantsPrivileges(run: RunSql): Promise<string[]> {
 
 /**
  * The analytics tables the gateway's read routes read (SELECT only, through the partitioned parents):
- * the scores and lift reports, and for GET /v1/reports/{name} the model fits, the lifecycle mix, the
- * attributions and the campaign decisions counted per type and status (a view: never the ledger's rows).
+ * the scores and lift reports, and for GET /v1/reports/{name} the model fits, the aggregates the
+ * recompute keeps for the dashboards (lifecycle mix, score bins, cohort activity), the attributions and
+ * the campaign decisions counted per type and status (a view: never the ledger's rows).
  */
 const GATEWAY_ANALYTICS_READS = [
   'customer_scores',
   'lift_reports',
   'model_fits',
   'lifecycle_mix',
+  'score_bins',
+  'cohort_activity',
   'attributions',
   'campaign_decision_counts',
 ] as const;

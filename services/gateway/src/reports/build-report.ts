@@ -17,6 +17,8 @@ import type { LiftRecord } from '../read-api/read-store.js';
 import type { ReportStore } from './report-store.js';
 
 const iso = (d: Date | null): string | null => (d === null ? null : new Date(d).toISOString());
+const latest = (rows: readonly { as_of: Date }[]): Date | null =>
+  rows.reduce<Date | null>((m, r) => (m === null || r.as_of > m ? r.as_of : m), null);
 
 /**
  * One report of the key's account: the store's aggregate queries (in parallel where a report needs
@@ -33,13 +35,12 @@ export async function buildReport(
     case 'lifecycle-mix':
       return { report: name, points: lifecyclePoints(await store.lifecycleMix(accountId)) };
     case 'churn-risk': {
-      const rows = await store.churnRisk(accountId);
+      const rows = (await store.scoreBins(accountId)).filter((r) => r.measure === 'churn_risk');
       const customers = rows.reduce((n, r) => n + r.customers, 0);
       const sum = rows.reduce((n, r) => n + r.total, 0);
-      const asOf = rows.map((r) => r.as_of).sort((a, b) => +b - +a)[0] ?? null;
       return {
         report: name,
-        scored_at: iso(asOf),
+        scored_at: iso(latest(rows)),
         customers,
         mean: customers ? Number((sum / customers).toFixed(6)) : null,
         bins: churnBins(new Map(rows.map((r) => [r.bucket, r.customers]))),
@@ -49,16 +50,15 @@ export async function buildReport(
       return { report: name, cohorts: cohortsFrom(await store.cohortRetention(accountId), monthIndex(now)) };
     case 'value-distribution': {
       const [rows, currency] = await Promise.all([
-        store.valueDistribution(accountId),
+        store.scoreBins(accountId),
         store.reportingCurrency(accountId),
       ]);
-      const asOf = rows.map((r) => r.as_of).sort((a, b) => +b - +a)[0] ?? null;
       return {
         report: name,
         currency,
-        scored_at: iso(asOf),
-        revenue: moneyDistribution(rows.filter((r) => r.measure === 'revenue')),
-        lifetime_value: moneyDistribution(rows.filter((r) => r.measure === 'ltv')),
+        scored_at: iso(latest(rows)),
+        revenue: moneyDistribution(rows.filter((r) => r.measure === 'realised_revenue')),
+        lifetime_value: moneyDistribution(rows.filter((r) => r.measure === 'lifetime_value')),
       };
     }
     case 'campaign-funnel': {

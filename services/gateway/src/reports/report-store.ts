@@ -1,5 +1,4 @@
 import { rawQuery, type Pool } from '@holdfast/db';
-import { MONEY_EDGES } from '@holdfast/dashboards';
 import type pg from 'pg';
 import { orNothingYet } from '../read-side-db.js';
 import type { LiftRecord } from '../read-api/read-store.js';
@@ -46,64 +45,35 @@ export class ReportStore {
     );
   }
 
-  /** The latest scores' churn risk per width_bucket(churn_risk, 0, 1, 20), with the sum and as_of. */
-  churnRisk(accountId: string) {
-    return this.rows<{ bucket: number; customers: number; total: number; as_of: Date }>(
-      'reports.churn-risk',
-      `select width_bucket(churn_risk, 0, 1, 20) as bucket, count(*)::int as customers,
-              sum(churn_risk) as total, max(as_of) as as_of
-         from analytics.customer_scores
-        where account_id = $1
-        group by 1`,
-      [accountId],
-    );
-  }
-
   /**
-   * Realised revenue and lifetime value per customer in MONEY_EDGES buckets, in one scan (grouping
-   * sets): `measure` says which, with each bucket's customers and sum.
+   * The latest scores counted per bin (analytics.score_bins, written by the recompute with its swap):
+   * churn risk, realised revenue and lifetime value, each bin with its customers and sum.
    */
-  valueDistribution(accountId: string) {
+  scoreBins(accountId: string) {
     return this.rows<{
-      measure: 'revenue' | 'ltv';
+      measure: 'churn_risk' | 'realised_revenue' | 'lifetime_value';
       bucket: number;
       customers: number;
       total: number;
       as_of: Date;
     }>(
-      'reports.value-distribution',
-      `select case when grouping(rb) = 0 then 'revenue' else 'ltv' end as measure,
-              coalesce(rb, lb) as bucket, count(*)::int as customers,
-              case when grouping(rb) = 0 then sum(realised_revenue) else sum(lifetime_value) end::float8 as total,
-              max(as_of) as as_of
-         from (select width_bucket(realised_revenue, $2::numeric[]) as rb,
-                      width_bucket(lifetime_value, $2::numeric[]) as lb,
-                      realised_revenue, lifetime_value, as_of
-                 from analytics.customer_scores where account_id = $1) s
-        group by grouping sets ((rb), (lb))`,
-      [accountId, MONEY_EDGES],
+      'reports.score-bins',
+      `select measure, bucket, customers, total, as_of from analytics.score_bins where account_id = $1`,
+      [accountId],
     );
   }
 
   /**
-   * Active customers per monthly cohort and month since the first order (UTC months as year × 12 +
-   * month − 1), of the latest COHORTS cohorts: counted orders only (not cancelled, resolved customer).
+   * Active customers per monthly cohort and month since the first order (analytics.cohort_activity,
+   * refreshed by every recompute), of the latest COHORTS cohorts.
    */
   cohortRetention(accountId: string) {
     return this.rows<{ cohort: number; k: number; customers: number }>(
       'reports.cohort-retention',
-      `with active as (
-         select customer_id,
-                (extract(year from order_date at time zone 'UTC') * 12
-                  + extract(month from order_date at time zone 'UTC') - 1)::int as m
-           from ${this.rm}.orders
-          where account_id = $1 and cancelled_at is null and customer_id is not null
-          group by 1, 2),
-       cohorts as (select m, min(m) over (partition by customer_id) as c from active)
-       select c as cohort, m - c as k, count(*)::int as customers
-         from cohorts
-        where c > (select max(c) from cohorts) - ${COHORTS}
-        group by 1, 2`,
+      `select cohort, months_since as k, customers
+         from analytics.cohort_activity
+        where account_id = $1
+          and cohort > (select max(cohort) from analytics.cohort_activity where account_id = $1) - ${COHORTS}`,
       [accountId],
     );
   }

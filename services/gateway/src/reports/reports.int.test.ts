@@ -4,7 +4,12 @@ import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintApiKey } from '@holdfast/db';
 import { REPORT_NAMES, renderDashboard, type ReportByName, type ReportName } from '@holdfast/dashboards';
-import { migrateAnalytics, migrateCampaigns } from '@holdfast/recompute';
+import {
+  migrateAnalytics,
+  migrateCampaigns,
+  refreshCohortActivity,
+  refreshScoreBins,
+} from '@holdfast/recompute';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
 import { buildOpenApiDocument } from '../openapi/document.js';
 import { REPORT_SCHEMAS } from '../openapi/report-schemas.js';
@@ -224,6 +229,11 @@ beforeAll(async () => {
   await decision(b.accountId, 'replenishment', 'sent', 7);
   await attribution(b.accountId, 'replenishment', 7);
   await lift(b.accountId, '2026-08-01T00:00:00Z', { lift: -1, low: -3, high: 1, billable: 0 });
+  // What a recompute keeps for the dashboards, by the recompute's own writers.
+  for (const account of [a.accountId, b.accountId]) {
+    await refreshScoreBins(t.pool, account);
+    await refreshCohortActivity(t.pool, 'read_models', account, NOW);
+  }
 }, 90_000);
 
 afterAll(async () => {

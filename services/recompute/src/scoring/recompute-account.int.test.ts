@@ -143,6 +143,33 @@ describe('recomputeAccount', () => {
         .sort(([x], [y]) => x.localeCompare(y))
         .map(([lifecycle_state, customers]) => ({ lifecycle_state, customers, as_of: AS_OF })),
     );
+    // The score bins of the dashboards: every customer in one bin of each measure, sums kept.
+    const { rows: bins } = await t.pool.query<{ measure: string; customers: number; total: number }>(
+      `select measure, sum(customers)::int as customers, sum(total) as total from analytics.score_bins
+        where account_id = $1 and as_of = $2 group by 1 order by 1`,
+      [account, AS_OF],
+    );
+    const sum = (f: (s: (typeof expected.scores)[number]) => number) =>
+      expected.scores.reduce((n, x) => n + f(x), 0);
+    expect(bins.map((b) => [b.measure, b.customers])).toEqual([
+      ['churn_risk', 3],
+      ['lifetime_value', 3],
+      ['realised_revenue', 3],
+    ]);
+    expect(bins[0]!.total).toBeCloseTo(
+      sum((x) => x.churnRisk),
+      9,
+    );
+    expect(bins[1]!.total).toBeCloseTo(
+      sum((x) => x.lifetimeValue),
+      2,
+    );
+    // And the cohort activity: month 0 of the cohorts holds every counted customer once.
+    const { rows: cohorts } = await t.pool.query<{ n: number }>(
+      `select sum(customers)::int as n from analytics.cohort_activity where account_id = $1 and months_since = 0`,
+      [account],
+    );
+    expect(cohorts[0]!.n).toBe(3);
   });
 
   it('given at least 100 repeat customers, then BG/NBD + Gamma-Gamma are fitted and their parameters stored on every row and in model_fits', async () => {

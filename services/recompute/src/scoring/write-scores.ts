@@ -8,6 +8,7 @@ import { checkedAccountId } from './load-account-orders.js';
 import { modelParams, PER_CUSTOMER_COLUMNS, scoreLines, type ScoreBatch } from './score-rows.js';
 import type { ModelFitRow } from './model-fit.js';
 import type { LifecycleMixTable } from '../migrations/tables.js';
+import { countScoreBins, writeScoreBins, type ScoreBinRow } from './score-bins.js';
 
 /** How long the swap waits for readers of customer_scores before it retries (it blocks new ones meanwhile). */
 const SWAP_LOCK_TIMEOUT = '5s';
@@ -56,8 +57,8 @@ export async function replaceAccountScores(
     ]);
     try {
       await dropDetached(client, prefix);
-      const mix = batch.customerIds.length > 0 ? await buildPartition(client, table, batch) : [];
-      await swap(client, prefix, batch.customerIds.length > 0 ? table : null, batch, fit, mix);
+      const counts = batch.customerIds.length > 0 ? await buildPartition(client, table, batch) : NO_COUNTS;
+      await swap(client, prefix, batch.customerIds.length > 0 ? table : null, batch, fit, counts);
     } finally {
       await rawQuery(
         client,
@@ -77,11 +78,18 @@ interface MixRow {
   readonly customers: number;
 }
 
+/** What the dashboards read of one recompute: the lifecycle mix and the score bins. */
+interface ScoreCounts {
+  readonly mix: readonly MixRow[];
+  readonly bins: readonly ScoreBinRow[];
+}
+const NO_COUNTS: ScoreCounts = { mix: [], bins: [] };
+
 /**
  * Builds the account's new partition aside (COPY, primary key) and counts its customers per lifecycle
- * state there, before the swap, so that the swap's lock is not held for a scan.
+ * state and per score bin there, before the swap, so that the swap's lock is not held for a scan.
  */
-async function buildPartition(client: PoolClient, table: string, batch: ScoreBatch): Promise<MixRow[]> {
+async function buildPartition(client: PoolClient, table: string, batch: ScoreBatch): Promise<ScoreCounts> {
   const t = `analytics."${table}"`;
   const literal = (v: string) => client.escapeLiteral(v);
   return inTransaction(client, async () => {
@@ -136,7 +144,7 @@ async function buildPartition(client: PoolClient, table: string, batch: ScoreBat
       'write-scores.lifecycle-mix',
       `select lifecycle_state, count(*)::int as customers from ${t} group by 1 order by 1`,
     );
-    return rows;
+    return { mix: rows, bins: await countScoreBins(client, t) };
   });
 }
 
@@ -146,7 +154,7 @@ async function swap(
   table: string | null,
   batch: ScoreBatch,
   fit: ModelFitRow | null,
-  mix: readonly MixRow[],
+  counts: ScoreCounts,
 ): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     try {
@@ -179,7 +187,8 @@ async function swap(
           );
         }
         if (fit) await insertFit(client, batch, fit);
-        await recordMix(client, batch, mix);
+        await recordMix(client, batch, counts.mix);
+        await writeScoreBins(client, batch.accountId, batch.asOf, counts.bins);
       });
       return;
     } catch (err) {
