@@ -105,8 +105,18 @@ export async function recomputeAccount(
   );
   const t3 = performance.now();
   // The dashboards' cohort retention, from the orders (seconds at a million customers: kept here, not
-  // computed per page view).
-  await refreshCohortActivity(deps.pool, deps.readModelSchema, accountId, asOf);
+  // computed per page view). The scores are what a recompute is for and they are in: when the refresh
+  // fails (a statement timeout on a loaded database, a lost connection) the previous cohorts stay,
+  // the failure is logged, and the next recompute tries again.
+  try {
+    await refreshCohortActivity(deps.pool, deps.readModelSchema, accountId, asOf);
+  } catch (err) {
+    logger.warn('cohort_activity_not_refreshed', {
+      accountId,
+      code: (err as { code?: string }).code ?? null,
+      error: err instanceof Error ? err.name : 'unknown',
+    });
+  }
   const t4 = performance.now();
   const outcome: RecomputeOutcome = {
     accountId,
