@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isHoldout, scoreCustomers, summarizeOrders } from '@holdfast/analytics';
+import { silentLogger } from '@holdfast/platform';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
 import type { Selectable } from 'kysely';
 import type { CustomerScoresTable } from '../migrations/tables.js';
@@ -297,6 +298,34 @@ describe('recomputeAccount', () => {
     const outcome = await recomputeAccount(deps, account, new Date(AS_OF.getTime() + 2000));
     expect(outcome).toMatchObject({ customers: 0, model: null });
     expect((await scoresOf(account)).size).toBe(0);
+  });
+
+  it('given the cohort refresh fails, then the scores are in, the failure is logged, and the next recompute refreshes', async () => {
+    const account = randomUUID();
+    await insertOrders(t, account, [{ customerId: randomUUID(), orderDate: day('2026-10-01'), amount: 10 }]);
+    const warnings: [string, Record<string, unknown> | undefined][] = [];
+    const logger = {
+      ...silentLogger,
+      warn: (event: string, ctx?: Record<string, unknown>) => void warnings.push([event, ctx]),
+    };
+    // The cohort refresh is a statement of its own: a missing table makes it fail like a timeout would.
+    await t.pool.query(`alter table analytics.cohort_activity rename to cohort_activity_away`);
+    try {
+      const outcome = await recomputeAccount({ ...deps, logger }, account, AS_OF);
+      expect(outcome.customers).toBe(1);
+    } finally {
+      await t.pool.query(`alter table analytics.cohort_activity_away rename to cohort_activity`);
+    }
+    expect((await scoresOf(account)).size).toBe(1);
+    expect(warnings).toEqual([
+      ['cohort_activity_not_refreshed', { accountId: account, code: '42P01', error: 'error' }],
+    ]);
+    await recomputeAccount(deps, account, AS_OF);
+    const { rows } = await t.pool.query(
+      `select customers from analytics.cohort_activity where account_id = $1`,
+      [account],
+    );
+    expect(rows).toEqual([{ customers: 1 }]);
   });
 
   it('given a build table left by a recompute that died before its swap, then the next recompute drops it', async () => {
