@@ -33,6 +33,7 @@ export async function benchDashboards(args: Record<string, string>): Promise<num
   const decisions = Number(args.decisions ?? 2_000_000);
   const runs = Number(args.runs ?? 15);
   const stack = await benchStack(1);
+  let bulk: ReturnType<typeof createPool> | null = null;
   try {
     await ensureReadModelSchema(stack.pool, DEFAULT_READ_MODEL_SCHEMA);
     await migrateAnalytics(stack.db as unknown as Kysely<unknown>);
@@ -43,8 +44,9 @@ export async function benchDashboards(args: Record<string, string>): Promise<num
     const s0 = performance.now();
     // Seeding and the direct aggregations run without the pool's statement timeout (30 s): at a
     // million customers on a loaded machine a bulk insert takes longer.
-    const bulk = createPool(stack.env.DATABASE_URL!, 'bench-dashboards-seed', 2, { statementTimeoutMs: 0 });
-    const q = (text: string, params: unknown[] = [accountId]) => bulk.query(text, params);
+    const seed = createPool(stack.env.DATABASE_URL!, 'bench-dashboards-seed', 2, { statementTimeoutMs: 0 });
+    bulk = seed;
+    const q = (text: string, params: unknown[] = [accountId]) => seed.query(text, params);
     await q(
       `create unlogged table bench_customers as
          select i, gen_random_uuid() as id, timestamptz '2024-12-01' + make_interval(days => i % 720) as first
@@ -95,7 +97,7 @@ export async function benchDashboards(args: Record<string, string>): Promise<num
               case when st.arm = 'treated' and st.status not in ('no_consent', 'capped') then 'hft_' || g end,
               at, at, at
          from generate_series(1, $2) g
-         join bench_customers c on c.i = 1 + (g * 7919) % ${n}
+         join bench_customers c on c.i = 1 + (g::bigint * 7919) % ${n}
          cross join lateral (select timestamptz '2025-12-01' + make_interval(days => g % 360) as at) t
          cross join lateral (select case when g % 20 = 0 then 'holdout' else 'treated' end as arm,
                                     case when g % 20 = 0 then 'held_out' when g % 10 = 1 then 'no_consent'
@@ -145,14 +147,13 @@ export async function benchDashboards(args: Record<string, string>): Promise<num
     const cohortsMs: number[] = [];
     for (let i = 0; i < 3; i++) {
       let t0 = performance.now();
-      await countScoreBins(bulk, 'analytics.customer_scores where account_id = $1', [accountId]);
+      await countScoreBins(seed, 'analytics.customer_scores where account_id = $1', [accountId]);
       binsMs.push(performance.now() - t0);
       t0 = performance.now();
-      await refreshCohortActivity(bulk, DEFAULT_READ_MODEL_SCHEMA, accountId, asOf);
+      await refreshCohortActivity(seed, DEFAULT_READ_MODEL_SCHEMA, accountId, asOf);
       cohortsMs.push(performance.now() - t0);
     }
-    await refreshScoreBins(bulk, accountId);
-    await bulk.end();
+    await refreshScoreBins(seed, accountId);
 
     const port = await stack.startService('gateway');
     const base = `http://127.0.0.1:${port}`;
@@ -216,6 +217,7 @@ export async function benchDashboards(args: Record<string, string>): Promise<num
     report('dashboards', figures, rows);
     return worst < 1000 ? 0 : 1;
   } finally {
+    await bulk?.end();
     await stack.close();
   }
 }
