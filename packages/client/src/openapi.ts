@@ -466,6 +466,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/reports/{name}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * An aggregate report of the account (the console dashboards)
+     * @description One report of the key's account, aggregated in the database (counts, sums and bins; never a customer's row): lifecycle-mix, churn-risk, cohort-retention, value-distribution, campaign-funnel, lift, model-fit. Money in the account's reporting currency. An unknown name answers 404.
+     */
+    get: operations['getReport'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/sync': {
     parameters: {
       query?: never;
@@ -815,6 +835,23 @@ export interface components {
         warning_codes?: string[];
       }[];
     };
+    /** @description Campaign decisions per type (all time), what was sent, and the orders and net revenue attributed. */
+    CampaignFunnelReport: {
+      currency: string;
+      /** @constant */
+      report: 'campaign-funnel';
+      types: {
+        attributed_orders: number;
+        attributed_revenue: number;
+        campaign_type: string;
+        decided: number;
+        failed: number;
+        held_out: number;
+        not_sent: number;
+        sent: number;
+        treated: number;
+      }[];
+    };
     CampaignSentEvent: {
       data: {
         campaign_type: string;
@@ -823,6 +860,29 @@ export interface components {
       };
       /** @constant */
       event: 'campaign.sent';
+    };
+    /** @description Churn risk (1 − P(alive)) of the latest scores in 20 bins of 0.05 (the last includes 1). */
+    ChurnRiskReport: {
+      bins: {
+        customers: number;
+        high: number | null;
+        low: number;
+      }[];
+      customers: number;
+      mean: number | null;
+      /** @constant */
+      report: 'churn-risk';
+      scored_at: string | null;
+    };
+    /** @description The latest 24 monthly cohorts (UTC month of the first counted order), oldest first; active[k] is how many of its customers ordered in month k after it. */
+    CohortRetentionReport: {
+      cohorts: {
+        active: number[];
+        cohort: string;
+        customers: number;
+      }[];
+      /** @constant */
+      report: 'cohort-retention';
     };
     /** @description Browser event batch. */
     CollectorRequest: {
@@ -1266,6 +1326,53 @@ export interface components {
       next_cursor: string | null;
       scored_at: string | null;
     };
+    /** @description Customers per lifecycle state at each of the latest 60 recomputes, oldest first. */
+    LifecycleMixReport: {
+      points: {
+        /** Format: date-time */
+        as_of: string;
+        customers: {
+          Lapsed: number;
+          Overdue: number;
+          Slowing: number;
+          Stable: number;
+        };
+        total: number;
+      }[];
+      /** @constant */
+      report: 'lifecycle-mix';
+    };
+    /** @description Lift per type and month (oldest first) with its 95% interval, the MDE, the billable amount, and why the month is or is not billed. */
+    LiftDashboardReport: {
+      currency: string;
+      months: {
+        billable_revenue: number;
+        billed: boolean;
+        campaign_type: string;
+        final_billable_revenue: number | null;
+        holdout_customers: number;
+        incremental_revenue: number | null;
+        interval: {
+          high: number | null;
+          low: number | null;
+        } | null;
+        lift: number | null;
+        mde: number | null;
+        p_value: number | null;
+        /** Format: date-time */
+        period_end: string;
+        /** Format: date-time */
+        period_start: string;
+        settled_at: string | null;
+        /** @enum {unknown} */
+        settlement_status: 'provisional' | 'final';
+        settles_at: string | null;
+        treated_customers: number;
+        why: string;
+      }[];
+      /** @constant */
+      report: 'lift';
+    };
     LiftProvenEvent: {
       data: {
         billable_revenue: number;
@@ -1320,6 +1427,33 @@ export interface components {
     };
     LiftReports: {
       reports: components['schemas']['LiftReport'][];
+    };
+    /** @description The latest 30 fits of the account's model (analytics.model_fits), newest first. */
+    ModelFitReport: {
+      fits: {
+        /** Format: date-time */
+        as_of: string;
+        bgnbd: {
+          a: number;
+          alpha: number;
+          b: number;
+          r: number;
+        } | null;
+        converged: boolean;
+        customers: number;
+        fallback_reason: string | null;
+        gamma_gamma: {
+          gamma: number;
+          p: number;
+          q: number;
+        } | null;
+        log_likelihood: number | null;
+        /** @enum {unknown} */
+        model: 'bgnbd-gg' | 'heuristic';
+        repeat_customers: number;
+      }[];
+      /** @constant */
+      report: 'model-fit';
     };
     NewWebhook: {
       /**
@@ -1455,6 +1589,15 @@ export interface components {
       /** @constant */
       status: 'pending';
     };
+    /** @description One report; `report` says which. */
+    Report:
+      | components['schemas']['LifecycleMixReport']
+      | components['schemas']['ChurnRiskReport']
+      | components['schemas']['CohortRetentionReport']
+      | components['schemas']['ValueDistributionReport']
+      | components['schemas']['CampaignFunnelReport']
+      | components['schemas']['LiftDashboardReport']
+      | components['schemas']['ModelFitReport'];
     SecretRotated: {
       /** Format: uuid */
       id: string;
@@ -1525,6 +1668,31 @@ export interface components {
         /** @description Machine-readable error type. */
         type: string;
       }[];
+    };
+    /** @description Realised net revenue and lifetime value per customer of the latest scores, in the account's reporting currency, in 1-2-5 bins. */
+    ValueDistributionReport: {
+      currency: string;
+      lifetime_value: {
+        bins: {
+          customers: number;
+          high: number | null;
+          low: number;
+        }[];
+        customers: number;
+        total: number;
+      };
+      /** @constant */
+      report: 'value-distribution';
+      revenue: {
+        bins: {
+          customers: number;
+          high: number | null;
+          low: number;
+        }[];
+        customers: number;
+        total: number;
+      };
+      scored_at: string | null;
     };
     Webhook: {
       /** Format: date-time */
@@ -2754,6 +2922,60 @@ export interface operations {
       404: components['responses']['NotFound'];
       413: components['responses']['PayloadTooLarge'];
       422: components['responses']['ValidationFailed'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalError'];
+    };
+  };
+  getReport: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description An ETag of an earlier answer: 304 without a body while the answer is unchanged. */
+        'If-None-Match'?: components['parameters']['IfNoneMatch'];
+      };
+      path: {
+        name:
+          | 'lifecycle-mix'
+          | 'churn-risk'
+          | 'cohort-retention'
+          | 'value-distribution'
+          | 'campaign-funnel'
+          | 'lift'
+          | 'model-fit';
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The report. */
+      200: {
+        headers: {
+          /** @description Send it back in If-None-Match: 304 while unchanged. */
+          ETag?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Report'];
+        };
+      };
+      /** @description Not modified (If-None-Match named the current ETag). */
+      304: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['IngestKeyCannotRead'];
+      /** @description Unknown report name. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DetailBody'];
+        };
+      };
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalError'];
     };

@@ -52,6 +52,7 @@ import { ReadModels } from './read-models.js';
 import { ingestRouter, ingestV1Router } from './routes/ingest-routes.js';
 import { metricsRoute, readyzRoute } from './routes/operations.js';
 import { readApiRouter } from './read-api/read-api-router.js';
+import { reportsRouter } from './reports/reports-router.js';
 import { createWebhooksRouter } from './webhooks/webhooks-router.js';
 import { webhookManagementRouter } from './webhook-management/webhook-management-router.js';
 
@@ -193,6 +194,8 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps): P
   app.use('/v1', readApiRouter(ctx, authenticateRead(authDeps)));
   // Webhook subscriptions and their deliveries, for the account's outbound (sk_live_) keys.
   app.use('/v1', webhookManagementRouter(ctx, authenticateOutbound(authDeps)));
+  // The dashboards' aggregates (GET /v1/reports/{name}), for read keys like every /v1/ read.
+  app.use('/v1', reportsRouter(ctx, authenticateRead(authDeps)));
   app.use('/v1', refuseAnyKeyInQuery);
   app.use(createWebhooksRouter({ ...ctx, credentials, limiter: new Limiter(counter), lastUsed }));
   app.use(

@@ -30,11 +30,14 @@ export { projectorPassed, type BarrierState, type ProjectorPosition } from './re
 export {
   createCampaignStep,
   migrateCampaigns,
+  refreshFunnelCounts,
   type CampaignStepConfig,
   type CampaignStepDeps,
   type CampaignStepResult,
 } from './campaigns/index.js';
 export { computeLiftReports, recomputeAttributions } from './attribution/index.js';
+export { refreshCohortActivity } from './scoring/cohort-activity.js';
+export { countScoreBins, refreshScoreBins, type ScoreBinRow } from './scoring/score-bins.js';
 export { ANALYTICS_MIGRATIONS, migrateAnalytics } from './migrations/migrate-analytics.js';
 export { RECOMPUTE_MIGRATIONS, migrateRecompute } from './migrations/migrate-recompute.js';
 export {

@@ -123,8 +123,22 @@ async function analystGrantsPrivileges(run: RunSql): Promise<string[]> {
   return statements;
 }
 
-/** The analytics tables the gateway's read routes read (SELECT only, through the partitioned parents). */
-const GATEWAY_ANALYTICS_READS = ['customer_scores', 'lift_reports'] as const;
+/**
+ * The analytics tables the gateway's read routes read (SELECT only, through the partitioned parents):
+ * the scores and lift reports, and for GET /v1/reports/{name} the model fits, the aggregates the
+ * recompute keeps for the dashboards (lifecycle mix, score bins, cohort activity, the campaign decisions
+ * counted per type and status and the attributed totals per type: never the ledger's rows).
+ */
+const GATEWAY_ANALYTICS_READS = [
+  'customer_scores',
+  'lift_reports',
+  'model_fits',
+  'lifecycle_mix',
+  'score_bins',
+  'cohort_activity',
+  'campaign_decision_counts',
+  'campaign_attributed_totals',
+] as const;
 
 /**
  * The privacy keys (docs/privacy.md), table by table: the gateway creates keys as it encrypts and

@@ -12,6 +12,8 @@ import { ingestPaths, schemaRef } from './ingest-paths.js';
 import { privacyPaths } from './privacy-paths.js';
 import { CustomApiResult, publicPaths } from './public-paths.js';
 import { readComponents, v1Paths } from './read-paths.js';
+import { reportPaths } from './report-paths.js';
+import * as reportSchemas from './report-schemas.js';
 import * as readSchemas from './read-schemas.js';
 import {
   webhookComponents,
@@ -42,7 +44,14 @@ export function buildOpenApiDocument() {
       description:
         'Push orders and customers from a custom or headless platform (/ingest/*, and the same routes under /v1/), and read customers, scores, the holdout, audiences and lift (/v1/ read routes, read keys). The account is derived from the authenticated key alone. Timestamps are ISO 8601; one without an offset is read as UTC.',
     },
-    paths: { ...ingestPaths, ...publicPaths, ...v1Paths, ...privacyPaths, ...webhookPaths },
+    paths: {
+      ...ingestPaths,
+      ...publicPaths,
+      ...v1Paths,
+      ...reportPaths,
+      ...privacyPaths,
+      ...webhookPaths,
+    },
     // What the dispatcher POSTs to subscribers (OpenAPI 3.1): docs/webhooks.md.
     webhooks: webhookDeliveries,
     components: {
@@ -60,6 +69,7 @@ export function buildOpenApiDocument() {
         ...readSchemas,
         ...webhookSchemas,
         ...webhookEventSchemas,
+        ...reportSchemas.schemas,
       },
       parameters: {
         ServiceAccountId: {

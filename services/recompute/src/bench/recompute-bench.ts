@@ -121,6 +121,8 @@ try {
           load: seconds(outcome.ms.load),
           score: seconds(outcome.ms.score),
           write: seconds(outcome.ms.write),
+          // Refreshing the dashboards' cohort activity from the orders (docs/analytics.md, "Report aggregates").
+          cohorts: seconds(outcome.ms.cohorts),
         },
         node_cpu_seconds: seconds((used.user + used.system) / 1000),
       }),
