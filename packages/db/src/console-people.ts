@@ -404,26 +404,3 @@ export async function listAudit(db: Kysely<Database>, accountId: string, limit =
     .limit(limit)
     .execute();
 }
-
-// ---- store settings ----
-
-/** Whether `tz` is an IANA timezone this runtime knows (e.g. Europe/Paris). */
-export function isTimezone(tz: string): boolean {
-  if (!/^[A-Za-z_]+(?:\/[A-Za-z0-9_+-]+)*$/.test(tz)) return false;
-  try {
-    new Intl.DateTimeFormat('en', { timeZone: tz });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-export async function setAccountTimezone(db: Kysely<Database>, accountId: string, tz: string): Promise<void> {
-  if (!isTimezone(tz)) throw new ControlPlaneError('invalid', `"${tz}" is not a timezone like Europe/Paris`);
-  const r = await db
-    .updateTable('control.accounts')
-    .set({ timezone: tz })
-    .where('id', '=', accountId)
-    .executeTakeFirst();
-  if (!r.numUpdatedRows) throw new ControlPlaneError('not_found', `no account ${accountId}`);
-}

@@ -12,8 +12,6 @@ export interface AccountsTable {
   created_at: Generated<Timestamp>;
   /** Whether the account's ingest keys may also call the /v1/ read routes (off by default). */
   read_with_ingest_key: Generated<boolean>;
-  /** The store's IANA timezone (the console's store settings; default UTC). */
-  timezone: Generated<string>;
 }
 
 /** `read_live` (rk_live_): reads the /v1/ read routes, never writes. */

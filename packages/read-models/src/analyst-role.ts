@@ -80,8 +80,8 @@ export async function applyReadModelPrivileges(client: PoolClient, schema: strin
     revoke delete on ${qualified(schema, 'ingest_batches')} from ${gateway};
     revoke all on all tables in schema ${s} from ${analyst};
     grant usage on schema ${s} to ${consoleRole};
-    grant select on ${qualified(schema, 'ingest_batches')} to ${consoleRole};
-    grant select (projection, topic, partition, record_offset, id, account_id, reason, record_timestamp, status, redriven_at)
+    grant select on ${qualified(schema, 'ingest_batches')}, ${qualified(schema, 'account_settings')} to ${consoleRole};
+    grant select (projection, topic, partition, record_offset, id, account_id, reason, record_timestamp, status, redriven_at, request_id)
       on ${qualified(schema, 'dead_letters')} to ${consoleRole}`,
   );
   const { rows } = await rawQuery<{ name: string }>(

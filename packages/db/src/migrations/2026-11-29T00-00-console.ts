@@ -3,7 +3,7 @@ import { sql, type Kysely } from 'kysely';
 /**
  * The console (issue 25, docs/console.md): its people (users, their memberships in accounts with a
  * role, operators who see every account), one-time invitations, server-side sessions, the audit log
- * of every change, sign-in failures (rate limits and lockout), and the store's timezone. Its own
+ * of every change, and sign-in failures (rate limits and lockout). Its own
  * login role, holdfast_console: what it may touch is granted by `applyPrivileges`.
  */
 // Frozen in time: never edit a migration that has run; add a new one.
@@ -17,8 +17,6 @@ export async function up(db: Kysely<any>): Promise<void> {
       end if;
     exception when duplicate_object or unique_violation or insufficient_privilege then null;
     end $$;
-
-    alter table control.accounts add column timezone text not null default 'UTC';
 
     create table control.users (
       id uuid primary key,

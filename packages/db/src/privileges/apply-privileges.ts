@@ -54,7 +54,7 @@ const CONTROL_GRANTS: ReadonlyArray<readonly [table: string, role: ServiceRole, 
   // The console (docs/console.md): its own people, sessions and audit log; the account pages' changes
   // through the same functions as the CLI (keys, tiles, pixel keys, store settings). Never a secret's
   // table: it shows prefixes, and mints through hashes.
-  ['accounts', consoleRole, 'select, update (storefront_domain, timezone)'],
+  ['accounts', consoleRole, 'select, update (storefront_domain)'],
   ['api_keys', consoleRole, 'select, insert, update (expires_at, revoked_at)'],
   ['tiles', consoleRole, 'select, insert, update (token_hash, token_prefix, connected_at, disconnected_at)'],
   ['providers', consoleRole, 'select'],
