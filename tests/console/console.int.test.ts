@@ -80,7 +80,7 @@ describe('the console over HTTP', () => {
     expect(r.text).toContain('not connected');
     expect(r.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
     expect(r.headers.get('x-frame-options')).toBe('DENY');
-    expect(r.headers.get('referrer-policy')).toBe('no-referrer');
+    expect(r.headers.get('referrer-policy')).toBe('same-origin');
     expect(r.headers.get('cache-control')).toBe('no-store');
     for (const page of [
       'keys',

@@ -94,13 +94,12 @@ export function createConsole(config: ConsoleConfig, deps: ConsoleDeps): express
     if (!secret) return next();
     const now = ctx.now();
     const s = await findConsoleSession(db, secret, now);
-    if (!s || now.getTime() - (s.last_seen_at).getTime() > config.idleTimeoutMs) {
+    if (!s || now.getTime() - s.last_seen_at.getTime() > config.idleTimeoutMs) {
       if (s) await deleteConsoleSession(db, secret);
       clearSessionCookie(res, cookies);
       return next();
     }
-    if (now.getTime() - (s.last_seen_at).getTime() > 60_000)
-      await touchConsoleSession(db, secret, now);
+    if (now.getTime() - s.last_seen_at.getTime() > 60_000) await touchConsoleSession(db, secret, now);
     const viewer: SessionViewer = {
       secret,
       userId: s.user_id,

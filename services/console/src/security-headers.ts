@@ -2,8 +2,9 @@ import type { RequestHandler } from 'express';
 
 /**
  * Headers on every answer: a strict Content-Security-Policy (own scripts and styles only, no inline
- * code, forms post only here, never framed: clickjacking), no MIME sniffing, no Referer (an invite
- * link's token must not leak to another site), no caching of pages that show keys once, and HSTS when
+ * code, forms post only here, never framed: clickjacking), no MIME sniffing, no Referer to another
+ * site (an invite link's token must not leak; `no-referrer` would also blank the Origin of our own
+ * forms, which the same-origin check reads), no caching of pages that show keys once, and HSTS when
  * served over https.
  */
 export function securityHeaders(opts: { readonly https: boolean }): RequestHandler {
@@ -21,7 +22,7 @@ export function securityHeaders(opts: { readonly https: boolean }): RequestHandl
     res.setHeader('Content-Security-Policy', csp);
     res.setHeader('X-Frame-Options', 'DENY');
     res.setHeader('X-Content-Type-Options', 'nosniff');
-    res.setHeader('Referrer-Policy', 'no-referrer');
+    res.setHeader('Referrer-Policy', 'same-origin');
     res.setHeader('Cross-Origin-Opener-Policy', 'same-origin');
     res.setHeader('Cross-Origin-Resource-Policy', 'same-origin');
     res.setHeader('Permissions-Policy', 'camera=(), microphone=(), geolocation=()');

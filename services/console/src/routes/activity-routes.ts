@@ -53,7 +53,7 @@ export function activityRoutes(ctx: ConsoleContext): Router {
                       <td>${b.status} (HTTP ${b.http_status})</td>
                       <td>${b.received} / ${b.accepted} / ${b.dropped}</td>
                       <td>
-                        ${codes(b.error_codes)}${b.warning_codes && (b.warning_codes).length ? html`<br /><span class="muted">warnings: ${codes(b.warning_codes)}</span>` : ''}
+                        ${codes(b.error_codes)}${b.warning_codes && b.warning_codes.length ? html`<br /><span class="muted">warnings: ${codes(b.warning_codes)}</span>` : ''}
                       </td>
                       <td><code>${b.request_id ?? '—'}</code></td>
                     </tr>`,
