@@ -49,6 +49,7 @@ export const registerUsers: RegisterCommand = (program, context) => {
           role: o.operator ? 'operator' : o.role,
           link,
           expires_at: iso(inv.expiresAt),
+          existing_user: inv.existingUser,
         },
         [
           `Invited ${o.operator ? 'an operator' : `a${o.role === 'owner' || o.role === 'admin' || o.role === 'analyst' ? 'n' : ''} ${o.role} of ${o.account}`}.`,
