@@ -1,9 +1,10 @@
-import { EnvReader, readInfraConfig, type InfraConfig } from '@holdfast/platform';
+import { EnvReader, readDatabaseUrl, type InfraConfig } from '@holdfast/platform';
 import { DEFAULT_READ_MODEL_SCHEMA, READ_SCHEMA_SETTING } from '@holdfast/read-models';
 
 /** The console's configuration, parsed once at start-up from the environment. */
 export interface ConsoleConfig {
-  readonly infra: InfraConfig;
+  /** PostgreSQL only: the console uses no Kafka (it changes the control plane, reads the read models). */
+  readonly infra: Pick<InfraConfig, 'databaseUrl' | 'pgStatementTimeoutMs' | 'pgConnectTimeoutMs'>;
   /** PORT (default 8090; 0 picks a free port). */
   readonly port: number;
   /** HOST (default 0.0.0.0). */
@@ -43,7 +44,8 @@ export function loadConsoleConfig(env: Readonly<Record<string, string | undefine
   }
   const https = url?.protocol === 'https:';
   const local = url ? LOCAL_HOSTS.has(url.hostname) : false;
-  if (url && !https && production && !testMode)
+  // Plain http only on this machine (docker compose, npm start): anywhere else cookies need https.
+  if (url && !https && !local && production && !testMode)
     r.problem('HOLDFAST_CONSOLE_URL must be https:// in production (session cookies are Secure)');
   const trustRaw = r.optional('TRUST_PROXY')?.trim();
   let trustProxy: false | number | string = false;
@@ -52,7 +54,11 @@ export function loadConsoleConfig(env: Readonly<Record<string, string | undefine
     else trustProxy = /^\d+$/.test(trustRaw) ? Number(trustRaw) : trustRaw;
   }
   return r.done({
-    infra: readInfraConfig(r),
+    infra: {
+      databaseUrl: readDatabaseUrl(r),
+      pgStatementTimeoutMs: r.int('HOLDFAST_PG_STATEMENT_TIMEOUT_MS', 30_000, { min: 0, max: 86_400_000 }),
+      pgConnectTimeoutMs: r.int('HOLDFAST_PG_CONNECT_TIMEOUT_MS', 10_000, { min: 100, max: 600_000 }),
+    },
     port,
     host: r.string('HOST', '0.0.0.0'),
     publicUrl: rawUrl,
