@@ -5,7 +5,7 @@ import { once } from 'node:events';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listApiKeys, mintApiKey } from '@holdfast/db';
+import { createPool, listApiKeys, mintApiKey, SERVICE_ROLES, type Pool } from '@holdfast/db';
 import type { Logger } from '@holdfast/platform';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
 import { createConsole, loadConsoleConfig, totpCode } from '@holdfast/console';
@@ -19,6 +19,7 @@ import {
 } from './console-client.js';
 
 let t: TestEnv;
+let consolePool: Pool;
 let server: Server;
 let base: string;
 const clock = new TestClock();
@@ -39,7 +40,13 @@ let ownerB: Person;
 beforeAll(async () => {
   t = await createTestEnv('console');
   const config = loadConsoleConfig({ ...t.env, PORT: '0' });
-  server = createConsole(config, { pool: t.pool, logger, now: clock.now }).listen(0, '127.0.0.1');
+  // The console connects as its own least-privilege role, as deployed: every page and change below
+  // proves its grants are enough (and `least-privilege` tests what it may not touch).
+  const url = new URL(t.databaseUrl);
+  url.username = SERVICE_ROLES.console;
+  url.password = '';
+  consolePool = createPool(url.toString(), 'test-console', 4);
+  server = createConsole(config, { pool: consolePool, logger, now: clock.now }).listen(0, '127.0.0.1');
   await once(server, 'listening');
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   a = await newAccount(t.db, 'Tea shop');
@@ -52,6 +59,7 @@ beforeAll(async () => {
 afterAll(async () => {
   server?.closeAllConnections();
   server?.close();
+  await consolePool?.end();
   await t?.close();
 });
 
@@ -252,6 +260,24 @@ describe('the console over HTTP', () => {
     });
     expect(r.status).toBe(401);
     expect(r.text).toContain('That email address, password or code is not right.');
+  });
+
+  it("given the console role, when it reaches for a secret or another service's table, then PostgreSQL refuses", async () => {
+    for (const table of [
+      'control.provider_secrets',
+      'control.webhook_secrets',
+      'control.rate_counters',
+      'privacy.subject_keys',
+    ])
+      await expect(consolePool.query(`select * from ${table} limit 1`), table).rejects.toThrow(
+        /permission denied/,
+      );
+    await expect(
+      consolePool.query(`select secret from control.webhook_subscriptions limit 1`),
+    ).rejects.toThrow(/permission denied/);
+    await expect(consolePool.query(`update control.api_keys set key_hash = key_hash`)).rejects.toThrow(
+      /permission denied/,
+    );
   });
 
   it('given everything above, when the log lines are read, then no email address or key is in them', () => {
