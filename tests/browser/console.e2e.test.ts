@@ -161,7 +161,7 @@ describe('the console in Chromium', () => {
     // The docs show the page, not a key (even a test database's): the secret is masked in the picture.
     await page
       .locator('#new-key')
-      .evaluate((el) => (el.textContent = `${el.textContent!.trim().slice(0, 12)}…`));
+      .evaluate((el) => (el.textContent = `${el.textContent.trim().slice(0, 12)}…`));
     await shot('keys');
     expect(await a11yProblems()).toEqual([]);
     const health = await fetch(`${stack.url}/ingest/health`, { headers: { authorization: `Bearer ${key}` } });
