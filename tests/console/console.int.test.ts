@@ -8,6 +8,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPool, listApiKeys, mintApiKey, SERVICE_ROLES, type Pool } from '@holdfast/db';
 import type { Logger } from '@holdfast/platform';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
+import type { Kysely } from 'kysely';
+import { randomUUID } from 'node:crypto';
+import { createWebhookSubscription, readCampaignSettings } from '@holdfast/db';
+import { migrateDispatcher } from '@holdfast/dispatcher';
+import { migrateAnalytics, migrateCampaigns } from '@holdfast/recompute';
+import { insertDeliveries, recordAttempt } from '../../services/dispatcher/src/delivery-store.js';
 import { createConsole, loadConsoleConfig, totpCode } from '@holdfast/console';
 import {
   ConsoleClient,
@@ -39,6 +45,10 @@ let ownerB: Person;
 
 beforeAll(async () => {
   t = await createTestEnv('console');
+  // The tables the campaign and webhook pages read (created by the recompute and the dispatcher).
+  await migrateAnalytics(t.db as Kysely<unknown>);
+  await migrateCampaigns(t.db as Kysely<unknown>);
+  await migrateDispatcher(t.db as Kysely<unknown>);
   const config = loadConsoleConfig({ ...t.env, PORT: '0' });
   // The console connects as its own least-privilege role, as deployed: every page and change below
   // proves its grants are enough (and `least-privilege` tests what it may not touch).
@@ -216,6 +226,112 @@ describe('the console over HTTP', () => {
     expect((await listApiKeys(t.db, b)).find((k) => k.id === bKey.id)!.status).toBe('live');
     // And B's owner sees nothing of A.
     expect((await ownerB.client.get(`/accounts/${a}`)).status).toBe(404);
+  });
+
+  it('given the owner, when they enable a campaign type and set the cap, then it is stored and audited', async () => {
+    const page = await owner.client.get(`/accounts/${a}/campaigns`);
+    expect(page.text).toContain('Enable win_back');
+    expect(
+      (await owner.client.post(`/accounts/${a}/campaigns/win_back/enable`, { _csrf: csrfOf(page.text) }))
+        .status,
+    ).toBe(303);
+    expect(
+      (
+        await owner.client.post(`/accounts/${a}/campaigns/cap`, {
+          _csrf: csrfOf(page.text),
+          messages: '2',
+          days: '14',
+        })
+      ).status,
+    ).toBe(303);
+    expect(
+      (
+        await owner.client.post(`/accounts/${a}/campaigns/cap`, {
+          _csrf: csrfOf(page.text),
+          messages: '0',
+          days: '14',
+        })
+      ).status,
+    ).toBe(400);
+    const stored = await readCampaignSettings(t.pool, a);
+    expect(stored.types.find((x) => x.campaignType === 'win_back')?.enabled).toBe(true);
+    expect(stored.frequencyCap).toEqual({ messages: 2, days: 14 });
+    const audit = (await owner.client.get(`/accounts/${a}/audit`)).text;
+    expect(audit).toContain('campaign.enable');
+    expect(audit).toContain('win_back');
+    // A viewer's attempt is refused by the server.
+    const vPage = await viewer.client.get(`/accounts/${a}/campaigns`);
+    expect(
+      (await viewer.client.post(`/accounts/${a}/campaigns/win_back/disable`, { _csrf: csrfOf(vPage.text) }))
+        .status,
+    ).toBe(403);
+  });
+
+  it("given a failed delivery, when the owner redelivers it, then it is pending again; another account's subscription is 404", async () => {
+    const sub = await createWebhookSubscription(t.db, a, 'https://hooks.tea.example/h');
+    const deliveryId = randomUUID();
+    const client = await t.pool.connect();
+    try {
+      await insertDeliveries(
+        client,
+        [
+          {
+            deliveryId,
+            accountId: a,
+            subscriptionId: sub.id,
+            event: 'campaign.sent',
+            sourceId: 'trk-1',
+            body: '{}',
+          },
+        ],
+        clock.now(),
+      );
+    } finally {
+      client.release();
+    }
+    const at = clock.now();
+    await recordAttempt(
+      t.db,
+      {
+        deliveryId,
+        accountId: a,
+        event: 'campaign.sent',
+        body: '{}',
+        attempts: 0,
+        subscriptionId: sub.id,
+        url: 'https://hooks.tea.example/h',
+        secrets: [],
+      },
+      {
+        attemptedAt: at,
+        finishedAt: at,
+        statusCode: 503,
+        error: 'http_503',
+        durationMs: 12,
+        succeeded: false,
+      },
+      [],
+    );
+    const page = await owner.client.get(`/accounts/${a}/webhooks/${sub.id}`);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('HTTP 503');
+    const r = await owner.client.post(`/accounts/${a}/webhooks/${sub.id}/redeliver`, {
+      _csrf: csrfOf(page.text),
+      delivery: deliveryId,
+    });
+    expect(r.status).toBe(200);
+    expect(r.text).toContain('Scheduled 1 delivery');
+    const { rows } = await t.pool.query<{ status: string }>(
+      'select status from dispatcher.deliveries where delivery_id = $1',
+      [deliveryId],
+    );
+    expect(rows[0]!.status).toBe('pending');
+    const other = await createWebhookSubscription(t.db, b, 'https://hooks.other.example/h');
+    expect((await owner.client.get(`/accounts/${a}/webhooks/${other.id}`)).status).toBe(404);
+    expect(
+      (await owner.client.post(`/accounts/${a}/webhooks/${other.id}/redeliver`, { _csrf: csrfOf(page.text) }))
+        .status,
+    ).toBe(404);
   });
 
   it('given ten working keys, when one more is minted, then the limit is explained and nothing is minted', async () => {
