@@ -180,6 +180,7 @@ ${node('console', ['node', 'services/console/dist/main.js'], {
       PORT: "${s.services.console.port}"
       HOLDFAST_CONSOLE_URL: http://${bind}:${s.services.console.port}
       HOLDFAST_GATEWAY_URL: http://${bind}:${s.services.gateway.port}
+      HOLDFAST_READ_API_URL: http://gateway:${s.services.gateway.port}
 `,
 )}
 volumes:

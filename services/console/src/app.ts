@@ -27,6 +27,7 @@ import { keysRoutes } from './routes/keys-routes.js';
 import { peopleRoutes } from './routes/people-routes.js';
 import { settingsRoutes } from './routes/settings-routes.js';
 import { webhooksRoutes } from './routes/webhooks-routes.js';
+import { ReadApiClient } from './read-api-client.js';
 import { securityHeaders } from './security-headers.js';
 import { csrfMatches, readCookie, sameOrigin, sessionCookieName, clearSessionCookie } from './session.js';
 import { DEFAULT_SIGN_IN_LIMITS, type SignInLimits } from './sign-in-policy.js';
@@ -53,6 +54,7 @@ const ANONYMOUS_POSTS = [/^\/sign-in$/, /^\/invite\/[^/]+$/];
 
 export function createConsole(config: ConsoleConfig, deps: ConsoleDeps): express.Express {
   const db = createDb(deps.pool);
+  const now = deps.now ?? (() => new Date());
   const ctx: ConsoleContext = {
     config,
     db,
@@ -62,7 +64,8 @@ export function createConsole(config: ConsoleConfig, deps: ConsoleDeps): express
     ),
     logger: deps.logger,
     limits: deps.limits ?? DEFAULT_SIGN_IN_LIMITS,
-    now: deps.now ?? (() => new Date()),
+    now,
+    readApi: config.readApiUrl ? new ReadApiClient(db, config.readApiUrl, now) : null,
     extraNav: (deps.extensions ?? []).flatMap((e) => e.nav),
   };
   const cookies = { secure: config.secureCookies };

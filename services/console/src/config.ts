@@ -16,6 +16,11 @@ export interface ConsoleConfig {
   readonly publicUrl: string;
   /** HOLDFAST_GATEWAY_URL: the ingest API's base URL the pages show integrators (optional). */
   readonly gatewayUrl: string | null;
+  /**
+   * HOLDFAST_READ_API_URL: where the console itself calls the /v1/ read API for the dashboards (an
+   * in-cluster address; default HOLDFAST_GATEWAY_URL). Null: the dashboards say they are not wired.
+   */
+  readonly readApiUrl: string | null;
   /** Schema of the projector's read models (HOLDFAST_READ_SCHEMA, default read_models). */
   readonly readModelSchema: string;
   /** Secure, __Host- cookies: on unless the console is served over plain http away from localhost. */
@@ -47,6 +52,7 @@ export function loadConsoleConfig(env: Readonly<Record<string, string | undefine
   // Plain http only on this machine (docker compose, npm start): anywhere else cookies need https.
   if (url && !https && !local && production && !testMode)
     r.problem('HOLDFAST_CONSOLE_URL must be https:// in production (session cookies are Secure)');
+  const gatewayUrl = r.optional('HOLDFAST_GATEWAY_URL')?.replace(/\/+$/, '') ?? null;
   const trustRaw = r.optional('TRUST_PROXY')?.trim();
   let trustProxy: false | number | string = false;
   if (trustRaw && trustRaw !== 'false') {
@@ -62,7 +68,8 @@ export function loadConsoleConfig(env: Readonly<Record<string, string | undefine
     port,
     host: r.string('HOST', '0.0.0.0'),
     publicUrl: rawUrl,
-    gatewayUrl: r.optional('HOLDFAST_GATEWAY_URL')?.replace(/\/+$/, '') ?? null,
+    gatewayUrl,
+    readApiUrl: r.optional('HOLDFAST_READ_API_URL')?.replace(/\/+$/, '') ?? gatewayUrl,
     readModelSchema: r.string(READ_SCHEMA_SETTING, DEFAULT_READ_MODEL_SCHEMA),
     // Browsers accept Secure cookies from http://localhost; anywhere else plain http cannot keep one.
     secureCookies: https || local,

@@ -4,6 +4,7 @@ import type { ReadModelTables } from '@holdfast/read-models';
 import type { Kysely } from 'kysely';
 import type { ConsoleConfig } from './config.js';
 import type { NavItem } from './pages/layout.js';
+import type { ReadApiClient } from './read-api-client.js';
 import type { SignInLimits } from './sign-in-policy.js';
 
 /** What every route of the console uses, built once by `createConsole`. */
@@ -16,6 +17,8 @@ export interface ConsoleContext {
   readonly logger: Logger;
   readonly limits: SignInLimits;
   readonly now: () => Date;
+  /** The console as a client of the /v1/ read API (null when HOLDFAST_READ_API_URL is unset). */
+  readonly readApi: ReadApiClient | null;
   /** Pages other modules add to an account's navigation (the dashboards). */
   readonly extraNav: readonly NavItem[];
 }
