@@ -3,6 +3,7 @@ import { benchAnalystRls } from './analyst-rls.js';
 import { benchBackfill } from './backfill.js';
 import { benchChaos } from './chaos.js';
 import { benchClassify } from './classify.js';
+import { benchDashboards } from './dashboards.js';
 import { benchCluster } from './cluster.js';
 import { benchErasure } from './erasure.js';
 import { benchLift } from './lift.js';
@@ -35,6 +36,7 @@ const BENCHES: Record<string, Bench> = {
   'analyst-rls': benchAnalystRls,
   erasure: benchErasure,
   'read-api': benchReadApi,
+  dashboards: benchDashboards,
 };
 
 function parseArgs(argv: string[]): Record<string, string> {

@@ -211,6 +211,26 @@ describe('gateway role', () => {
     await denied(g, 'select 1 from analytics.campaign_assignments');
     await t.pool.query('delete from analytics.customer_scores where customer_id = $1', [customer]);
   });
+  it('reads what GET /v1/reports/{name} aggregates: the campaign decisions as counts only, never the ledger', async () => {
+    await t.pool.query(
+      `insert into analytics.campaign_assignments (assignment_id, account_id, run_id, campaign_type, customer_id, arm,
+         channel, provider, status, assigned_at)
+       values (gen_random_uuid(), $1, gen_random_uuid(), 'win_back', gen_random_uuid(), 'holdout', 'email', 'p',
+               'held_out', now())`,
+      [A],
+    );
+    // The view runs with its owner's (the recompute's) rights: the gateway sees the count, not the row.
+    expect(
+      (await as(g, 'select decisions from analytics.campaign_decision_counts where account_id = $1', [A]))
+        .rows,
+    ).toEqual([{ decisions: 1 }]);
+    for (const table of ['model_fits', 'lifecycle_mix', 'attributions'])
+      await as(g, `select 1 from analytics.${table} where account_id = $1`, [A]);
+    await denied(g, 'select tracking_id from analytics.campaign_assignments');
+    await denied(g, 'delete from analytics.lifecycle_mix');
+    await denied(g, 'update analytics.model_fits set customers = 0');
+    await t.pool.query('delete from analytics.campaign_assignments where account_id = $1', [A]);
+  });
   it('cannot write the read models, rewrite a key, or read secrets and dead letters', async () => {
     // Sealed under the master keys, which the gateway does not hold; nor may it write its own copy.
     // A database upgraded from a release that granted it has the grant taken back by the next migrate.
@@ -233,7 +253,8 @@ describe('gateway role', () => {
     await denied(g, `select secret from control.webhook_subscriptions`);
     await denied(g, `select * from read_models.dead_letters`);
     await denied(g, `insert into control.accounts (id, name) values (gen_random_uuid(), 'x')`);
-    await denied(g, `select * from analytics.model_fits`);
+    // The model fits are a report's now (GET /v1/reports/model-fit); the campaign runs are not read.
+    await denied(g, `select * from analytics.campaign_runs`);
   });
 });
 

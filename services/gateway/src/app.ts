@@ -52,6 +52,7 @@ import { ReadModels } from './read-models.js';
 import { ingestRouter, ingestV1Router } from './routes/ingest-routes.js';
 import { metricsRoute, readyzRoute } from './routes/operations.js';
 import { readApiRouter } from './read-api/read-api-router.js';
+import { reportsRouter } from './reports/reports-router.js';
 import { createWebhooksRouter } from './webhooks/webhooks-router.js';
 
 /** What the gateway is built from; tests inject their own clock, appender or codec. */
@@ -190,6 +191,8 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps): P
   v1.get('/exports/:export_id/download', ...withIngestKey(exportDownloadRoute(ctx, privacy)));
   app.use('/v1', v1);
   app.use('/v1', readApiRouter(ctx, authenticateRead(authDeps)));
+  // The dashboards' aggregates (GET /v1/reports/{name}), for read keys like every /v1/ read.
+  app.use('/v1', reportsRouter(ctx, authenticateRead(authDeps)));
   app.use('/v1', refuseAnyKeyInQuery);
   app.use(createWebhooksRouter({ ...ctx, credentials, limiter: new Limiter(counter), lastUsed }));
   app.use(

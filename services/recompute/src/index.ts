@@ -35,6 +35,8 @@ export {
   type CampaignStepResult,
 } from './campaigns/index.js';
 export { computeLiftReports, recomputeAttributions } from './attribution/index.js';
+export { refreshCohortActivity } from './scoring/cohort-activity.js';
+export { countScoreBins, refreshScoreBins, type ScoreBinRow } from './scoring/score-bins.js';
 export { ANALYTICS_MIGRATIONS, migrateAnalytics } from './migrations/migrate-analytics.js';
 export { RECOMPUTE_MIGRATIONS, migrateRecompute } from './migrations/migrate-recompute.js';
 export {

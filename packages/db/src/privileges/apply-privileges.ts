@@ -110,8 +110,22 @@ async function analystGrantsPrivileges(run: RunSql): Promise<string[]> {
 /** The campaign settings the console's campaign page reads and changes. */
 const CONSOLE_ANALYTICS_WRITES = ['campaign_type_settings', 'campaign_account_settings'] as const;
 
-/** The analytics tables the gateway's read routes read (SELECT only, through the partitioned parents). */
-const GATEWAY_ANALYTICS_READS = ['customer_scores', 'lift_reports'] as const;
+/**
+ * The analytics tables the gateway's read routes read (SELECT only, through the partitioned parents):
+ * the scores and lift reports, and for GET /v1/reports/{name} the model fits, the aggregates the
+ * recompute keeps for the dashboards (lifecycle mix, score bins, cohort activity), the attributions and
+ * the campaign decisions counted per type and status (a view: never the ledger's rows).
+ */
+const GATEWAY_ANALYTICS_READS = [
+  'customer_scores',
+  'lift_reports',
+  'model_fits',
+  'lifecycle_mix',
+  'score_bins',
+  'cohort_activity',
+  'attributions',
+  'campaign_decision_counts',
+] as const;
 
 /**
  * The privacy keys (docs/privacy.md), table by table: the gateway creates keys as it encrypts and

@@ -38,6 +38,7 @@ const V1_ROUTES = [
   ['get', '/v1/holdout'],
   ['get', '/v1/audiences/{campaign_type}'],
   ['get', '/v1/lift'],
+  ['get', '/v1/reports/{name}'],
   ['post', '/v1/erasures'],
   ['get', '/v1/erasures/{erasure_id}'],
   ['post', '/v1/exports'],

@@ -12,6 +12,8 @@ import { ingestPaths, schemaRef } from './ingest-paths.js';
 import { privacyPaths } from './privacy-paths.js';
 import { CustomApiResult, publicPaths } from './public-paths.js';
 import { readComponents, v1Paths } from './read-paths.js';
+import { reportPaths } from './report-paths.js';
+import * as reportSchemas from './report-schemas.js';
 import * as readSchemas from './read-schemas.js';
 import * as responses from './response-schemas.js';
 
@@ -35,7 +37,7 @@ export function buildOpenApiDocument() {
       description:
         'Push orders and customers from a custom or headless platform (/ingest/*, and the same routes under /v1/), and read customers, scores, the holdout, audiences and lift (/v1/ read routes, read keys). The account is derived from the authenticated key alone. Timestamps are ISO 8601; one without an offset is read as UTC.',
     },
-    paths: { ...ingestPaths, ...publicPaths, ...v1Paths, ...privacyPaths },
+    paths: { ...ingestPaths, ...publicPaths, ...v1Paths, ...reportPaths, ...privacyPaths },
     components: {
       schemas: {
         OrdersRequest: ordersRequestSchema,
@@ -49,6 +51,7 @@ export function buildOpenApiDocument() {
         CustomApiResult,
         ...responses,
         ...readSchemas,
+        ...reportSchemas.schemas,
       },
       parameters: {
         ServiceAccountId: {

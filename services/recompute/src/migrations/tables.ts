@@ -74,6 +74,33 @@ export interface ModelFitsTable {
   converged: boolean;
 }
 
+/** analytics.lifecycle_mix: customers per lifecycle state of every recompute (write-scores.ts). */
+export interface LifecycleMixTable {
+  account_id: string;
+  as_of: Timestamp;
+  lifecycle_state: 'Stable' | 'Slowing' | 'Overdue' | 'Lapsed';
+  customers: number;
+}
+
+/** analytics.score_bins: the latest scores counted in the dashboards' bins (score-bins.ts). */
+export interface ScoreBinsTable {
+  account_id: string;
+  as_of: Timestamp;
+  measure: 'churn_risk' | 'realised_revenue' | 'lifetime_value';
+  bucket: number;
+  customers: number;
+  total: number;
+}
+
+/** analytics.cohort_activity: active customers per monthly cohort and month since (cohort-activity.ts). */
+export interface CohortActivityTable {
+  account_id: string;
+  cohort: number;
+  months_since: number;
+  customers: number;
+  computed_at: Timestamp;
+}
+
 /** The tables of the recompute's own migrations (`migrateRecompute`, `migrateAnalytics`). */
 export interface RecomputeTables {
   'recompute.sync_work': SyncWorkTable;
@@ -84,6 +111,9 @@ export interface RecomputeTables {
   /** Rows written straight into customer_scores (seeds); the account's next recompute deletes them. */
   'analytics.customer_scores_default': CustomerScoresTable;
   'analytics.model_fits': ModelFitsTable;
+  'analytics.lifecycle_mix': LifecycleMixTable;
+  'analytics.score_bins': ScoreBinsTable;
+  'analytics.cohort_activity': CohortActivityTable;
 }
 
 /** Every column of projection_checkpoints, in table order. */
@@ -145,5 +175,26 @@ export const RECOMPUTE_TABLE_COLUMNS = {
     customers: true,
     repeat_customers: true,
     converged: true,
+  }),
+  'analytics.lifecycle_mix': rowColumns<LifecycleMixTable>()({
+    account_id: true,
+    as_of: true,
+    lifecycle_state: true,
+    customers: true,
+  }),
+  'analytics.score_bins': rowColumns<ScoreBinsTable>()({
+    account_id: true,
+    as_of: true,
+    measure: true,
+    bucket: true,
+    customers: true,
+    total: true,
+  }),
+  'analytics.cohort_activity': rowColumns<CohortActivityTable>()({
+    account_id: true,
+    cohort: true,
+    months_since: true,
+    customers: true,
+    computed_at: true,
   }),
 } satisfies Record<Exclude<keyof RecomputeTables, 'projection_checkpoints'>, readonly string[]>;

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isHoldout, scoreCustomers, summarizeOrders } from '@holdfast/analytics';
+import { silentLogger } from '@holdfast/platform';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
 import type { Selectable } from 'kysely';
 import type { CustomerScoresTable } from '../migrations/tables.js';
@@ -131,6 +132,45 @@ describe('recomputeAccount', () => {
         log_likelihood: null,
       }),
     ]);
+    // The lifecycle mix of this recompute, recorded for the mix over time: the rows' states, counted.
+    const { rows: mix } = await t.pool.query<{ lifecycle_state: string; customers: number; as_of: Date }>(
+      `select lifecycle_state, customers, as_of from analytics.lifecycle_mix where account_id = $1 order by 1`,
+      [account],
+    );
+    const states = new Map<string, number>();
+    for (const s of expected.scores) states.set(s.state, (states.get(s.state) ?? 0) + 1);
+    expect(mix).toEqual(
+      [...states.entries()]
+        .sort(([x], [y]) => x.localeCompare(y))
+        .map(([lifecycle_state, customers]) => ({ lifecycle_state, customers, as_of: AS_OF })),
+    );
+    // The score bins of the dashboards: every customer in one bin of each measure, sums kept.
+    const { rows: bins } = await t.pool.query<{ measure: string; customers: number; total: number }>(
+      `select measure, sum(customers)::int as customers, sum(total) as total from analytics.score_bins
+        where account_id = $1 and as_of = $2 group by 1 order by 1`,
+      [account, AS_OF],
+    );
+    const sum = (f: (s: (typeof expected.scores)[number]) => number) =>
+      expected.scores.reduce((n, x) => n + f(x), 0);
+    expect(bins.map((b) => [b.measure, b.customers])).toEqual([
+      ['churn_risk', 3],
+      ['lifetime_value', 3],
+      ['realised_revenue', 3],
+    ]);
+    expect(bins[0]!.total).toBeCloseTo(
+      sum((x) => x.churnRisk),
+      9,
+    );
+    expect(bins[1]!.total).toBeCloseTo(
+      sum((x) => x.lifetimeValue),
+      2,
+    );
+    // And the cohort activity: month 0 of the cohorts holds every counted customer once.
+    const { rows: cohorts } = await t.pool.query<{ n: number }>(
+      `select sum(customers)::int as n from analytics.cohort_activity where account_id = $1 and months_since = 0`,
+      [account],
+    );
+    expect(cohorts[0]!.n).toBe(3);
   });
 
   it('given at least 100 repeat customers, then BG/NBD + Gamma-Gamma are fitted and their parameters stored on every row and in model_fits', async () => {
@@ -258,6 +298,34 @@ describe('recomputeAccount', () => {
     const outcome = await recomputeAccount(deps, account, new Date(AS_OF.getTime() + 2000));
     expect(outcome).toMatchObject({ customers: 0, model: null });
     expect((await scoresOf(account)).size).toBe(0);
+  });
+
+  it('given the cohort refresh fails, then the scores are in, the failure is logged, and the next recompute refreshes', async () => {
+    const account = randomUUID();
+    await insertOrders(t, account, [{ customerId: randomUUID(), orderDate: day('2026-10-01'), amount: 10 }]);
+    const warnings: [string, Record<string, unknown> | undefined][] = [];
+    const logger = {
+      ...silentLogger,
+      warn: (event: string, ctx?: Record<string, unknown>) => void warnings.push([event, ctx]),
+    };
+    // The cohort refresh is a statement of its own: a missing table makes it fail like a timeout would.
+    await t.pool.query(`alter table analytics.cohort_activity rename to cohort_activity_away`);
+    try {
+      const outcome = await recomputeAccount({ ...deps, logger }, account, AS_OF);
+      expect(outcome.customers).toBe(1);
+    } finally {
+      await t.pool.query(`alter table analytics.cohort_activity_away rename to cohort_activity`);
+    }
+    expect((await scoresOf(account)).size).toBe(1);
+    expect(warnings).toEqual([
+      ['cohort_activity_not_refreshed', { accountId: account, code: '42P01', error: 'error' }],
+    ]);
+    await recomputeAccount(deps, account, AS_OF);
+    const { rows } = await t.pool.query(
+      `select customers from analytics.cohort_activity where account_id = $1`,
+      [account],
+    );
+    expect(rows).toEqual([{ customers: 1 }]);
   });
 
   it('given a build table left by a recompute that died before its swap, then the next recompute drops it', async () => {

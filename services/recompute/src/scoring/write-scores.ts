@@ -7,6 +7,8 @@ import { recomputeDbOn } from '../recompute-database.js';
 import { checkedAccountId } from './load-account-orders.js';
 import { modelParams, PER_CUSTOMER_COLUMNS, scoreLines, type ScoreBatch } from './score-rows.js';
 import type { ModelFitRow } from './model-fit.js';
+import type { LifecycleMixTable } from '../migrations/tables.js';
+import { countScoreBins, writeScoreBins, type ScoreBinRow } from './score-bins.js';
 
 /** How long the swap waits for readers of customer_scores before it retries (it blocks new ones meanwhile). */
 const SWAP_LOCK_TIMEOUT = '5s';
@@ -55,8 +57,8 @@ export async function replaceAccountScores(
     ]);
     try {
       await dropDetached(client, prefix);
-      if (batch.customerIds.length > 0) await buildPartition(client, table, batch);
-      await swap(client, prefix, batch.customerIds.length > 0 ? table : null, batch, fit);
+      const counts = batch.customerIds.length > 0 ? await buildPartition(client, table, batch) : NO_COUNTS;
+      await swap(client, prefix, batch.customerIds.length > 0 ? table : null, batch, fit, counts);
     } finally {
       await rawQuery(
         client,
@@ -70,10 +72,27 @@ export async function replaceAccountScores(
   }
 }
 
-async function buildPartition(client: PoolClient, table: string, batch: ScoreBatch): Promise<void> {
+/** Customers per lifecycle state of one recompute (a row of analytics.lifecycle_mix, less its keys). */
+interface MixRow {
+  readonly lifecycle_state: string;
+  readonly customers: number;
+}
+
+/** What the dashboards read of one recompute: the lifecycle mix and the score bins. */
+interface ScoreCounts {
+  readonly mix: readonly MixRow[];
+  readonly bins: readonly ScoreBinRow[];
+}
+const NO_COUNTS: ScoreCounts = { mix: [], bins: [] };
+
+/**
+ * Builds the account's new partition aside (COPY, primary key) and counts its customers per lifecycle
+ * state and per score bin there, before the swap, so that the swap's lock is not held for a scan.
+ */
+async function buildPartition(client: PoolClient, table: string, batch: ScoreBatch): Promise<ScoreCounts> {
   const t = `analytics."${table}"`;
   const literal = (v: string) => client.escapeLiteral(v);
-  await inTransaction(client, async () => {
+  return inTransaction(client, async () => {
     await rawQuery(
       client,
       'write-scores.create-partition',
@@ -120,6 +139,12 @@ async function buildPartition(client: PoolClient, table: string, batch: ScoreBat
       'write-scores.primary-key',
       `alter table ${t} add constraint "${table}_pkey" primary key (account_id, customer_id)`,
     );
+    const { rows } = await rawQuery<{ lifecycle_state: string; customers: number }>(
+      client,
+      'write-scores.lifecycle-mix',
+      `select lifecycle_state, count(*)::int as customers from ${t} group by 1 order by 1`,
+    );
+    return { mix: rows, bins: await countScoreBins(client, t) };
   });
 }
 
@@ -129,6 +154,7 @@ async function swap(
   table: string | null,
   batch: ScoreBatch,
   fit: ModelFitRow | null,
+  counts: ScoreCounts,
 ): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     try {
@@ -161,6 +187,8 @@ async function swap(
           );
         }
         if (fit) await insertFit(client, batch, fit);
+        await recordMix(client, batch, counts.mix);
+        await writeScoreBins(client, batch.accountId, batch.asOf, counts.bins);
       });
       return;
     } catch (err) {
@@ -197,6 +225,31 @@ async function dropDetached(client: PoolClient, prefix: string): Promise<void> {
   for (const r of rows) {
     await rawQuery(client, 'write-scores.drop-detached', `drop table if exists analytics."${r.name}"`);
   }
+}
+
+/**
+ * The lifecycle mix of this recompute, kept for the mix over time (customer_scores keeps the latest
+ * recompute only): replaced when the same as_of is written again.
+ */
+async function recordMix(client: PoolClient, batch: ScoreBatch, mix: readonly MixRow[]): Promise<void> {
+  const db = recomputeDbOn(client);
+  await db
+    .deleteFrom('analytics.lifecycle_mix')
+    .where('account_id', '=', batch.accountId)
+    .where('as_of', '=', batch.asOf)
+    .execute();
+  if (mix.length === 0) return;
+  await db
+    .insertInto('analytics.lifecycle_mix')
+    .values(
+      mix.map((m) => ({
+        account_id: batch.accountId,
+        as_of: batch.asOf,
+        lifecycle_state: m.lifecycle_state as LifecycleMixTable['lifecycle_state'],
+        customers: m.customers,
+      })),
+    )
+    .execute();
 }
 
 async function insertFit(client: PoolClient, batch: ScoreBatch, fit: ModelFitRow): Promise<void> {
