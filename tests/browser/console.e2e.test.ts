@@ -179,9 +179,36 @@ describe('the console in Chromium', () => {
     expect(await a11yProblems()).toEqual([]);
   });
 
+  it('given a known lifecycle mix, when its dashboard is opened, then the plot and its table show those numbers', async () => {
+    // Two recomputes' mix, as the recompute writes it (analytics.lifecycle_mix), read back through
+    // the read API's GET /v1/reports/lifecycle-mix by the console's own short-lived read key.
+    for (const [asOf, counts] of [
+      ['2026-10-01T02:00:00Z', { Stable: 120, Slowing: 30, Overdue: 10, Lapsed: 5 }],
+      ['2026-11-01T02:00:00Z', { Stable: 110, Slowing: 35, Overdue: 12, Lapsed: 8 }],
+    ] as const)
+      for (const [state, n] of Object.entries(counts))
+        await t.pool.query(
+          `insert into analytics.lifecycle_mix (account_id, as_of, lifecycle_state, customers) values ($1, $2, $3, $4)`,
+          [a, asOf, state, n],
+        );
+    const r = await page.goto(`${base}/accounts/${a}/dashboards/lifecycle-mix`);
+    expect(r!.status()).toBe(200);
+    await expect(page.locator('figure.hf-chart svg[role=img]').count()).resolves.toBeGreaterThan(0);
+    const cells = await page
+      .locator('figure.hf-chart table')
+      .first()
+      .evaluate((t) => t.textContent ?? '');
+    for (const n of ['120', '30', '110', '35', 'Lapsed']) expect(cells).toContain(n);
+    await shot('dashboard-lifecycle-mix');
+    expect(await a11yProblems()).toEqual([]);
+  });
+
   it('given every other page, when opened, then it renders with no serious or critical accessibility violation', async () => {
     await connectTile(t.db, a, 'zero_party');
     for (const [path, name] of [
+      ['/dashboards', 'dashboards'],
+      ['/dashboards/lift', 'dashboard-lift'],
+      ['/dashboards/campaign-funnel', 'dashboard-campaign-funnel'],
       ['/webhooks', 'webhooks'],
       ['/campaigns', 'campaigns'],
       ['/settings', 'settings'],
@@ -206,6 +233,7 @@ describe('the console in Chromium', () => {
       `/accounts/${b}/webhooks/${bSubscription}`,
       `/accounts/${a}/webhooks/${bSubscription}`,
       `/accounts/${b}/people`,
+      `/accounts/${b}/dashboards/lift`,
     ]) {
       const r = await page.goto(`${base}${path}`);
       expect(r!.status(), path).toBe(404);

@@ -17,11 +17,12 @@ import type { Kysely } from 'kysely';
 import type { ConsoleConfig } from './config.js';
 import type { ConsoleContext, SessionViewer } from './context.js';
 import { html } from './html.js';
-import { page, type NavItem } from './pages/layout.js';
+import { page } from './pages/layout.js';
 import { accountAccess, notFoundPage, viewerOf } from './routes/account-access.js';
 import { activityRoutes } from './routes/activity-routes.js';
 import { authRoutes } from './routes/auth-routes.js';
 import { campaignsRoutes } from './routes/campaigns-routes.js';
+import { dashboardsRoutes } from './routes/dashboards-routes.js';
 import { integrationsRoutes } from './routes/integrations-routes.js';
 import { keysRoutes } from './routes/keys-routes.js';
 import { peopleRoutes } from './routes/people-routes.js';
@@ -39,14 +40,6 @@ export interface ConsoleDeps {
   readonly logger: Logger;
   readonly now?: () => Date;
   readonly limits?: SignInLimits;
-  /** Pages other modules add to an account (mounted under /accounts/:accountId). */
-  readonly extensions?: readonly ConsoleExtension[];
-}
-
-/** A module that adds pages to each account (the dashboards): its nav items and its router. */
-export interface ConsoleExtension {
-  readonly nav: readonly NavItem[];
-  router(ctx: ConsoleContext): express.Router;
 }
 
 /** Posts that need no session (their own secret, or none yet); all others need the CSRF token. */
@@ -66,7 +59,6 @@ export function createConsole(config: ConsoleConfig, deps: ConsoleDeps): express
     limits: deps.limits ?? DEFAULT_SIGN_IN_LIMITS,
     now,
     readApi: config.readApiUrl ? new ReadApiClient(db, config.readApiUrl, now) : null,
-    extraNav: (deps.extensions ?? []).flatMap((e) => e.nav),
   };
   const cookies = { secure: config.secureCookies };
   const app = express();
@@ -189,13 +181,13 @@ export function createConsole(config: ConsoleConfig, deps: ConsoleDeps): express
 
   const account = express.Router({ mergeParams: true });
   account.use(accountAccess(ctx));
+  account.use('/dashboards', dashboardsRoutes(ctx));
   account.use('/keys', keysRoutes(ctx));
   account.use('/settings', settingsRoutes(ctx));
   account.use('/campaigns', campaignsRoutes(ctx));
   account.use('/webhooks', webhooksRoutes(ctx));
   account.use(activityRoutes(ctx));
   account.use(peopleRoutes(ctx));
-  for (const ext of deps.extensions ?? []) account.use(ext.router(ctx));
   account.use(integrationsRoutes(ctx));
   app.use('/accounts/:accountId', account);
 

@@ -3,7 +3,6 @@ import type { Logger } from '@holdfast/platform';
 import type { ReadModelTables } from '@holdfast/read-models';
 import type { Kysely } from 'kysely';
 import type { ConsoleConfig } from './config.js';
-import type { NavItem } from './pages/layout.js';
 import type { ReadApiClient } from './read-api-client.js';
 import type { SignInLimits } from './sign-in-policy.js';
 
@@ -19,8 +18,6 @@ export interface ConsoleContext {
   readonly now: () => Date;
   /** The console as a client of the /v1/ read API (null when HOLDFAST_READ_API_URL is unset). */
   readonly readApi: ReadApiClient | null;
-  /** Pages other modules add to an account's navigation (the dashboards). */
-  readonly extraNav: readonly NavItem[];
 }
 
 /** The signed-in person of a request (res.locals.viewer). */

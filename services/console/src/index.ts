@@ -1,4 +1,4 @@
-export { createConsole, type ConsoleDeps, type ConsoleExtension } from './app.js';
+export { createConsole, type ConsoleDeps } from './app.js';
 export { loadConsoleConfig, type ConsoleConfig } from './config.js';
 export type { ConsoleContext, SessionViewer } from './context.js';
 export { html, escapeHtml, when, Html } from './html.js';

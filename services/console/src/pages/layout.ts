@@ -16,7 +16,7 @@ export interface AccountFrame {
   readonly role: ConsoleRole;
 }
 
-/** A page of an account's navigation; `extra` pages come from other modules (dashboards). */
+/** A page of an account's navigation. */
 export interface NavItem {
   readonly key: string;
   readonly label: string;
@@ -25,6 +25,7 @@ export interface NavItem {
 
 export const ACCOUNT_NAV: readonly NavItem[] = [
   { key: 'overview', label: 'Integrations', path: '' },
+  { key: 'dashboards', label: 'Dashboards', path: '/dashboards' },
   { key: 'keys', label: 'Ingest keys', path: '/keys' },
   { key: 'webhooks', label: 'Webhooks', path: '/webhooks' },
   { key: 'campaigns', label: 'Campaigns', path: '/campaigns' },
@@ -48,8 +49,6 @@ export interface PageOptions {
   readonly account?: AccountFrame;
   readonly active?: string;
   readonly body: Html;
-  /** Extra account pages (the dashboards), after the built-in ones. */
-  readonly extraNav?: readonly NavItem[];
 }
 
 /** A notice above the page's content: an error (role=alert) or a success (role=status). */
@@ -67,9 +66,7 @@ export function csrfField(viewer: Viewer): Html {
 
 export function page(o: PageOptions): Html {
   const nav = o.account
-    ? [...ACCOUNT_NAV, ...(o.extraNav ?? [])].filter(
-        (n) => !NAV_NEEDS[n.key] || can(o.account!.role, NAV_NEEDS[n.key]!),
-      )
+    ? ACCOUNT_NAV.filter((n) => !NAV_NEEDS[n.key] || can(o.account!.role, NAV_NEEDS[n.key]!))
     : [];
   return html`<!doctype html>
     <html lang="en">

@@ -116,7 +116,5 @@ export function sendAccountPage(
   res
     .status(o.status ?? 200)
     .type('html')
-    .send(
-      page({ title: o.title, viewer, account, active: o.active, body: o.body, extraNav: ctx.extraNav }).value,
-    );
+    .send(page({ title: o.title, viewer, account, active: o.active, body: o.body }).value);
 }
