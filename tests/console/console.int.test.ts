@@ -176,6 +176,39 @@ describe('the console over HTTP', () => {
     expect(audit.text).toContain(owner.email);
   });
 
+  it('given a live key, when the owner rotates it with a grace window and revokes the old one, then both are audited', async () => {
+    const minted = await mintApiKey(t.db, a, 'ingest_live');
+    const page = await owner.client.get(`/accounts/${a}/keys`);
+    const r = await owner.client.post(`/accounts/${a}/keys/${minted.id}/rotate`, {
+      _csrf: csrfOf(page.text),
+      grace: '3600',
+    });
+    expect(r.status).toBe(200);
+    const successor = /(tk_live_[A-Za-z0-9]{32})/.exec(r.text)![1]!;
+    expect(successor).not.toBe(minted.key);
+    const keys = await listApiKeys(t.db, a, clock.now());
+    expect(keys.find((k) => k.id === minted.id)!.status).toBe('expiring');
+    expect(keys.find((k) => k.prefix === successor.slice(0, 12))!.status).toBe('live');
+    // A grace the page does not offer is refused.
+    expect(
+      (
+        await owner.client.post(`/accounts/${a}/keys/${minted.id}/rotate`, {
+          _csrf: csrfOf(page.text),
+          grace: '99',
+        })
+      ).status,
+    ).toBe(400);
+    expect(
+      (await owner.client.post(`/accounts/${a}/keys/${minted.id}/revoke`, { _csrf: csrfOf(page.text) }))
+        .status,
+    ).toBe(303);
+    expect((await listApiKeys(t.db, a)).find((k) => k.id === minted.id)!.status).toBe('revoked');
+    const audit = (await owner.client.get(`/accounts/${a}/audit`)).text;
+    expect(audit).toContain('key.rotate');
+    expect(audit).toContain('key.revoke');
+    expect(audit).not.toContain(successor);
+  });
+
   it('given a change, when its CSRF token is missing or its Origin is another site, then it is refused', async () => {
     const before = (await listApiKeys(t.db, a)).length;
     const page = await owner.client.get(`/accounts/${a}/keys`);
