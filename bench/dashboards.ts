@@ -8,8 +8,9 @@
 // fits and 36 lift reports; then ANALYZEd. Each report is fetched and rendered --runs times in turn
 // after one warm-up round, by a single sequential client over loopback HTTP. Prints, per report, the
 // median and p95 in ms with the load average beside them, and fails (exit 1) when a p95 is 1 s or more.
-// Beside them, in the same run, what the aggregates the recompute keeps (score bins, cohort activity)
-// cost to compute directly: what a page would take without them, and what each recompute adds.
+// Beside them, in the same run, what the aggregates the recompute keeps (score bins, cohort activity,
+// funnel counts) cost to compute directly: what a page would take without them, and what each
+// recompute adds.
 import { loadavg } from 'node:os';
 import type { Kysely } from 'kysely';
 import { REPORT_NAMES, renderDashboard, type ReportName } from '@holdfast/dashboards';
@@ -20,6 +21,7 @@ import {
   migrateAnalytics,
   migrateCampaigns,
   refreshCohortActivity,
+  refreshFunnelCounts,
   refreshScoreBins,
 } from '@holdfast/recompute';
 import { median, percentile, report } from './report.js';
@@ -33,6 +35,7 @@ export async function benchDashboards(args: Record<string, string>): Promise<num
   const decisions = Number(args.decisions ?? 2_000_000);
   const runs = Number(args.runs ?? 15);
   const stack = await benchStack(1);
+  let bulk: ReturnType<typeof createPool> | null = null;
   try {
     await ensureReadModelSchema(stack.pool, DEFAULT_READ_MODEL_SCHEMA);
     await migrateAnalytics(stack.db as unknown as Kysely<unknown>);
@@ -43,8 +46,9 @@ export async function benchDashboards(args: Record<string, string>): Promise<num
     const s0 = performance.now();
     // Seeding and the direct aggregations run without the pool's statement timeout (30 s): at a
     // million customers on a loaded machine a bulk insert takes longer.
-    const bulk = createPool(stack.env.DATABASE_URL!, 'bench-dashboards-seed', 2, { statementTimeoutMs: 0 });
-    const q = (text: string, params: unknown[] = [accountId]) => bulk.query(text, params);
+    const seed = createPool(stack.env.DATABASE_URL!, 'bench-dashboards-seed', 2, { statementTimeoutMs: 0 });
+    bulk = seed;
+    const q = (text: string, params: unknown[] = [accountId]) => seed.query(text, params);
     await q(
       `create unlogged table bench_customers as
          select i, gen_random_uuid() as id, timestamptz '2024-12-01' + make_interval(days => i % 720) as first
@@ -95,7 +99,7 @@ export async function benchDashboards(args: Record<string, string>): Promise<num
               case when st.arm = 'treated' and st.status not in ('no_consent', 'capped') then 'hft_' || g end,
               at, at, at
          from generate_series(1, $2) g
-         join bench_customers c on c.i = 1 + (g * 7919) % ${n}
+         join bench_customers c on c.i = 1 + (g::bigint * 7919) % ${n}
          cross join lateral (select timestamptz '2025-12-01' + make_interval(days => g % 360) as at) t
          cross join lateral (select case when g % 20 = 0 then 'holdout' else 'treated' end as arm,
                                     case when g % 20 = 0 then 'held_out' when g % 10 = 1 then 'no_consent'
@@ -143,16 +147,19 @@ export async function benchDashboards(args: Record<string, string>): Promise<num
     const asOf = new Date('2026-11-20T02:00:00Z');
     const binsMs: number[] = [];
     const cohortsMs: number[] = [];
+    const funnelMs: number[] = [];
     for (let i = 0; i < 3; i++) {
       let t0 = performance.now();
-      await countScoreBins(bulk, 'analytics.customer_scores where account_id = $1', [accountId]);
+      await countScoreBins(seed, 'analytics.customer_scores where account_id = $1', [accountId]);
       binsMs.push(performance.now() - t0);
       t0 = performance.now();
-      await refreshCohortActivity(bulk, DEFAULT_READ_MODEL_SCHEMA, accountId, asOf);
+      await refreshCohortActivity(seed, DEFAULT_READ_MODEL_SCHEMA, accountId, asOf);
       cohortsMs.push(performance.now() - t0);
+      t0 = performance.now();
+      await refreshFunnelCounts(seed, accountId, asOf);
+      funnelMs.push(performance.now() - t0);
     }
-    await refreshScoreBins(bulk, accountId);
-    await bulk.end();
+    await refreshScoreBins(seed, accountId);
 
     const port = await stack.startService('gateway');
     const base = `http://127.0.0.1:${port}`;
@@ -194,9 +201,10 @@ export async function benchDashboards(args: Record<string, string>): Promise<num
     ];
     figures.score_bins_direct_p50_ms = Math.round(median(binsMs));
     figures.cohort_activity_direct_p50_ms = Math.round(median(cohortsMs));
+    figures.funnel_counts_direct_p50_ms = Math.round(median(funnelMs));
     rows.push([
-      'direct aggregation, p50 ms of 3: score bins / cohort activity (kept by the recompute instead)',
-      `${figures.score_bins_direct_p50_ms} / ${figures.cohort_activity_direct_p50_ms}`,
+      'direct aggregation, p50 ms of 3: score bins / cohorts / funnel (kept by the recompute instead)',
+      `${figures.score_bins_direct_p50_ms} / ${figures.cohort_activity_direct_p50_ms} / ${figures.funnel_counts_direct_p50_ms}`,
     ]);
     let worst = 0;
     for (const name of REPORT_NAMES) {
@@ -216,6 +224,7 @@ export async function benchDashboards(args: Record<string, string>): Promise<num
     report('dashboards', figures, rows);
     return worst < 1000 ? 0 : 1;
   } finally {
+    await bulk?.end();
     await stack.close();
   }
 }

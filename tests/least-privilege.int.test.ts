@@ -27,7 +27,12 @@ import {
   runErasure,
   runExport,
 } from '@holdfast/privacy-requests';
-import { migrateAnalytics, migrateCampaigns, migrateRecompute } from '@holdfast/recompute';
+import {
+  migrateAnalytics,
+  migrateCampaigns,
+  migrateRecompute,
+  refreshFunnelCounts,
+} from '@holdfast/recompute';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
 
 // Each service connects as its own role (trust authentication locally, so no password): every grant
@@ -219,17 +224,26 @@ describe('gateway role', () => {
                'held_out', now())`,
       [A],
     );
-    // The view runs with its owner's (the recompute's) rights: the gateway sees the count, not the row.
+    // The recompute counts the ledger for the dashboards: the gateway reads the count, not the row.
+    await refreshFunnelCounts(t.pool, A, new Date());
     expect(
       (await as(g, 'select decisions from analytics.campaign_decision_counts where account_id = $1', [A]))
         .rows,
     ).toEqual([{ decisions: 1 }]);
-    for (const table of ['model_fits', 'lifecycle_mix', 'attributions'])
+    for (const table of [
+      'model_fits',
+      'lifecycle_mix',
+      'score_bins',
+      'cohort_activity',
+      'campaign_attributed_totals',
+    ])
       await as(g, `select 1 from analytics.${table} where account_id = $1`, [A]);
     await denied(g, 'select tracking_id from analytics.campaign_assignments');
     await denied(g, 'delete from analytics.lifecycle_mix');
     await denied(g, 'update analytics.model_fits set customers = 0');
+    await denied(g, 'select 1 from analytics.attributions');
     await t.pool.query('delete from analytics.campaign_assignments where account_id = $1', [A]);
+    await refreshFunnelCounts(t.pool, A, new Date());
   });
   it('cannot write the read models, rewrite a key, or read secrets and dead letters', async () => {
     // Sealed under the master keys, which the gateway does not hold; nor may it write its own copy.

@@ -43,12 +43,19 @@ export function xAxis(
   const room = (plot.right - plot.left) / Math.max(1, labels.length);
   const longest = Math.max(1, ...labels.map((l) => l.length));
   const every = Math.max(1, Math.ceil((longest * 7 + 6) / room));
+  const last = labels.length - 1;
+  // Every k-th label, and the last one, but no regular label so close to the last that they overlap.
+  const shown = (i: number) => i === last || (i % every === 0 && last - i >= every);
   const text = labels
-    .map((l, i) =>
-      i % every === 0 || i === labels.length - 1
-        ? `<text x="${px(x(i))}" y="${plot.bottom + 16}" text-anchor="middle" fill="#333">${escapeXml(l)}</text>`
-        : '',
-    )
+    .map((l, i) => {
+      if (!shown(i)) return '';
+      // A label wider than its room at either end is anchored inside the plot, not cut by the edge.
+      const half = (l.length * 7) / 2;
+      const anchor =
+        x(i) - half < plot.left - 40 ? 'start' : x(i) + half > plot.right + 12 ? 'end' : 'middle';
+      const at = anchor === 'end' ? Math.min(x(i) + room / 2, plot.right + 12) : x(i);
+      return `<text x="${px(at)}" y="${plot.bottom + 16}" text-anchor="${anchor}" fill="#333">${escapeXml(l)}</text>`;
+    })
     .join('');
   const axis = `<line x1="${plot.left}" x2="${plot.right}" y1="${plot.bottom}" y2="${plot.bottom}" stroke="#333"/>`;
   const title = `<text x="${px((plot.left + plot.right) / 2)}" y="${height - 6}" text-anchor="middle" fill="#333">${escapeXml(label)}</text>`;

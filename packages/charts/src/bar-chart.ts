@@ -19,6 +19,8 @@ export interface BarChartSpec extends ChartText {
   readonly xLabel: string;
   readonly yLabel: string;
   readonly format?: (v: number) => string;
+  /** The y-axis tick labels' format (default `format`): money ticks read better without cents. */
+  readonly tickFormat?: (v: number) => string;
 }
 
 /**
@@ -32,7 +34,7 @@ export interface BarChartSpec extends ChartText {
  */
 export function barChart(spec: BarChartSpec): Chart {
   const format = spec.format ?? formatNumber;
-  const plot: Plot = { left: 72, right: WIDTH - 16, top: 24, bottom: HEIGHT - 44 };
+  const plot: Plot = { left: 84, right: WIDTH - 16, top: 24, bottom: HEIGHT - 44 };
   const ticks = zeroBasedTicks(spec.series.flatMap((s) => s.values));
   const y = linearScale(ticks[0]!, ticks[ticks.length - 1]!, plot.bottom, plot.top);
   const n = Math.max(1, spec.categories.length);
@@ -56,7 +58,7 @@ export function barChart(spec: BarChartSpec): Chart {
     })
     .join('');
   const body =
-    yAxis(plot, ticks, y, format, spec.yLabel) +
+    yAxis(plot, ticks, y, spec.tickFormat ?? format, spec.yLabel) +
     `<g>${bars}</g>` +
     xAxis(plot, spec.categories, centre, spec.xLabel, HEIGHT) +
     legend(

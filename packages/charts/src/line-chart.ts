@@ -27,6 +27,8 @@ export interface LineChartSpec extends ChartText {
   /** Horizontal reference lines (a zero line under a lift, a target). */
   readonly references?: readonly { readonly value: number; readonly label: string }[];
   readonly format?: (v: number) => string;
+  /** The y-axis tick labels' format (default `format`): money ticks read better without cents. */
+  readonly tickFormat?: (v: number) => string;
 }
 
 /**
@@ -35,7 +37,7 @@ export interface LineChartSpec extends ChartText {
  */
 export function lineChart(spec: LineChartSpec): Chart {
   const format = spec.format ?? formatNumber;
-  const plot: Plot = { left: 72, right: WIDTH - 16, top: 24, bottom: HEIGHT - 44 };
+  const plot: Plot = { left: 84, right: WIDTH - 16, top: 24, bottom: HEIGHT - 44 };
   const n = spec.categories.length;
   const stacks = spec.stacked ? cumulative(spec.series, n) : null;
   const extent: number[] = [0, ...(spec.references ?? []).map((r) => r.value)];
@@ -50,11 +52,15 @@ export function lineChart(spec: LineChartSpec): Chart {
   const ticks = niceTicks(Math.min(...finite), Math.max(...finite));
   const y = linearScale(ticks[0]!, ticks[ticks.length - 1]!, plot.bottom, plot.top);
   const step = (plot.right - plot.left) / Math.max(1, n);
-  const x = (i: number) => plot.left + step * (i + 0.5);
+  const xAt = (i: number) => plot.left + step * (i + 0.5);
 
   const marks = spec.series
     .map((s, si) => {
       const color = seriesColor(si, s.color);
+      // Several series with intervals at one x: each is shifted a little so the whiskers stay apart.
+      const shift =
+        spec.stacked || !spec.series.some((o) => o.intervals) ? 0 : (si - (spec.series.length - 1) / 2) * 6;
+      const x = (i: number) => xAt(i) + shift;
       if (stacks) {
         const top = stacks[si]!;
         const base = si === 0 ? new Array<number>(n).fill(0) : stacks[si - 1]!;
@@ -114,10 +120,10 @@ export function lineChart(spec: LineChartSpec): Chart {
     )
     .join('');
   const body =
-    yAxis(plot, ticks, y, format, spec.yLabel) +
+    yAxis(plot, ticks, y, spec.tickFormat ?? format, spec.yLabel) +
     `<g aria-hidden="true">${refs}</g>` +
     marks +
-    xAxis(plot, spec.categories, x, spec.xLabel, HEIGHT) +
+    xAxis(plot, spec.categories, xAt, spec.xLabel, HEIGHT) +
     legend(
       plot,
       spec.series.map((s) => s.name),

@@ -5,30 +5,34 @@
  * @example
  * formatMoney(1234.5, 'EUR'); // '€1,234.50'
  */
-export function formatMoney(amount: number, currency: string): string {
-  const format = moneyFormat(currency);
-  return format ? format.format(amount) : `${amount.toFixed(2)} ${currency}`;
+export function formatMoney(amount: number, currency: string, decimals = 2): string {
+  const format = moneyFormat(currency, decimals);
+  return format ? format.format(amount) : `${amount.toFixed(decimals)} ${currency}`;
 }
+
+/** Whole units, for axis ticks: 8000 EUR → '€8,000'. */
+export const formatMoneyTick = (amount: number, currency: string): string => formatMoney(amount, currency, 0);
 
 /**
  * One Intl formatter per currency, kept: building one costs about as much as rendering a whole
  * chart, and a lift page formats hundreds of amounts. null for a code Intl refuses.
  */
 const formats = new Map<string, Intl.NumberFormat | null>();
-function moneyFormat(currency: string): Intl.NumberFormat | null {
-  let f = formats.get(currency);
+function moneyFormat(currency: string, decimals: number): Intl.NumberFormat | null {
+  const key = `${currency}:${decimals}`;
+  let f = formats.get(key);
   if (f === undefined) {
     try {
       f = new Intl.NumberFormat('en-US', {
         style: 'currency',
         currency,
-        minimumFractionDigits: 2,
-        maximumFractionDigits: 2,
+        minimumFractionDigits: decimals,
+        maximumFractionDigits: decimals,
       });
     } catch {
       f = null;
     }
-    if (formats.size < 512) formats.set(currency, f);
+    if (formats.size < 512) formats.set(key, f);
   }
   return f;
 }

@@ -1,5 +1,5 @@
 import { barChart, dataTable, escapeXml, heatMap, lineChart, renderFigure } from '@holdfast/charts';
-import { dayOf, formatCount, formatMoney, formatShare, monthName } from './format.js';
+import { dayOf, formatCount, formatMoney, formatMoneyTick, formatShare, monthName } from './format.js';
 import {
   LIFECYCLE_STATES,
   type Bin,
@@ -207,6 +207,7 @@ function campaignFunnel(d: CampaignFunnelReport): string {
     xLabel: 'Campaign type',
     yLabel: d.currency,
     format: (v) => formatMoney(v, d.currency),
+    tickFormat: (v) => formatMoneyTick(v, d.currency),
   });
   const details = dataTable(
     'Decisions per type',
@@ -288,6 +289,7 @@ function lift(d: LiftDashboardReport): string {
     xLabel: 'Month',
     yLabel: d.currency,
     format: money,
+    tickFormat: (v) => formatMoneyTick(v, d.currency),
   });
   const rows = [...d.months].sort(
     (a, b) => b.period_start.localeCompare(a.period_start) || a.campaign_type.localeCompare(b.campaign_type),

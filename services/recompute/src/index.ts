@@ -30,6 +30,7 @@ export { projectorPassed, type BarrierState, type ProjectorPosition } from './re
 export {
   createCampaignStep,
   migrateCampaigns,
+  refreshFunnelCounts,
   type CampaignStepConfig,
   type CampaignStepDeps,
   type CampaignStepResult,

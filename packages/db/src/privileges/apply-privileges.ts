@@ -113,8 +113,8 @@ const CONSOLE_ANALYTICS_WRITES = ['campaign_type_settings', 'campaign_account_se
 /**
  * The analytics tables the gateway's read routes read (SELECT only, through the partitioned parents):
  * the scores and lift reports, and for GET /v1/reports/{name} the model fits, the aggregates the
- * recompute keeps for the dashboards (lifecycle mix, score bins, cohort activity), the attributions and
- * the campaign decisions counted per type and status (a view: never the ledger's rows).
+ * recompute keeps for the dashboards (lifecycle mix, score bins, cohort activity, the campaign decisions
+ * counted per type and status and the attributed totals per type: never the ledger's rows).
  */
 const GATEWAY_ANALYTICS_READS = [
   'customer_scores',
@@ -123,8 +123,8 @@ const GATEWAY_ANALYTICS_READS = [
   'lifecycle_mix',
   'score_bins',
   'cohort_activity',
-  'attributions',
   'campaign_decision_counts',
+  'campaign_attributed_totals',
 ] as const;
 
 /**

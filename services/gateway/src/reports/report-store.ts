@@ -78,22 +78,25 @@ export class ReportStore {
     );
   }
 
-  /** Campaign decisions per type and status (the view analytics.campaign_decision_counts: counts only). */
+  /**
+   * Campaign decisions per type and status (analytics.campaign_decision_counts, recounted by the
+   * recompute after each campaign step: counts only, never the ledger's rows).
+   */
   campaignDecisions(accountId: string) {
     return this.rows<{ campaign_type: string; status: string; decisions: number }>(
       'reports.campaign-decisions',
-      `select campaign_type, status, decisions::int as decisions
+      `select campaign_type, status, decisions
          from analytics.campaign_decision_counts where account_id = $1`,
       [accountId],
     );
   }
 
-  /** Attributed orders and net revenue (reporting currency) per campaign type. */
+  /** Attributed orders and net revenue (reporting currency) per campaign type (recounted with the decisions). */
   attributed(accountId: string) {
     return this.rows<{ campaign_type: string; orders: number; revenue: number }>(
       'reports.attributed',
-      `select campaign_type, count(*)::int as orders, sum(net_revenue)::float8 as revenue
-         from analytics.attributions where account_id = $1 group by 1`,
+      `select campaign_type, orders, net_revenue::float8 as revenue
+         from analytics.campaign_attributed_totals where account_id = $1`,
       [accountId],
     );
   }

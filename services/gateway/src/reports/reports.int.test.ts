@@ -8,6 +8,7 @@ import {
   migrateAnalytics,
   migrateCampaigns,
   refreshCohortActivity,
+  refreshFunnelCounts,
   refreshScoreBins,
 } from '@holdfast/recompute';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
@@ -233,6 +234,7 @@ beforeAll(async () => {
   for (const account of [a.accountId, b.accountId]) {
     await refreshScoreBins(t.pool, account);
     await refreshCohortActivity(t.pool, 'read_models', account, NOW);
+    await refreshFunnelCounts(t.pool, account, NOW);
   }
 }, 90_000);
 

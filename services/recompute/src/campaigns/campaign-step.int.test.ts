@@ -187,6 +187,20 @@ describe('campaign step: plan, send through provider adapters, append CampaignSe
     expect(again).toMatchObject({ status: 'done', planned: 0, heldOut: 0, sent: 0, eventsAppended: 0 });
     expect(mail.requests).toHaveLength(1);
     expect(appender.records).toHaveLength(2);
+
+    // The dashboards' funnel, recounted at the end of each step: the ledger's decisions per type and status.
+    const counted = await t.pool.query<{ campaign_type: string; status: string; decisions: number }>(
+      `select campaign_type, status, decisions from analytics.campaign_decision_counts
+        where account_id = $1 order by 1, 2`,
+      [account],
+    );
+    const assigned = await t.pool.query<{ campaign_type: string; status: string; decisions: number }>(
+      `select campaign_type, status, count(*)::int as decisions from analytics.campaign_assignments
+        where account_id = $1 group by 1, 2 order by 1, 2`,
+      [account],
+    );
+    expect(counted.rows).toEqual(assigned.rows);
+    expect(counted.rows.find((r) => r.status === 'sent')?.decisions).toBe(2);
   });
 
   it('sends nothing without a storefront domain and records storefront_domain_missing', async () => {

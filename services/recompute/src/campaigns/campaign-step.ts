@@ -25,6 +25,7 @@ import {
 import { computeLiftReports } from '../attribution/lift-reports.js';
 import { recomputeAttributions } from '../attribution/attribute-orders.js';
 import { planAudiences } from './audience.js';
+import { refreshFunnelCounts } from './funnel-counts.js';
 import { DEFAULT_AUDIENCE_RULES, type AudienceRules } from './campaign-types.js';
 import { loadCampaignSettings } from './campaign-settings.js';
 import { finishRun, startRun, tryLockAccount, zeroCounts, type RunCounts } from './campaign-runs.js';
@@ -178,6 +179,15 @@ export async function runCampaignStep(
       lastTouchDays: config.lastTouchDays,
     });
     counts.liftReports = await computeLiftReports(pool, common);
+    // The dashboards' funnel. The run's sends, attributions and lift are in: a failed count (a statement
+    // timeout on a loaded database) keeps the previous counts, is logged, and the next step recounts.
+    await refreshFunnelCounts(pool, task.accountId, common.now).catch((err: unknown) =>
+      logger.warn('funnel_counts_not_refreshed', {
+        account_id: task.accountId,
+        code: (err as { code?: string }).code ?? null,
+        error: err instanceof Error ? err.name : 'unknown',
+      }),
+    );
     await finishRun(pool, runId, { ...outcome, counts, at: now() });
     const log = outcome.status === 'failed' ? logger.warn : logger.info;
     log('campaign_step_finished', {

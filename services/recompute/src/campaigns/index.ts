@@ -27,3 +27,4 @@ export {
   type CampaignMessage,
   type ProviderAdapter,
 } from './providers/index.js';
+export { refreshFunnelCounts } from './funnel-counts.js';

@@ -4,7 +4,7 @@ import * as campaigns from './2026-11-23T09-00-campaigns.js';
 import * as controls from './2026-11-24T00-00-campaign-controls.js';
 import * as retries from './2026-11-24T03-00-send-retries.js';
 import * as claims from './2026-11-25T00-00-send-claims.js';
-import * as decisionCounts from './2026-11-27T16-00-campaign-decision-counts.js';
+import * as decisionCounts from './2026-11-27T18-00-campaign-decision-counts.js';
 
 /**
  * The campaign, attribution and lift tables (schema `analytics`), in order. ISO-date names; never edit
@@ -17,7 +17,7 @@ export const CAMPAIGN_MIGRATIONS: MigrationSet = Object.freeze({
     '2026-11-24T00-00-campaign-controls': controls,
     '2026-11-24T03-00-send-retries': retries,
     '2026-11-25T00-00-send-claims': claims,
-    '2026-11-27T16-00-campaign-decision-counts': decisionCounts,
+    '2026-11-27T18-00-campaign-decision-counts': decisionCounts,
   }),
 });
 
