@@ -1,7 +1,7 @@
 # syntax=docker/dockerfile:1
 # One image for every Holdfast service; the command picks which (docker-compose.yml):
 #   node services/gateway/dist/main.js | services/projector/... | services/recompute/... |
-#   services/dispatcher/... | packages/cli/bin/holdfast.mjs <command>
+#   services/dispatcher/... | services/console/... | packages/cli/bin/holdfast.mjs <command>
 
 # 1. Build: every dependency (TypeScript included), then the compiled output of every workspace.
 FROM node:24-bookworm-slim AS build

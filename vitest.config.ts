@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('.', import.meta.url));
 // Tests import workspace packages from source, so no build is needed before a test run.
-const services = ['gateway', 'projector', 'recompute', 'dispatcher'];
+const services = ['gateway', 'projector', 'recompute', 'dispatcher', 'console'];
 const alias = [
   { find: new RegExp(`^@holdfast/(${services.join('|')})$`), replacement: `${root}services/$1/src/index.ts` },
   { find: /^@holdfast\/([a-z-]+)$/, replacement: `${root}packages/$1/src/index.ts` },

@@ -7,7 +7,11 @@ import { execSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 
 const TOOLS = [
-  { bin: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', pkg: 'chromium', why: 'the browser test' },
+  {
+    bin: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    pkg: 'chromium',
+    why: 'the browser tests (the pixel, the console)',
+  },
   { bin: '/usr/bin/docker-compose', pkg: 'docker-compose', why: 'the compose validation' },
   { bin: '/usr/bin/openssl', pkg: 'openssl', why: 'the SASL_SSL broker test' },
   { bin: '/usr/bin/promtool', pkg: 'prometheus', why: 'the alerting-rule tests' },

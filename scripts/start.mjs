@@ -10,11 +10,14 @@ import { loadSettings } from '../infra/lib/settings.mjs';
 import { down, status, up } from '../infra/lib/stack.mjs';
 import { supervise } from './lib/supervisor.mjs';
 
-const SERVICES = ['projector', 'gateway', 'recompute', 'dispatcher'];
-const COLORS = { projector: 36, gateway: 32, recompute: 35, dispatcher: 33 };
+const SERVICES = ['projector', 'gateway', 'recompute', 'dispatcher', 'console'];
+const COLORS = { projector: 36, gateway: 32, recompute: 35, dispatcher: 33, console: 34 };
 const settings = loadSettings();
 const port = Number(process.env.PORT ?? settings.services.gateway.port);
 const baseUrl = `http://127.0.0.1:${port}`;
+// The console (services/console) on its own port; its links (invitations) are built on this URL.
+const consolePort = Number(process.env.HOLDFAST_CONSOLE_PORT ?? settings.services.console.port);
+const consoleUrl = process.env.HOLDFAST_CONSOLE_URL ?? `http://127.0.0.1:${consolePort}`;
 // The gateway's /readyz is on its ops listener (HOLDFAST_OPS_PORT, default 9465), not the API port.
 const opsUrl = `http://127.0.0.1:${Number(process.env.HOLDFAST_OPS_PORT ?? 9465)}`;
 
@@ -53,7 +56,14 @@ for (const name of SERVICES) {
   if (!existsSync(entry)) continue;
   const start = () => {
     const child = spawn(process.execPath, [entry], {
-      env: { ...process.env, ...env, PORT: name === 'gateway' ? String(port) : '' },
+      env: {
+        ...process.env,
+        ...env,
+        PORT: name === 'gateway' ? String(port) : name === 'console' ? String(consolePort) : '',
+        ...(name === 'console'
+          ? { HOLDFAST_CONSOLE_URL: consoleUrl, HOLDFAST_GATEWAY_URL: baseUrl, HOLDFAST_OPS_PORT: '9467' }
+          : {}),
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     for (const stream of [child.stdout, child.stderr]) {
@@ -126,6 +136,21 @@ async function quickstart() {
   return fixture;
 }
 
+// The console's first owner of the quick-start account: a one-time link, printed until it is used.
+const CONSOLE_OWNER = 'owner@holdfast.local';
+function firstSignIn(accountId) {
+  const cli = join('packages', 'cli', 'dist', 'main.js');
+  if (!existsSync(cli)) return undefined;
+  const r = spawnSync(
+    process.execPath,
+    [cli, 'users', 'invite', '--account', accountId, '--email', CONSOLE_OWNER, '--role', 'owner', '--json'],
+    { env: { ...process.env, ...env, HOLDFAST_CONSOLE_URL: consoleUrl }, encoding: 'utf8' },
+  );
+  if (r.status !== 0) return undefined;
+  const out = JSON.parse(r.stdout);
+  return { link: out.existing_user ? null : out.link };
+}
+
 if (supervised.some((s) => s.name === 'gateway')) {
   if (await ready()) {
     const f = await quickstart();
@@ -134,6 +159,10 @@ if (supervised.some((s) => s.name === 'gateway')) {
       console.log(`  account ${f.ACCOUNT_ID_A}\n  ingest key ${f.INGEST_KEY_A}`);
       console.log(`  try: curl -s ${baseUrl}/ingest/health -H 'Authorization: Bearer ${f.INGEST_KEY_A}'`);
     }
+    const invite = f ? firstSignIn(f.ACCOUNT_ID_A) : undefined;
+    console.log(`  console: ${consoleUrl}`);
+    if (invite?.link) console.log(`  first sign-in (owner of account A, once): ${invite.link}`);
+    else if (invite) console.log(`  sign in as ${CONSOLE_OWNER} (password and code set at the first link)`);
     console.log(`  read models: psql ${env.DATABASE_URL}\n  Ctrl-C stops.\n`);
   } else {
     console.log('the gateway did not become ready within 120 s; see its log lines above');

@@ -45,6 +45,7 @@ describe('docker-compose.yml', () => {
       '127.0.0.1:9092:9094',
       '127.0.0.1:8081:8081',
       '127.0.0.1:8080:8080',
+      '127.0.0.1:8090:8090',
     ]);
   });
 
@@ -59,6 +60,7 @@ describe('docker-compose.yml', () => {
       'projector',
       'recompute',
       'dispatcher',
+      'console',
     ]);
     for (const [name, block] of blocks) {
       if (name === 'migrate') {
@@ -101,11 +103,17 @@ describe('docker-compose.yml', () => {
       for (const k of keysOf(name)) expect(blocks.get(name), k).toContain(`, ${k.split('=')[1]}`);
     for (const n of ['secrets_keys', 'unsubscribe_keys', 'inbound_keys', 'privacy_keys'])
       expect(text).toContain(`\n  ${n}: { file: ./.secrets/${n} }\n`);
+    // The console: PostgreSQL only (no Kafka, no registry to wait for), its own role and secret.
+    const consoleBlock = blocks.get('console')!;
+    expect(consoleBlock).toContain('DATABASE_URL: postgres://holdfast_console@postgres:5432/holdfast');
+    expect(consoleBlock).toContain('secrets: [console_db_password]');
+    expect(consoleBlock).toContain('migrate: { condition: service_completed_successfully }');
+    expect(consoleBlock).not.toContain('kafka: { condition');
     expect(blocks.get('registry')).toContain('jdbc:postgresql://postgres:5432/holdfast_registry');
     expect(blocks.get('postgres')).toContain('pgdata:/var/lib/postgresql/data');
     expect(blocks.get('kafka')).toContain('kafkadata:/var/lib/kafka/data');
     // No host directory (node_modules above all) is mounted into a Node container.
-    for (const name of ['migrate', 'gateway', 'projector', 'recompute', 'dispatcher'])
+    for (const name of ['migrate', 'gateway', 'projector', 'recompute', 'dispatcher', 'console'])
       expect(blocks.get(name)).not.toContain('volumes:');
   });
 

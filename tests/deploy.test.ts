@@ -8,6 +8,7 @@ import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { EnvReader, readTransportConfig } from '@holdfast/platform';
 import { loadGatewayConfig } from '../services/gateway/src/config.js';
+import { loadConsoleConfig } from '../services/console/src/config.js';
 
 const DIR = 'deploy/kubernetes';
 const files = readdirSync(DIR).filter((f) => f.endsWith('.yaml'));
@@ -53,8 +54,9 @@ function configMap(): Record<string, string> {
 const byName = new Map(workloads().map((w) => [w.name, w]));
 
 describe('deploy/kubernetes', () => {
-  it('has the four services and the operator job', () => {
+  it('has the five services and the operator job', () => {
     expect([...byName.keys()].sort()).toEqual([
+      'holdfast-console',
       'holdfast-dispatcher',
       'holdfast-gateway',
       'holdfast-operator',
@@ -89,6 +91,8 @@ describe('deploy/kubernetes', () => {
     );
     expect(keys('holdfast-dispatcher')).toEqual([...common, 'HOLDFAST_SECRETS_KEYS'].sort());
     expect(keys('holdfast-projector')).toEqual([...common, 'HOLDFAST_PRIVACY_KEYS'].sort());
+    // The console: its database role and nothing else (no Kafka, no key of any kind).
+    expect(keys('holdfast-console')).toEqual(['DATABASE_URL']);
     expect(keys('holdfast-operator')).toEqual(
       [...common, 'HOLDFAST_INBOUND_KEYS', 'HOLDFAST_PRIVACY_KEYS', 'HOLDFAST_SECRETS_KEYS'].sort(),
     );
@@ -110,15 +114,29 @@ describe('deploy/kubernetes', () => {
       HOLDFAST_INBOUND_KEYS: `i1:${b64}`,
     });
     expect(config.trustProxy).toBe(trust);
+    // The console's sign-in limits count client addresses too: the same ingress range, through its reader.
+    const consoleEnv = byName.get('holdfast-console')!.values;
+    expect(consoleEnv.get('TRUST_PROXY')).toBe(trust);
+    const consoleConfig = loadConsoleConfig({
+      DATABASE_URL: 'postgres://x@db/holdfast',
+      NODE_ENV: 'production',
+      ...configMap(),
+      ...Object.fromEntries(consoleEnv),
+    });
+    expect(consoleConfig.trustProxy).toBe(trust);
+    expect(consoleConfig.secureCookies).toBe(true);
     for (const name of byName.keys())
-      if (name !== 'holdfast-gateway') expect(byName.get(name)!.values.has('TRUST_PROXY')).toBe(false);
+      if (name !== 'holdfast-gateway' && name !== 'holdfast-console')
+        expect(byName.get(name)!.values.has('TRUST_PROXY')).toBe(false);
   });
 
   it('wires every workload to Kafka over SASL_SSL (SCRAM-SHA-512, the brokers CA mounted where the config points)', () => {
     const shared = configMap();
     expect(shared.HOLDFAST_KAFKA_SASL_MECHANISM).toBe('scram-sha-512');
     const caDir = dirname(shared.HOLDFAST_KAFKA_TLS_CA_FILE!);
-    for (const w of byName.values()) {
+    // The console uses no Kafka: no user, no CA.
+    expect(byName.get('holdfast-console')!.text).not.toContain('HOLDFAST_KAFKA_SASL');
+    for (const w of [...byName.values()].filter((x) => x.name !== 'holdfast-console')) {
       expect(w.text, w.name).toContain('configMapRef:\n                name: holdfast-config');
       expect(w.values.get('HOLDFAST_KAFKA_SASL_USERNAME'), w.name).toBe(w.name);
       expect(w.text, w.name).toMatch(

@@ -6,7 +6,7 @@ set -eu
 cd "$(dirname "$0")/../.."
 umask 077
 mkdir -p .secrets
-for name in postgres operator_db gateway_db projector_db recompute_db dispatcher_db registry_db; do
+for name in postgres operator_db gateway_db projector_db recompute_db dispatcher_db console_db registry_db; do
   f=".secrets/${name}_password"
   [ -s "$f" ] || od -An -N24 -tx1 /dev/urandom | tr -d ' \n' > "$f"
 done

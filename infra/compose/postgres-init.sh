@@ -11,6 +11,7 @@ psql -v ON_ERROR_STOP=1 --username "$POSTGRES_USER" --dbname "$POSTGRES_DB" \
   -v projector="$(secret projector_db_password)" \
   -v recompute="$(secret recompute_db_password)" \
   -v dispatcher="$(secret dispatcher_db_password)" \
+  -v console="$(secret console_db_password)" \
   -v registry="$(secret registry_db_password)" \
   -v appdb="$POSTGRES_DB" <<'SQL'
 create role holdfast_operator login createrole password :'operator';
@@ -18,6 +19,7 @@ create role holdfast_gateway login password :'gateway';
 create role holdfast_projector login password :'projector';
 create role holdfast_recompute login password :'recompute';
 create role holdfast_dispatcher login password :'dispatcher';
+create role holdfast_console login password :'console';
 create role holdfast_analyst nologin;
 grant holdfast_gateway, holdfast_projector, holdfast_recompute, holdfast_dispatcher to holdfast_operator;
 alter database :"appdb" owner to holdfast_operator;

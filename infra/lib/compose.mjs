@@ -7,6 +7,7 @@ const DB_ROLES = {
   projector: 'holdfast_projector',
   recompute: 'holdfast_recompute',
   dispatcher: 'holdfast_dispatcher',
+  console: 'holdfast_console',
   migrate: 'holdfast_operator',
 };
 const secretOf = (name) => `${name === 'migrate' ? 'operator' : name}_db_password`;
@@ -95,6 +96,7 @@ secrets:
   projector_db_password: { file: ./.secrets/projector_db_password }
   recompute_db_password: { file: ./.secrets/recompute_db_password }
   dispatcher_db_password: { file: ./.secrets/dispatcher_db_password }
+  console_db_password: { file: ./.secrets/console_db_password }
   registry_db_password: { file: ./.secrets/registry_db_password }
 ${KEY_SECRET_NAMES.map((n) => `  ${n}: { file: ./.secrets/${n} }`).join('\n')}
 
@@ -108,7 +110,7 @@ services:
       POSTGRES_DB: ${p.database}
       POSTGRES_INITDB_ARGS: --auth-host=scram-sha-256
     secrets: [postgres_password, operator_db_password, gateway_db_password, projector_db_password,
-              recompute_db_password, dispatcher_db_password, registry_db_password]
+              recompute_db_password, dispatcher_db_password, console_db_password, registry_db_password]
     volumes:
       - pgdata:/var/lib/postgresql/data
       # First start only: the roles with their passwords, the registry's own database.
@@ -185,6 +187,21 @@ ${service('gateway', `\n    ports: ["${bind}:${s.services.gateway.port}:${s.serv
 ${service('projector')}
 ${service('recompute')}
 ${service('dispatcher')}
+  # The console (docs/console.md): PostgreSQL only, its pages on ${bind}:${s.services.console.port}.
+${node('console', ['node', 'services/console/dist/main.js'], {
+  ports: `
+    ports: ["${bind}:${s.services.console.port}:${s.services.console.port}"]`,
+  depends: `      postgres: { condition: service_healthy }
+      migrate: { condition: service_completed_successfully }`,
+}).replace(
+  '      HOLDFAST_DATABASE_PASSWORD_FILE: /run/secrets/console_db_password\n',
+  `      HOLDFAST_DATABASE_PASSWORD_FILE: /run/secrets/console_db_password
+      PORT: "${s.services.console.port}"
+      HOLDFAST_CONSOLE_URL: http://${bind}:${s.services.console.port}
+      HOLDFAST_GATEWAY_URL: http://${bind}:${s.services.gateway.port}
+      HOLDFAST_READ_API_URL: http://gateway:${s.services.gateway.port}
+`,
+)}
 volumes:
   pgdata: {}
   kafkadata: {}

@@ -249,6 +249,36 @@ export async function mintApiKey(
   });
 }
 
+/**
+ * A read key that stops by itself after `ttlSeconds` (its `expires_at` set at minting, like a rotated
+ * key in its grace window): the console's own credential for the /v1/ read API when it draws an
+ * account's dashboards, so it is one more client of that API and keeps no lasting key. It counts
+ * towards the account's 10 read keys while it works, like any read key.
+ */
+export async function mintExpiringReadKey(
+  db: Kysely<Database>,
+  accountId: string,
+  ttlSeconds: number,
+  now = new Date(),
+): Promise<{ id: string; key: string; prefix: string; expiresAt: Date }> {
+  return db.transaction().execute(async (trx) => {
+    await lockAccount(trx, accountId);
+    if ((await countWorkingKeys(trx, accountId, ['read_live'], now)) >= MAX_LIVE_INGEST_KEYS)
+      throw new ControlPlaneError(
+        'limit',
+        `account already has ${MAX_LIVE_INGEST_KEYS} live read keys; revoke one first`,
+      );
+    const minted = await insertKey(trx, accountId, 'read_live');
+    const expiresAt = new Date(now.getTime() + ttlSeconds * 1000);
+    await trx
+      .updateTable('control.api_keys')
+      .set({ expires_at: expiresAt })
+      .where('id', '=', minted.id)
+      .execute();
+    return { ...minted, expiresAt };
+  });
+}
+
 /** Revokes a key at once (one statement: it either was live and is now revoked, or `not_found`). */
 export async function revokeApiKey(db: Kysely<Database>, keyId: string, now = new Date()): Promise<void> {
   await stampOnce(db, KEY_REVOKED, keyId, now, `no live key ${keyId}`);

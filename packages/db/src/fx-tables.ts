@@ -2,7 +2,7 @@
 // `createPool` (bigint and numeric as numbers, timestamptz as Dates). Read and written by the projector's
 // fx commands (`holdfast rates import`, `accounts set-currency`) and its fx snapshot. Each has a column
 // list (`satisfies` its keys) that the projector's fx/fx-tables.int.test.ts holds to the migrated tables.
-import type { ColumnType, Generated } from 'kysely';
+import type { ColumnType, Generated, Kysely } from 'kysely';
 import { rowColumns } from './row-columns.js';
 
 type Timestamp = ColumnType<Date, Date | string, Date | string>;
@@ -69,3 +69,13 @@ export const FX_TABLE_COLUMNS = {
   }),
   'fx.version': rowColumns<FxVersionTable>()({ one: true, version: true }),
 } as const;
+
+/** The account's reporting currency (USD when never set: the projector's default). */
+export async function readReportingCurrency(db: Kysely<FxTables>, accountId: string): Promise<string> {
+  const row = await db
+    .selectFrom('fx.account_currencies')
+    .select('reporting_currency')
+    .where('account_id', '=', accountId)
+    .executeTakeFirst();
+  return row?.reporting_currency ?? 'USD';
+}

@@ -28,3 +28,5 @@ export * from './privileges/index.js';
 export * from './unsubscribe-token.js';
 export * from './provider-credentials.js';
 export * from './analyst-grants.js';
+export * from './console-people.js';
+export * from './tile-state.js';

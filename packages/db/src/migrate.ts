@@ -12,6 +12,7 @@ import * as privacyRequests from './migrations/2026-11-27T01-00-privacy-requests
 import * as syncOutbox from './migrations/2026-11-28T00-00-sync-outbox.js';
 import * as readKeys from './migrations/2026-11-28T12-00-read-keys.js';
 import * as webhookEventTypes from './migrations/2026-11-28T14-00-webhook-event-types.js';
+import * as consoleMigration from './migrations/2026-11-29T00-00-console.js';
 import { applyPrivileges } from './privileges/apply-privileges.js';
 
 /**
@@ -32,6 +33,7 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '2026-11-28T00-00-sync-outbox': syncOutbox,
   '2026-11-28T12-00-read-keys': readKeys,
   '2026-11-28T14-00-webhook-event-types': webhookEventTypes,
+  '2026-11-29T00-00-console': consoleMigration,
 };
 
 /**

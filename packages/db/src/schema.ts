@@ -237,6 +237,71 @@ export interface CheckpointDatabase {
  * The tables kysely knows about. Read models (schema `read_models`) and analytics outputs are added
  * by the packages that own them, through declaration merging or their own interfaces.
  */
+/** A timestamp with a default that an insert may also set. */
+type DefaultedTimestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+
+/** A role a user holds in one account (the console's permission matrix reads it). */
+export type AccountRole = 'owner' | 'admin' | 'analyst' | 'viewer';
+
+/** control.users: a person who signs in to the console. */
+export interface UsersTable {
+  id: string;
+  email: string;
+  password_hash: string | null;
+  totp_secret: string | null;
+  totp_last_step: string | null;
+  is_operator: Generated<boolean>;
+  failed_sign_ins: Generated<number>;
+  locked_until: Timestamp | null;
+  created_at: DefaultedTimestamp;
+  disabled_at: Timestamp | null;
+}
+
+/** control.memberships: a user's role in one account. */
+export interface MembershipsTable {
+  user_id: string;
+  account_id: string;
+  role: AccountRole;
+  created_at: DefaultedTimestamp;
+}
+
+/** control.invites: a one-time link that sets a user's password and second factor. */
+export interface InvitesTable {
+  token_hash: Buffer;
+  user_id: string;
+  account_id: string | null;
+  created_at: DefaultedTimestamp;
+  expires_at: Timestamp;
+  used_at: Timestamp | null;
+}
+
+/** control.console_sessions: a signed-in browser (the cookie's value is never stored). */
+export interface ConsoleSessionsTable {
+  id_hash: Buffer;
+  user_id: string;
+  created_at: DefaultedTimestamp;
+  last_seen_at: DefaultedTimestamp;
+  expires_at: Timestamp;
+  second_factor_at: Timestamp | null;
+}
+
+/** control.audit_log: who changed what, when. */
+export interface AuditLogTable {
+  id: Generated<string>;
+  at: DefaultedTimestamp;
+  account_id: string | null;
+  actor_user_id: string | null;
+  action: string;
+  target: string | null;
+  detail: Generated<unknown>;
+}
+
+/** control.sign_in_failures: one failed sign-in per row, by IP and by hashed address. */
+export interface SignInFailuresTable {
+  bucket: string;
+  at: DefaultedTimestamp;
+}
+
 export interface Database {
   'control.accounts': AccountsTable;
   'control.api_keys': ApiKeysTable;
@@ -253,6 +318,12 @@ export interface Database {
   'control.sync_tasks': SyncTasksTable;
   'control.sync_outbox': SyncOutboxTable;
   'control.analyst_grants': AnalystGrantsTable;
+  'control.users': UsersTable;
+  'control.memberships': MembershipsTable;
+  'control.invites': InvitesTable;
+  'control.console_sessions': ConsoleSessionsTable;
+  'control.audit_log': AuditLogTable;
+  'control.sign_in_failures': SignInFailuresTable;
   'dispatcher.deliveries': DeliveriesTable;
   'dispatcher.delivery_attempts': DeliveryAttemptsTable;
   'dispatcher.subscription_quarantine': SubscriptionQuarantineTable;

@@ -136,3 +136,26 @@ export async function findSyncTask(
     .executeTakeFirst();
   return row ?? null;
 }
+
+/** The account's most recent sync tasks, newest first (the console's sync page). */
+export async function listSyncTasks(db: Kysely<Database>, accountId: string, limit = 50) {
+  return db
+    .selectFrom('control.sync_tasks')
+    .select([
+      'id',
+      'trigger',
+      'status',
+      'queued_at',
+      'started_at',
+      'finished_at',
+      'orders_added',
+      'customers_added',
+      'duration_ms',
+      'reason',
+    ])
+    .where('account_id', '=', accountId)
+    .orderBy('queued_at', 'desc')
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+}

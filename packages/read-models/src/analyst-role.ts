@@ -13,7 +13,7 @@ import {
 /** The read-only role analysts connect through (a login role granted it); sees the accounts granted to the login. */
 export const ANALYST_ROLE = SERVICE_ROLES.analyst;
 
-const { gateway, projector, recompute, analyst, operator } = SERVICE_ROLES;
+const { gateway, projector, recompute, analyst, operator, console: consoleRole } = SERVICE_ROLES;
 
 /** How the current user may treat a read-model schema. */
 export type ReadModelAccess =
@@ -63,6 +63,7 @@ export async function actAsReadModelOwner(client: PoolClient, schema: string): P
  * - analyst: reads every account-keyed table and the views, the rows of the accounts granted to its
  *   login only (`control.analyst_grants`; views are `security_invoker`, so the tables' policies
  *   apply through them); never the dead letters (raw records) nor the checkpoints;
+ * - console: the batch records and the dead letters' metadata (never the raw record);
  * - operator: reads everything (member of the owner).
  * ALTER TABLE … SET SCHEMA carries grants and policies along, so a rebuilt table switched in keeps them.
  */
@@ -77,7 +78,11 @@ export async function applyReadModelPrivileges(client: PoolClient, schema: strin
     grant select on all tables in schema ${s} to ${gateway}, ${recompute}, ${operator};
     revoke all on ${qualified(schema, 'dead_letters')} from ${gateway}, ${recompute};
     revoke delete on ${qualified(schema, 'ingest_batches')} from ${gateway};
-    revoke all on all tables in schema ${s} from ${analyst}`,
+    revoke all on all tables in schema ${s} from ${analyst};
+    grant usage on schema ${s} to ${consoleRole};
+    grant select on ${qualified(schema, 'ingest_batches')}, ${qualified(schema, 'account_settings')} to ${consoleRole};
+    grant select (projection, topic, partition, record_offset, id, account_id, reason, record_timestamp, status, redriven_at, request_id)
+      on ${qualified(schema, 'dead_letters')} to ${consoleRole}`,
   );
   const { rows } = await rawQuery<{ name: string }>(
     client,
@@ -94,7 +99,7 @@ export async function applyReadModelPrivileges(client: PoolClient, schema: strin
       'analyst-role.grant-analyst',
       `grant select on ${rows.map((r) => qualified(schema, r.name)).join(', ')} to ${analyst}`,
     );
-  await enableAccountRowSecurity(run, schema, [gateway, recompute, operator]);
+  await enableAccountRowSecurity(run, schema, [gateway, recompute, operator, consoleRole]);
 }
 
 /**

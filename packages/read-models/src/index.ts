@@ -13,3 +13,4 @@ export { viewsDdl } from './views.js';
 export type * from './operations.js';
 export * from './rows.js';
 export type * from './read-model-tables.js';
+export * from './account-activity.js';

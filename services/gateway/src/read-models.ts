@@ -1,6 +1,12 @@
 import type { Pool } from '@holdfast/db';
 import { NotReadyError } from '@holdfast/platform';
-import { missingReadModelTables, type IngestBatchRow, type ReadModelTables } from '@holdfast/read-models';
+import {
+  missingReadModelTables,
+  readStoreTimezone,
+  recentIngestBatches,
+  type IngestBatchRow,
+  type ReadModelTables,
+} from '@holdfast/read-models';
 import type { Kysely } from 'kysely';
 import { orNothingYet, readModelsDb } from './read-side-db.js';
 
@@ -49,50 +55,12 @@ export class ReadModels {
   }
 
   async storeTimezone(accountId: string): Promise<string | null> {
-    const row = await orNothingYet(
-      () =>
-        this.db
-          .selectFrom('account_settings')
-          .select('store_timezone')
-          .where('account_id', '=', accountId)
-          .executeTakeFirst(),
-      undefined,
-    );
-    return row?.store_timezone ?? null;
+    return (await orNothingYet(() => readStoreTimezone(this.db, accountId), undefined)) ?? null;
   }
 
   /** The account's most recent batch records received after `since`, newest first. */
   async recentBatches(accountId: string, limit: number, since: Date): Promise<BatchListItem[]> {
-    const rows = await orNothingYet(
-      () =>
-        this.db
-          .selectFrom('ingest_batches')
-          .select([
-            'batch_id',
-            'endpoint',
-            'dry_run',
-            'status',
-            'http_status',
-            'received',
-            'accepted',
-            'dropped',
-            'error_codes',
-            'warning_codes',
-            'errors',
-            'duration_ms',
-            'sync_task_id',
-            'key_id',
-            'request_id',
-            'received_at',
-          ])
-          .where('account_id', '=', accountId)
-          .where('received_at', '>=', since)
-          .orderBy('received_at', 'desc')
-          .orderBy('batch_id')
-          .limit(limit)
-          .execute(),
-      [],
-    );
+    const rows = await orNothingYet(() => recentIngestBatches(this.db, accountId, limit, since), []);
     return rows.map((r) => ({ ...r, received_at: new Date(r.received_at).toISOString() }));
   }
 }

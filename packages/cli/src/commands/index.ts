@@ -16,6 +16,7 @@ import { registerReplay } from './replay.js';
 import { registerSecrets } from './secrets.js';
 import { registerSync } from './sync.js';
 import { registerTiles } from './tiles.js';
+import { registerUsers } from './users.js';
 import { registerProviders, registerWebhooks } from './webhooks.js';
 
 /** A command module: adds its (sub)commands to the program. */
@@ -40,5 +41,6 @@ export const COMMANDS: RegisterCommand[] = [
   registerReplay,
   registerDlq,
   registerPrivacy,
+  registerUsers,
   registerDev,
 ];

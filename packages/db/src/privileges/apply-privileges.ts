@@ -12,7 +12,7 @@ import {
   ANALYST_GRANTS_TABLE,
 } from './service-roles.js';
 
-const { gateway, projector, recompute, dispatcher, analyst, operator } = SERVICE_ROLES;
+const { gateway, projector, recompute, dispatcher, analyst, operator, console: consoleRole } = SERVICE_ROLES;
 
 /** Schemas a writer service owns (it runs DDL in them at run time: partitions, checkpoint tables). */
 const OWNED_SCHEMAS: ReadonlyArray<readonly [schema: string, owner: ServiceRole]> = [
@@ -71,6 +71,23 @@ const CONTROL_GRANTS: ReadonlyArray<readonly [table: string, role: ServiceRole, 
     'select (subscription_id, expires_at), ' +
       'insert (id, subscription_id, key_id, wrapped_key, ciphertext, prefix), update (expires_at)',
   ],
+  // The console (docs/console.md): its own people, sessions and audit log; the account pages' changes
+  // through the same functions as the CLI (keys, tiles, pixel keys, store settings). Never a secret's
+  // table: it shows prefixes, and mints through hashes.
+  ['accounts', consoleRole, 'select, update (storefront_domain)'],
+  ['api_keys', consoleRole, 'select, insert, update (expires_at, revoked_at)'],
+  ['tiles', consoleRole, 'select, insert, update (token_hash, token_prefix, connected_at, disconnected_at)'],
+  ['providers', consoleRole, 'select'],
+  ['pixel_keys', consoleRole, 'select, insert, update (revoked_at)'],
+  ['pixel_origins', consoleRole, 'select, insert, delete'],
+  ['webhook_subscriptions', consoleRole, 'select (id, account_id, url, created_at, disabled_at)'],
+  ['sync_tasks', consoleRole, 'select'],
+  ['users', consoleRole, 'select, insert, update'],
+  ['memberships', consoleRole, 'select, insert, update, delete'],
+  ['invites', consoleRole, 'select, insert, update (used_at)'],
+  ['console_sessions', consoleRole, 'select, insert, update (last_seen_at), delete'],
+  ['audit_log', consoleRole, 'select, insert'],
+  ['sign_in_failures', consoleRole, 'select, insert, delete'],
 ];
 
 /**
@@ -122,6 +139,9 @@ async function analystGrantsPrivileges(run: RunSql): Promise<string[]> {
     );
   return statements;
 }
+
+/** The campaign settings the console's campaign page reads and changes. */
+const CONSOLE_ANALYTICS_WRITES = ['campaign_type_settings', 'campaign_account_settings'] as const;
 
 /**
  * The analytics tables the gateway's read routes read (SELECT only, through the partitioned parents):
@@ -199,7 +219,7 @@ export async function applyPrivileges(db: Kysely<unknown>): Promise<void> {
     );
     const schemas = new Set((rows as { schema: string }[]).map((r) => r.schema));
     const statements: string[] = [];
-    const services = [gateway, projector, recompute, dispatcher].join(', ');
+    const services = [gateway, projector, recompute, dispatcher, consoleRole].join(', ');
     // Every service reads the migration history at start (kysely checks it is up to date); none writes it.
     for (const t of existing)
       if (t.startsWith('public.')) {
@@ -217,8 +237,10 @@ export async function applyPrivileges(db: Kysely<unknown>): Promise<void> {
       statements.push(`grant create on database "${database.name.replace(/"/g, '""')}" to ${operator}`);
     if (schemas.has('control')) {
       statements.push(
-        `grant usage on schema control to ${gateway}, ${recompute}, ${dispatcher}, ${operator}`,
+        `grant usage on schema control to ${gateway}, ${recompute}, ${dispatcher}, ${consoleRole}, ${operator}`,
       );
+      if (existing.has('control.audit_log'))
+        statements.push(`grant usage on sequence control.audit_log_id_seq to ${consoleRole}`);
       statements.push(`grant select, insert, update, delete on all tables in schema control to ${operator}`);
       for (const [table, role, privileges] of CONTROL_REVOKES)
         if (existing.has(`control.${table}`))
@@ -239,6 +261,10 @@ export async function applyPrivileges(db: Kysely<unknown>): Promise<void> {
         `grant usage on schema fx to ${projector}, ${recompute}, ${gateway}, ${analyst}, ${operator}`,
       );
       statements.push(`grant select on all tables in schema fx to ${projector}, ${recompute}, ${gateway}`);
+      // The console shows the reporting currency (changing it re-converts orders: the CLI's).
+      statements.push(`grant usage on schema fx to ${consoleRole}`);
+      if (existing.has('fx.account_currencies'))
+        statements.push(`grant select on fx.account_currencies to ${consoleRole}`);
       statements.push(`grant select on fx.rates to ${analyst}`);
       statements.push(`grant select, insert on fx.rates, fx.imports to ${operator}`);
       statements.push(`grant select, insert, update on fx.account_currencies, fx.version to ${operator}`);
@@ -252,6 +278,13 @@ export async function applyPrivileges(db: Kysely<unknown>): Promise<void> {
     }
     if (existing.has('dispatcher.deliveries') && existing.has('dispatcher.delivery_attempts'))
       statements.push(...GATEWAY_DISPATCHER_GRANTS);
+    // The console's webhook page: deliveries with their attempts, and a redelivery (pending again).
+    if (existing.has('dispatcher.deliveries') && existing.has('dispatcher.delivery_attempts'))
+      statements.push(
+        `grant usage on schema dispatcher to ${consoleRole}`,
+        `grant select, update (status, next_attempt_at, lease_until) on dispatcher.deliveries to ${consoleRole}`,
+        `grant select on dispatcher.delivery_attempts to ${consoleRole}`,
+      );
     if (statements.length) await run(statements.join(';\n'));
     for (const [schema, owner] of OWNED_SCHEMAS)
       if (schemas.has(schema)) await adoptSchema(run, schema, owner);
@@ -286,8 +319,13 @@ export async function applyPrivileges(db: Kysely<unknown>): Promise<void> {
       if (gatewayReads.length)
         await run(`grant usage on schema analytics to ${gateway};
           grant select on ${gatewayReads.map((t) => qualified('analytics', t)).join(', ')} to ${gateway}`);
-      // One all-accounts policy for both (it is created once, with the table's first policies).
-      await enableAccountRowSecurity(run, 'analytics', [projector, gateway]);
+      // The console's campaign page: which types are on, the frequency cap (the CLI's functions).
+      const consoleTables = CONSOLE_ANALYTICS_WRITES.filter((t) => existing.has(`analytics.${t}`));
+      if (consoleTables.length)
+        await run(`grant usage on schema analytics to ${consoleRole};
+          grant select, insert, update on ${consoleTables.map((t) => qualified('analytics', t)).join(', ')} to ${consoleRole}`);
+      // One all-accounts policy for them (created with the table's first policies, widened after).
+      await enableAccountRowSecurity(run, 'analytics', [projector, gateway, consoleRole]);
     }
   });
 }

@@ -16,6 +16,8 @@ export const SERVICE_ROLES = Object.freeze({
   recompute: 'holdfast_recompute',
   /** Owns `dispatcher`; reads the webhook subscriptions it delivers to, nothing else. */
   dispatcher: 'holdfast_dispatcher',
+  /** The web console: its people, sessions and audit log; the account settings it changes (docs/console.md). */
+  console: 'holdfast_console',
   /** Sees the accounts granted to its login (`control.analyst_grants`, row-level security). NOLOGIN: granted to analysts' logins. */
   analyst: 'holdfast_analyst',
   /** Runs migrations and the CLI; member of every writer role, so it administers (and sees) everything. */
@@ -127,6 +129,9 @@ export async function enableAccountRowSecurity(
       statements.push(
         `create policy holdfast_all_accounts on ${t} to ${allAccounts.join(', ')} using (true) with check (true)`,
       );
+    // A role added to the list later (the console, 2026-11-29) joins the policy created before it.
+    else if (r.has_all && allAccounts.length)
+      statements.push(`alter policy holdfast_all_accounts on ${t} to ${allAccounts.join(', ')}`);
   }
   if (statements.length) await run(statements.join(';\n'));
 }

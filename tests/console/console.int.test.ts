@@ -1,0 +1,437 @@
+// The console over HTTP on a real database: invitation, the two-step sign-in, sessions, CSRF and
+// same-origin refusals, roles refused by the server, another account's ids answered 404, the key
+// limit explained, lockout, the audit log, and no personal data in the log lines.
+import { once } from 'node:events';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPool, listApiKeys, mintApiKey, SERVICE_ROLES, type Pool } from '@holdfast/db';
+import type { Logger } from '@holdfast/platform';
+import { createTestEnv, type TestEnv } from '@holdfast/testing';
+import type { Kysely } from 'kysely';
+import { randomUUID } from 'node:crypto';
+import { createWebhookSubscription, readCampaignSettings } from '@holdfast/db';
+import { migrateDispatcher } from '@holdfast/dispatcher';
+import { migrateAnalytics, migrateCampaigns } from '@holdfast/recompute';
+import { insertDeliveries, recordAttempt } from '../../services/dispatcher/src/delivery-store.js';
+import { createConsole, loadConsoleConfig, totpCode } from '@holdfast/console';
+import {
+  ConsoleClient,
+  csrfOf,
+  invitedPerson,
+  newAccount,
+  TestClock,
+  type Person,
+} from './console-client.js';
+
+let t: TestEnv;
+let consolePool: Pool;
+let server: Server;
+let base: string;
+const clock = new TestClock();
+const lines: string[] = [];
+const logger: Logger = {
+  debug: (e, c) => void lines.push(JSON.stringify({ e, c })),
+  info: (e, c) => void lines.push(JSON.stringify({ e, c })),
+  warn: (e, c) => void lines.push(JSON.stringify({ e, c })),
+  error: (e, c) => void lines.push(JSON.stringify({ e, c })),
+  child: () => logger,
+};
+let a: string;
+let b: string;
+let owner: Person;
+let viewer: Person;
+let ownerB: Person;
+
+beforeAll(async () => {
+  t = await createTestEnv('console');
+  // The tables the campaign and webhook pages read (created by the recompute and the dispatcher).
+  await migrateAnalytics(t.db as Kysely<unknown>);
+  await migrateCampaigns(t.db as Kysely<unknown>);
+  await migrateDispatcher(t.db as Kysely<unknown>);
+  const config = loadConsoleConfig({ ...t.env, PORT: '0' });
+  // The console connects as its own least-privilege role, as deployed: every page and change below
+  // proves its grants are enough (and `least-privilege` tests what it may not touch).
+  const url = new URL(t.databaseUrl);
+  url.username = SERVICE_ROLES.console;
+  url.password = '';
+  consolePool = createPool(url.toString(), 'test-console', 4);
+  server = createConsole(config, { pool: consolePool, logger, now: clock.now }).listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  a = await newAccount(t.db, 'Tea shop');
+  b = await newAccount(t.db, 'Other shop');
+  owner = await invitedPerson(t.db, base, clock, a, 'owner@tea.example', 'owner');
+  viewer = await invitedPerson(t.db, base, clock, a, 'viewer@tea.example', 'viewer');
+  ownerB = await invitedPerson(t.db, base, clock, b, 'owner@other.example', 'owner');
+});
+
+afterAll(async () => {
+  server?.closeAllConnections();
+  server?.close();
+  await consolePool?.end();
+  await t?.close();
+});
+
+async function signIn(
+  p: Pick<Person, 'email' | 'password' | 'totpSecret'>,
+  client = new ConsoleClient(base),
+  next = '/',
+) {
+  const first = await client.post('/sign-in', { email: p.email, password: p.password, next });
+  expect(first.status).toBe(303);
+  const codePage = await client.get(first.headers.get('location')!);
+  clock.step();
+  const second = await client.post('/sign-in/code', {
+    _csrf: csrfOf(codePage.text),
+    code: totpCode(p.totpSecret, clock.now()),
+    next,
+  });
+  return { client, first, second };
+}
+
+describe('the console over HTTP', () => {
+  it('given an accepted invitation, when the owner opens the account, then its pages answer with strict headers', async () => {
+    const r = await owner.client.get(`/accounts/${a}`);
+    expect(r.status).toBe(200);
+    expect(r.text).toContain('Custom integration');
+    expect(r.text).toContain('not connected');
+    expect(r.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    expect(r.headers.get('x-frame-options')).toBe('DENY');
+    expect(r.headers.get('referrer-policy')).toBe('same-origin');
+    expect(r.headers.get('cache-control')).toBe('no-store');
+    for (const page of [
+      'keys',
+      'webhooks',
+      'campaigns',
+      'settings',
+      'activity',
+      'sync',
+      'dead-letters',
+      'people',
+      'audit',
+    ])
+      expect((await owner.client.get(`/accounts/${a}/${page}`)).status, page).toBe(200);
+  });
+
+  it('given a password, when the code is still owed, then no account page opens; the code opens a new session (fixation)', async () => {
+    const client = new ConsoleClient(base);
+    client.cookie = `holdfast_console_planted=${'x'.repeat(43)}`;
+    const first = await client.post('/sign-in', {
+      email: owner.email,
+      password: owner.password,
+      next: `/accounts/${a}/keys`,
+    });
+    expect(first.status).toBe(303);
+    expect(first.headers.get('set-cookie')).toMatch(/HttpOnly/i);
+    expect(first.headers.get('set-cookie')).toMatch(/SameSite=Strict/i);
+    const half = client.cookie;
+    const blocked = await client.get(`/accounts/${a}/keys`);
+    expect(blocked.status).toBe(303);
+    expect(blocked.headers.get('location')).toMatch(/^\/sign-in\/code/);
+    const codePage = await client.get('/sign-in/code');
+    clock.step();
+    const second = await client.post('/sign-in/code', {
+      _csrf: csrfOf(codePage.text),
+      code: totpCode(owner.totpSecret, clock.now()),
+      next: `/accounts/${a}/keys`,
+    });
+    expect(second.status).toBe(303);
+    expect(second.headers.get('location')).toBe(`/accounts/${a}/keys`);
+    expect(client.cookie).not.toBe(half);
+    // The half session's cookie opens nothing any more.
+    const stale = new ConsoleClient(base);
+    stale.cookie = half;
+    expect((await stale.get(`/accounts/${a}/keys`)).status).toBe(303);
+  });
+
+  it('given a code, when it is used a second time, then it is refused (replay)', async () => {
+    const client = new ConsoleClient(base);
+    await client.post('/sign-in', { email: owner.email, password: owner.password, next: '/' });
+    const codePage = await client.get('/sign-in/code');
+    // The code of the last accepted step (the previous test's) is within the drift window, and used.
+    const used = totpCode(owner.totpSecret, clock.now());
+    const r = await client.post('/sign-in/code', { _csrf: csrfOf(codePage.text), code: used, next: '/' });
+    expect(r.status).toBe(401);
+  });
+
+  it('given a next page on another site, when signing in, then the console goes home instead (open redirect)', async () => {
+    const { second } = await signIn(owner, new ConsoleClient(base), '//evil.example/steal');
+    expect(second.headers.get('location')).toBe('/');
+  });
+
+  it('given the owner, when they mint a key, then it is shown once, listed by prefix and audited', async () => {
+    const page = await owner.client.get(`/accounts/${a}/keys`);
+    const r = await owner.client.post(`/accounts/${a}/keys/mint`, {
+      _csrf: csrfOf(page.text),
+      kind: 'ingest_live',
+    });
+    expect(r.status).toBe(200);
+    const key = /(tk_live_[A-Za-z0-9]{32})/.exec(r.text)![1]!;
+    const again = await owner.client.get(`/accounts/${a}/keys`);
+    expect(again.text).not.toContain(key);
+    expect(again.text).toContain(key.slice(0, 12));
+    const audit = await owner.client.get(`/accounts/${a}/audit`);
+    expect(audit.text).toContain('key.mint');
+    expect(audit.text).toContain(owner.email);
+  });
+
+  it('given a live key, when the owner rotates it with a grace window and revokes the old one, then both are audited', async () => {
+    const minted = await mintApiKey(t.db, a, 'ingest_live');
+    const page = await owner.client.get(`/accounts/${a}/keys`);
+    const r = await owner.client.post(`/accounts/${a}/keys/${minted.id}/rotate`, {
+      _csrf: csrfOf(page.text),
+      grace: '3600',
+    });
+    expect(r.status).toBe(200);
+    const successor = /(tk_live_[A-Za-z0-9]{32})/.exec(r.text)![1]!;
+    expect(successor).not.toBe(minted.key);
+    const keys = await listApiKeys(t.db, a, clock.now());
+    expect(keys.find((k) => k.id === minted.id)!.status).toBe('expiring');
+    expect(keys.find((k) => k.prefix === successor.slice(0, 12))!.status).toBe('live');
+    // A grace the page does not offer is refused.
+    expect(
+      (
+        await owner.client.post(`/accounts/${a}/keys/${minted.id}/rotate`, {
+          _csrf: csrfOf(page.text),
+          grace: '99',
+        })
+      ).status,
+    ).toBe(400);
+    expect(
+      (await owner.client.post(`/accounts/${a}/keys/${minted.id}/revoke`, { _csrf: csrfOf(page.text) }))
+        .status,
+    ).toBe(303);
+    expect((await listApiKeys(t.db, a)).find((k) => k.id === minted.id)!.status).toBe('revoked');
+    const audit = (await owner.client.get(`/accounts/${a}/audit`)).text;
+    expect(audit).toContain('key.rotate');
+    expect(audit).toContain('key.revoke');
+    expect(audit).not.toContain(successor);
+  });
+
+  it('given a change, when its CSRF token is missing or its Origin is another site, then it is refused', async () => {
+    const before = (await listApiKeys(t.db, a)).length;
+    const page = await owner.client.get(`/accounts/${a}/keys`);
+    expect((await owner.client.post(`/accounts/${a}/keys/mint`, { kind: 'ingest_live' })).status).toBe(403);
+    // Another session's token (the viewer's) is not this session's.
+    const othersToken = csrfOf((await viewer.client.get(`/accounts/${a}/keys`)).text);
+    expect(
+      (await owner.client.post(`/accounts/${a}/keys/mint`, { _csrf: othersToken, kind: 'ingest_live' }))
+        .status,
+    ).toBe(403);
+    expect(
+      (
+        await owner.client.post(
+          `/accounts/${a}/keys/mint`,
+          { _csrf: csrfOf(page.text), kind: 'ingest_live' },
+          { origin: 'https://evil.example' },
+        )
+      ).status,
+    ).toBe(403);
+    expect((await listApiKeys(t.db, a)).length).toBe(before);
+  });
+
+  it('given a viewer, when they post a change with a valid token, then the server refuses it (403) and nothing changes', async () => {
+    const page = await viewer.client.get(`/accounts/${a}/keys`);
+    expect(page.text).not.toContain('Mint an ingest key');
+    const before = (await listApiKeys(t.db, a)).length;
+    const r = await viewer.client.post(`/accounts/${a}/keys/mint`, {
+      _csrf: csrfOf(page.text),
+      kind: 'ingest_live',
+    });
+    expect(r.status).toBe(403);
+    expect((await listApiKeys(t.db, a)).length).toBe(before);
+    expect((await viewer.client.get(`/accounts/${a}/audit`)).status).toBe(403);
+  });
+
+  it("given another account's ids, when put in the URL, then every answer is 404 and its key stays live", async () => {
+    const bKey = await mintApiKey(t.db, b, 'ingest_live');
+    for (const path of [
+      `/accounts/${b}`,
+      `/accounts/${b}/keys`,
+      `/accounts/${b}/audit`,
+      '/accounts/not-a-uuid/keys',
+    ])
+      expect((await owner.client.get(path)).status, path).toBe(404);
+    const page = await owner.client.get(`/accounts/${a}/keys`);
+    const r = await owner.client.post(`/accounts/${a}/keys/${bKey.id}/revoke`, { _csrf: csrfOf(page.text) });
+    expect(r.status).toBe(404);
+    expect((await listApiKeys(t.db, b)).find((k) => k.id === bKey.id)!.status).toBe('live');
+    // And B's owner sees nothing of A.
+    expect((await ownerB.client.get(`/accounts/${a}`)).status).toBe(404);
+  });
+
+  it('given the owner, when they enable a campaign type and set the cap, then it is stored and audited', async () => {
+    const page = await owner.client.get(`/accounts/${a}/campaigns`);
+    expect(page.text).toContain('Enable win_back');
+    expect(
+      (await owner.client.post(`/accounts/${a}/campaigns/win_back/enable`, { _csrf: csrfOf(page.text) }))
+        .status,
+    ).toBe(303);
+    expect(
+      (
+        await owner.client.post(`/accounts/${a}/campaigns/cap`, {
+          _csrf: csrfOf(page.text),
+          messages: '2',
+          days: '14',
+        })
+      ).status,
+    ).toBe(303);
+    expect(
+      (
+        await owner.client.post(`/accounts/${a}/campaigns/cap`, {
+          _csrf: csrfOf(page.text),
+          messages: '0',
+          days: '14',
+        })
+      ).status,
+    ).toBe(400);
+    const stored = await readCampaignSettings(t.pool, a);
+    expect(stored.types.find((x) => x.campaignType === 'win_back')?.enabled).toBe(true);
+    expect(stored.frequencyCap).toEqual({ messages: 2, days: 14 });
+    const audit = (await owner.client.get(`/accounts/${a}/audit`)).text;
+    expect(audit).toContain('campaign.enable');
+    expect(audit).toContain('win_back');
+    // A viewer's attempt is refused by the server.
+    const vPage = await viewer.client.get(`/accounts/${a}/campaigns`);
+    expect(
+      (await viewer.client.post(`/accounts/${a}/campaigns/win_back/disable`, { _csrf: csrfOf(vPage.text) }))
+        .status,
+    ).toBe(403);
+  });
+
+  it("given a failed delivery, when the owner redelivers it, then it is pending again; another account's subscription is 404", async () => {
+    const sub = await createWebhookSubscription(t.db, a, 'https://hooks.tea.example/h');
+    const deliveryId = randomUUID();
+    const client = await t.pool.connect();
+    try {
+      await insertDeliveries(
+        client,
+        [
+          {
+            deliveryId,
+            accountId: a,
+            subscriptionId: sub.id,
+            event: 'campaign.sent',
+            sourceId: 'trk-1',
+            body: '{}',
+          },
+        ],
+        clock.now(),
+      );
+    } finally {
+      client.release();
+    }
+    const at = clock.now();
+    await recordAttempt(
+      t.db,
+      {
+        deliveryId,
+        accountId: a,
+        event: 'campaign.sent',
+        body: '{}',
+        attempts: 0,
+        subscriptionId: sub.id,
+        url: 'https://hooks.tea.example/h',
+        secrets: [],
+      },
+      {
+        attemptedAt: at,
+        finishedAt: at,
+        statusCode: 503,
+        error: 'http_503',
+        durationMs: 12,
+        succeeded: false,
+      },
+      [],
+    );
+    const page = await owner.client.get(`/accounts/${a}/webhooks/${sub.id}`);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('HTTP 503');
+    const r = await owner.client.post(`/accounts/${a}/webhooks/${sub.id}/redeliver`, {
+      _csrf: csrfOf(page.text),
+      delivery: deliveryId,
+    });
+    expect(r.status).toBe(200);
+    expect(r.text).toContain('Scheduled 1 delivery');
+    const { rows } = await t.pool.query<{ status: string }>(
+      'select status from dispatcher.deliveries where delivery_id = $1',
+      [deliveryId],
+    );
+    expect(rows[0]!.status).toBe('pending');
+    const other = await createWebhookSubscription(t.db, b, 'https://hooks.other.example/h');
+    expect((await owner.client.get(`/accounts/${a}/webhooks/${other.id}`)).status).toBe(404);
+    expect(
+      (await owner.client.post(`/accounts/${a}/webhooks/${other.id}/redeliver`, { _csrf: csrfOf(page.text) }))
+        .status,
+    ).toBe(404);
+  });
+
+  it('given ten working keys, when one more is minted, then the limit is explained and nothing is minted', async () => {
+    while (
+      (await listApiKeys(t.db, a)).filter((k) => k.kind === 'ingest_live' && k.status === 'live').length < 10
+    )
+      await mintApiKey(t.db, a, 'ingest_live');
+    const page = await owner.client.get(`/accounts/${a}/keys`);
+    const r = await owner.client.post(`/accounts/${a}/keys/mint`, {
+      _csrf: csrfOf(page.text),
+      kind: 'ingest_live',
+    });
+    expect(r.status).toBe(409);
+    expect(r.text).toContain('already has 10 working ingest keys');
+    expect(r.text).toContain('Revoke a key you no longer use');
+  });
+
+  it('given five wrong passwords, when the right one comes, then the user is locked out (429)', async () => {
+    const person = await invitedPerson(t.db, base, clock, a, 'analyst@tea.example', 'analyst');
+    for (let i = 0; i < 5; i++) {
+      const r = await new ConsoleClient(base).post('/sign-in', {
+        email: person.email,
+        password: 'wrong password!!',
+        next: '/',
+      });
+      expect(r.status).toBe(401);
+    }
+    const r = await new ConsoleClient(base).post('/sign-in', {
+      email: person.email,
+      password: person.password,
+      next: '/',
+    });
+    expect(r.status).toBe(429);
+    expect(r.headers.get('retry-after')).toBeTruthy();
+  });
+
+  it('given an unknown address, when signing in, then the answer is the same as a wrong password', async () => {
+    const r = await new ConsoleClient(base).post('/sign-in', {
+      email: 'nobody@nowhere.example',
+      password: 'whatever at all',
+      next: '/',
+    });
+    expect(r.status).toBe(401);
+    expect(r.text).toContain('That email address, password or code is not right.');
+  });
+
+  it("given the console role, when it reaches for a secret or another service's table, then PostgreSQL refuses", async () => {
+    for (const table of [
+      'control.provider_secrets',
+      'control.webhook_secrets',
+      'control.rate_counters',
+      'privacy.subject_keys',
+    ])
+      await expect(consolePool.query(`select * from ${table} limit 1`), table).rejects.toThrow(
+        /permission denied/,
+      );
+    await expect(
+      consolePool.query(`select secret from control.webhook_subscriptions limit 1`),
+    ).rejects.toThrow(/permission denied/);
+    await expect(consolePool.query(`update control.api_keys set key_hash = key_hash`)).rejects.toThrow(
+      /permission denied/,
+    );
+  });
+
+  it('given everything above, when the log lines are read, then no email address or key is in them', () => {
+    const all = lines.join('\n');
+    expect(lines.length).toBeGreaterThan(20);
+    expect(all).not.toMatch(/@tea\.example|@other\.example|tk_live_/);
+  });
+});
