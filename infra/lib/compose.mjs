@@ -22,6 +22,7 @@ const KEY_SECRETS = {
   projector: ['HOLDFAST_PRIVACY_KEYS'],
   recompute: ['HOLDFAST_SECRETS_KEYS', 'HOLDFAST_UNSUBSCRIBE_KEYS'],
   dispatcher: ['HOLDFAST_SECRETS_KEYS'],
+  console: [],
   migrate: [],
 };
 /** HOLDFAST_PRIVACY_KEYS → privacy_keys (the secret's name and its file under ./.secrets). */
