@@ -108,7 +108,7 @@ describe('the projector process under SIGKILL', () => {
     const all: OutgoingRecord[] = [];
     for (let i = 0; i < perAccount[0]!.length; i += 1000)
       for (const s of perAccount) all.push(...s.slice(i, i + 1000));
-    expect(all.length).toBeGreaterThanOrEqual(ACCOUNTS * ORDERS * 1.4);
+    expect(all.length).toBe(ACCOUNTS * (ORDERS + ORDERS / 4 + ORDERS / 8 + EVENTS));
     for (let i = 0; i < all.length; i += 5000) await appender.append(all.slice(i, i + 5000));
 
     for (let k = 0; k < 3; k++) {
