@@ -8,6 +8,7 @@ import { benchCluster } from './cluster.js';
 import { benchErasure } from './erasure.js';
 import { benchLift } from './lift.js';
 import { benchObservability } from './observability.js';
+import { benchFit } from './fit.js';
 import { benchFuzz } from './fuzz.js';
 import { benchPixel } from './pixel.js';
 import { benchProject } from './project.js';
@@ -33,6 +34,7 @@ const BENCHES: Record<string, Bench> = {
   soak: benchSoak,
   summary: benchSummary,
   fuzz: benchFuzz,
+  fit: benchFit,
   'analyst-rls': benchAnalystRls,
   erasure: benchErasure,
   'read-api': benchReadApi,

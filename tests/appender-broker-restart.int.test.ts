@@ -44,6 +44,7 @@ describe('TransactionalAppender across a broker SIGKILL and restart', () => {
         transactionTimeoutMs: 60_000,
       });
       const acked: string[] = [];
+      const lastAckAt = [0, 0]; // per stream
       const failures: { at: number; error: string }[] = [];
       let backAt = Infinity;
       let stop = false;
@@ -60,6 +61,7 @@ describe('TransactionalAppender across a broker SIGKILL and restart', () => {
               })),
             );
             acked.push(id);
+            lastAckAt[s] = Date.now();
           } catch (err) {
             // The protocol errors inside a client's aggregate error (e.g. @platformatic/kafka's
             // ResponseError) say what the broker answered.
@@ -70,19 +72,26 @@ describe('TransactionalAppender across a broker SIGKILL and restart', () => {
         }
       };
       const streams = [stream(0), stream(1)];
-      await sleep(3_000);
+      // Appends flow (the first may take seconds on a loaded machine), then the kill lands mid-stream.
+      const flowing = Date.now() + 60_000;
+      while (acked.length === 0 && Date.now() < flowing) await sleep(100);
       expect(acked.length).toBeGreaterThan(0);
+      await sleep(1_000);
       await broker.kill();
       await sleep(3_000);
       await broker.restart();
       backAt = Date.now();
-      // Give the clients time to find the broker again, then keep appending for a while.
-      await sleep(40_000);
+      // Wait (not a fixed 40 s) until both streams have an append acknowledged after the broker's
+      // return, which must come within 30 s of it; then keep appending for a while: from then on no
+      // append may fail, and appends go on being acknowledged.
+      while (lastAckAt.some((at) => at <= backAt) && Date.now() < backAt + 60_000) await sleep(100);
+      const recoveredAt = Date.now();
       const before = acked.length;
       await sleep(5_000);
       stop = true;
       await Promise.all(streams);
-      const lateFailures = failures.filter((f) => f.at > backAt + 30_000);
+      expect(recoveredAt - backAt, JSON.stringify(failures.slice(-5))).toBeLessThan(30_000);
+      const lateFailures = failures.filter((f) => f.at > recoveredAt);
       expect(lateFailures, JSON.stringify(failures.slice(-5))).toEqual([]);
       expect(acked.length).toBeGreaterThan(before);
       expect(failures.filter((f) => /concurrent operation/.test(f.error))).toEqual([]);

@@ -70,6 +70,13 @@ export {
 export type { SampleMoments } from './skew-corrected-t.js';
 export { mulberry32 } from './prng.js';
 export { REVENUE_MODELS, expectedRevenue, runLiftSimulation } from './lift-simulation.js';
+export {
+  BGNBD_TRUTH,
+  GAMMA_GAMMA_TRUTH,
+  simulateBgNbdCustomers,
+  simulateRepeatBuyers,
+  worstRelativeError,
+} from './customer-simulation.js';
 export type { LiftScenario, LiftSimulationResult, RevenueModel } from './lift-simulation.js';
 export { studentTCdf, studentTPdf, studentTQuantile } from './student-t.js';
 export {

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { Migrator, type Migration, type MigrationProvider } from 'kysely/migration';
 import * as controlPlane from './migrations/2026-11-22T00-00-control-plane.js';
 import * as secrets from './migrations/2026-11-24T01-00-secrets.js';
@@ -13,7 +13,8 @@ import * as syncOutbox from './migrations/2026-11-28T00-00-sync-outbox.js';
 import * as readKeys from './migrations/2026-11-28T12-00-read-keys.js';
 import * as webhookEventTypes from './migrations/2026-11-28T14-00-webhook-event-types.js';
 import * as consoleMigration from './migrations/2026-11-29T00-00-console.js';
-import { applyPrivileges } from './privileges/apply-privileges.js';
+import { namedRaw } from './named-sql.js';
+import { applyPrivileges, PRIVILEGES_LOCK_SQL } from './privileges/apply-privileges.js';
 
 /**
  * Every migration, in order. Add new ones here with an ISO-date name; never edit one that has run.
@@ -65,7 +66,9 @@ export const CONTROL_PLANE_MIGRATIONS: MigrationSet = Object.freeze({
  * await migrateSchema(createDb(pool) as Kysely<unknown>, DISPATCHER_MIGRATIONS);
  */
 export async function migrateSchema(db: Kysely<unknown>, set: MigrationSet): Promise<string[]> {
-  const provider: MigrationProvider = { getMigrations: () => Promise.resolve({ ...set.migrations }) };
+  const provider: MigrationProvider = {
+    getMigrations: () => Promise.resolve(withPrivilegesLock(set.migrations)),
+  };
   const migrator = new Migrator({
     db,
     provider,
@@ -77,6 +80,27 @@ export async function migrateSchema(db: Kysely<unknown>, set: MigrationSet): Pro
   if (error) throw error instanceof Error ? error : new Error(JSON.stringify(error));
   await applyPrivileges(db);
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+/**
+ * Each migration first takes the privileges lock (held to the end of the migrator's transaction):
+ * migrations GRANT, and kysely's own lock serialises migrators only, not `applyPrivileges` of another
+ * service starting at the same moment ("tuple concurrently updated"). Lock order is always kysely's,
+ * then this one; `applyPrivileges` takes this one alone, so no cycle.
+ */
+function withPrivilegesLock(migrations: Readonly<Record<string, Migration>>): Record<string, Migration> {
+  return Object.fromEntries(
+    Object.entries(migrations).map(([name, m]) => [
+      name,
+      {
+        ...m,
+        up: async (db: Kysely<unknown>) => {
+          await namedRaw('migrate.privileges-lock', sql.raw(PRIVILEGES_LOCK_SQL)).execute(db);
+          await m.up(db);
+        },
+      },
+    ]),
+  );
 }
 
 /** Brings the control plane to its latest migration (`migrateSchema` with `CONTROL_PLANE_MIGRATIONS`). */

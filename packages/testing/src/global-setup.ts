@@ -6,6 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { dropRunResources } from './cleanup.js';
+import { createMigratedTemplate } from './test-env.js';
 
 interface StackEnv {
   DATABASE_URL: string;
@@ -46,7 +47,15 @@ export default async function setup(): Promise<() => Promise<void>> {
     env = await localStack();
   }
   const runId = `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
-  Object.assign(process.env, env, { HOLDFAST_TEST_RUN: runId, LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent' });
+  // Every test file's database is a copy of this one, migrated once here (named like the others of
+  // the run, so the teardown drops it with them).
+  const template = `hf_${runId}_template`;
+  await createMigratedTemplate(env.DATABASE_URL, template);
+  Object.assign(process.env, env, {
+    HOLDFAST_TEST_RUN: runId,
+    HOLDFAST_TEST_TEMPLATE_DB: template,
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
+  });
   // Test receivers and providers are local http servers: open exactly those to the guarded outbound
   // client (tests of the guard build their own strict policies), and seal secrets with a key of this run.
   process.env.HOLDFAST_OUTBOUND_ALLOW_HTTP ??= 'true';

@@ -117,6 +117,15 @@ const CONTROL_REVOKES: ReadonlyArray<readonly [table: string, role: ServiceRole,
 ];
 
 /**
+ * The lock every change to grants in a database takes first (this function, and every migration:
+ * `migrateSchema`). Concurrent GRANTs on one object fail with "tuple concurrently updated"; kysely's
+ * migration lock does not cover this function, so without a lock of their own a migration's GRANT
+ * (the recompute's analytics and campaigns migrations) collided with the gateway's or the dispatcher's
+ * re-apply of the grants when the services started together.
+ */
+export const PRIVILEGES_LOCK_SQL = `select pg_advisory_xact_lock(hashtext('holdfast.privileges'))`;
+
+/**
  * The analyst grants table: the analyst reads its own login's rows (the row-level security of every
  * account-keyed table reads them as the analyst), the operator administers all of them (the CLI's
  * `holdfast analysts`), nobody else reads or writes them. The projector gets USAGE on `control` (no
@@ -210,7 +219,7 @@ export async function applyPrivileges(db: Kysely<unknown>): Promise<void> {
     if (!(await serviceRolesExist(run))) return;
     for (const role of [projector, recompute, dispatcher, operator] as const)
       if (!(await canActAs(run, role))) return;
-    await run(`select pg_advisory_xact_lock(hashtext('holdfast.privileges'))`);
+    await run(PRIVILEGES_LOCK_SQL);
     // The recompute keeps its checkpoints in a schema no migration creates; its role may not create schemas.
     await run(`create schema if not exists recompute authorization ${recompute}`);
     const { rows } = await run(
