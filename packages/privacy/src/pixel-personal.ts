@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { EventMetadata, PixelEventCollected } from '@holdfast/contracts';
 import { anonymousSubject } from './blind-index.js';
 import { openFields, personalAad, PersonalDataUnreadableError, sealFields } from './envelope.js';
+import type { SealOptions } from './personal-records.js';
 import type { SubjectKeyCache } from './subject-key-cache.js';
 
 /** A pixel event as the gateway appends it and the projector folds it. */
@@ -52,12 +53,14 @@ export function withPixelPersonal(e: PixelEvent, fields: Record<string, unknown>
  * subject is its browser, `a:<blind index of anonymous_id>` (the gateway never knows the person: a
  * session is stitched to a customer at read time, docs/privacy.md "Pixel events"); the data keys of
  * the request's distinct browsers are fetched (created when missing) in ONE store round trip (cache
- * misses only). An event with no personal value is returned unchanged (`personal` null).
+ * misses only). An event with no personal value is returned unchanged (`personal` null); one of an
+ * erased browser (`opts.erased`, `holdfast privacy migrate-log`) gets an empty ciphertext and no key.
  */
 export async function sealPixelPersonal(
   keys: SubjectKeyCache,
   accountId: string,
   events: readonly PixelEvent[],
+  opts: SealOptions = {},
 ): Promise<PixelEvent[]> {
   if (!events.length) return [];
   const account = accountId.toLowerCase();
@@ -69,13 +72,18 @@ export async function sealPixelPersonal(
       : null;
     return { e, split, subject };
   });
-  const subjects = plans.flatMap((p) => (p.subject ? [p.subject] : []));
+  const erased = opts.erased;
+  const subjects = plans.flatMap((p) => (p.subject && !erased?.has(p.subject) ? [p.subject] : []));
   const dataKeys = subjects.length
     ? await keys.dataKeys(account, subjects, { create: true })
     : new Map<string, Buffer>();
   const ivs = randomBytes(12 * plans.length);
   return plans.map(({ e, split, subject }, i) => {
     if (subject === null || !split.fields) return e;
+    // An erased browser (migrate-log): its fields dropped, no key made, as if sealed under a key
+    // destroyed since.
+    if (erased?.has(subject))
+      return { ...split.value, personal: { subject_id: subject, ciphertext: Buffer.alloc(0) } };
     const key = dataKeys.get(subject);
     if (!key) throw new Error(`no data key for a pixel subject of account ${account} after creating it`);
     return {
