@@ -104,6 +104,23 @@ describe('sealPixelPersonal', () => {
   });
 });
 
+describe('sealPixelPersonal for an erased browser (migrate-log)', () => {
+  it('given its subject among the erased, when sealed, then its fields are dropped (empty ciphertext) and no key is made', async () => {
+    const store = memoryStore();
+    const keys = new SubjectKeyCache(store);
+    const subject = anonymousSubject(blindIndex(indexKey, 'anonymous_id', 'anon-gone'));
+
+    const [e] = await sealPixelPersonal(keys, account, [pixel('anon-gone', personal)], {
+      erased: new Set([subject]),
+    });
+
+    expect(e!.personal).toEqual({ subject_id: subject, ciphertext: Buffer.alloc(0) });
+    expect([e!.raw_props_json, e!.search, e!.page_title]).toEqual([null, null, null]);
+    expect(store.calls).toBe(0);
+    expect((await openPixelPersonal(keys, [e!]))[0]!.readable).toBe(false);
+  });
+});
+
 describe('openPixelPersonal', () => {
   it('given sealed events, when opened, then the fields are back and personal is null', async () => {
     const keys = new SubjectKeyCache(memoryStore());
