@@ -1,12 +1,15 @@
 // npm run bench -- pixel --events N [--clients 16] [--runs 3] [--producer-pool N]
-// [--pixel-producer-pool N]: events/s accepted by /pixel/collect in 50-event batches from several
-// concurrent clients, counted in read_models.pixel_events at the end.
+// [--pixel-producer-pool N] [--sealing both]: events/s accepted by /pixel/collect in 50-event batches
+// from several concurrent clients, counted in read_models.pixel_events at the end. Every event carries
+// raw_props (and one in five a search and a page title): what the gateway seals (docs/privacy.md).
+// `--sealing both`: each run is a pair, a fresh stack sealed and one in clear (HOLDFAST_UNSAFE_UNSEALED,
+// test mode only), their order alternating; it reports both medians and the median of the pairs' ratios.
 // The collector's limits are contract (600 requests/min per IP, 6,000 per key): the bench spreads its
 // clients over one pixel key each and over client IPs (X-Forwarded-For behind TRUST_PROXY=loopback, as a
 // load balancer would send it), so it measures throughput, not the limiter's refusals.
 import { randomUUID } from 'node:crypto';
 import { createAccount, createPixelKey } from '@holdfast/db';
-import { report } from './report.js';
+import { median, report } from './report.js';
 import { repeat } from './runs.js';
 import { RssSampler } from './rss.js';
 import { benchStack, type BenchStack } from './stack.js';
@@ -23,6 +26,8 @@ function body(key: string, now: number): string {
     session_id: `sess-${i % 7}`,
     url_path: `/products/p-${i}`,
     consent_state: 'granted',
+    raw_props: { utm_source: 'newsletter', utm_content: `trk-${i % 13}`, variant: i % 2 ? 'a' : 'b' },
+    ...(i % 5 === 0 ? { search: `green tea ${i}`, page_title: `Hello, visitor ${i % 17}` } : {}),
   }));
   return JSON.stringify({ key, events });
 }
@@ -75,10 +80,67 @@ async function once(stack: BenchStack, url: string, n: number, clients: number) 
   };
 }
 
+type Sealing = 'on' | 'off';
+
+/** One run on a stack of its own, sealed or in clear. */
+async function onceOnFreshStack(args: Record<string, string>, n: number, clients: number, sealing: Sealing) {
+  const stack = await benchStack(Number(args.partitions ?? 4));
+  try {
+    const env: Record<string, string> =
+      sealing === 'off' ? { HOLDFAST_TEST_MODE: '1', HOLDFAST_UNSAFE_UNSEALED: '1' } : {};
+    await stack.startService('projector', env);
+    const port = await stack.startService('gateway', { TRUST_PROXY: 'loopback', ...env });
+    return await once(stack, `http://127.0.0.1:${port}`, n, clients);
+  } finally {
+    await stack.close();
+  }
+}
+
+async function benchPixelSealing(args: Record<string, string>, n: number, runs: number, clients: number) {
+  const pairs = await repeat(
+    'pixel sealing on/off',
+    runs,
+    async (run) => {
+      const order: Sealing[] = run % 2 ? ['off', 'on'] : ['on', 'off'];
+      const out = {} as Record<Sealing, number>;
+      for (const sealing of order) {
+        const r = await onceOnFreshStack(args, n, clients, sealing);
+        out[sealing] = r.eventsPerS;
+        console.error(`  sealing ${sealing}: ${r.eventsPerS} events/s stored, ${r.acceptPerS} answered`);
+      }
+      return out;
+    },
+    (r) => r.on / r.off,
+  );
+  const on = median(pairs.results.map((r) => r.on));
+  const off = median(pairs.results.map((r) => r.off));
+  const list = pairs.results.map((r) => `${r.on}/${r.off}`).join(' ');
+  report(
+    'pixel-sealing',
+    {
+      events: n,
+      clients,
+      runs,
+      sealed_events_per_s: on,
+      clear_events_per_s: off,
+      median_ratio: Math.round(pairs.median * 1000) / 1000,
+      pairs: list,
+      loads: pairs.loads.join(' '),
+    },
+    [
+      ['median events/s, sealing on', on],
+      ['median events/s, sealing off', off],
+      ["median of the pairs' on/off ratios", pairs.median.toFixed(3)],
+      ['pairs (on/off events/s) / load averages', `${list} / ${pairs.loads.join(' ')}`],
+    ],
+  );
+}
+
 export async function benchPixel(args: Record<string, string>): Promise<void> {
   const n = Number(args.events ?? 100_000);
   const runs = Number(args.runs ?? 3);
   const clients = Number(args.clients ?? 16);
+  if (args.sealing === 'both') return benchPixelSealing(args, n, runs, clients);
   const stack = await benchStack(Number(args.partitions ?? 4));
   try {
     await stack.startService('projector');

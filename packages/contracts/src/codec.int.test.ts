@@ -109,6 +109,7 @@ const samples: { [K in EventName]: EventTypes[K] } = {
     dwell_ms: null,
     consent_state: 'granted',
     raw_props_json: null,
+    personal: null,
   },
   AccountSettingsChanged: { metadata, store_timezone: 'Europe/Berlin' },
   IngestBatchRecorded: {

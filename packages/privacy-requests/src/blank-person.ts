@@ -1,4 +1,5 @@
 import { rawQuery, type PoolClient } from '@holdfast/db';
+import { stitchedAnonymousIdsSql } from './pixel-subjects.js';
 
 /** Rows a blanking changed, per table. */
 export interface BlankedRows {
@@ -17,8 +18,9 @@ const q = (s: string) => `"${s.replace(/"/g, '""')}"`;
  * their shredded records folds (a record whose subject key is gone folds as if its personal fields
  * were absent): customers' personal columns (email, phone, name, address) null; their orders' buyer
  * fields (email, phone, customer_name, shipping city, state, zip) null, amounts, dates, refunds and
- * products untouched; their zero-party submissions' email null; the pixel events of sessions stitched
- * to them lose their free-form props (`raw_props`, where the pixel's personal data travels); the dead
+ * products untouched; their zero-party submissions' email null; every pixel event of a browser a
+ * session of which was stitched to them loses what the gateway sealed under the browser's key
+ * (`raw_props`, `search`, `page_title`: a replay folds them null, the key being destroyed); the dead
  * letters of records encrypted for one of `subjects` are deleted (their bytes are found by the subject
  * id, which every such record carries in clear); their custom-api events lose their `content_key`
  * (a hash of the event as posted, personal fields included: a replay cannot compute it either). Blind
@@ -43,7 +45,10 @@ export async function blankPerson(
   const { rows: checkpoints } = await rawQuery<{ partition: number }>(
     c,
     'erasure.lock-commerce-checkpoints',
-    `select partition from ${s}.projection_checkpoints where topic = 'holdfast.commerce'
+    // The pixel projection's too: a pixel chunk opened with a browser key read before its destruction
+    // commits before the blanking below, never after it.
+    `select partition from ${s}.projection_checkpoints
+      where topic in ('holdfast.commerce', 'holdfast.pixel-events')
       order by projection, partition for update`,
   );
   if (checkpoints.length)
@@ -80,10 +85,9 @@ export async function blankPerson(
   );
   const pixelEvents = await run(
     'erasure.blank-pixel-events',
-    `update ${s}.pixel_events p set raw_props = null
-       from ${s}.pixel_session_customers sc
-      where p.account_id = $1 and sc.account_id = $1 and sc.customer_id = any($2::uuid[])
-        and sc.session_key = coalesce(p.session_id, p.anonymous_id) and p.raw_props is not null`,
+    `update ${s}.pixel_events p set raw_props = null, search = null, page_title = null
+      where p.account_id = $1 and p.anonymous_id in (${stitchedAnonymousIdsSql(s)})
+        and (p.raw_props is not null or p.search is not null or p.page_title is not null)`,
     [accountId, customerIds],
   );
   const deadLetters = subjects.length

@@ -4,6 +4,7 @@ import { blankPerson } from './blank-person.js';
 import type { ErasureCounters } from './erasure-requests.js';
 import { erasureTargets, type CandidateCustomer } from './erasure-targets.js';
 import { identifierSubjects, type PersonIndexes } from './person-indexes.js';
+import { stitchedBrowserSubjects } from './pixel-subjects.js';
 
 /** A claimed erasure, as the worker runs it. */
 export interface ClaimedErasure extends PersonIndexes {
@@ -80,7 +81,8 @@ export async function findPersonCustomers(
 /**
  * Runs one erasure to its end (the worker marks it running before and records failures):
  * 1. the person's customers (`findPersonCustomers`) and every subject whose key encrypted their
- *    records: the customers' `customer_subjects` rows plus the identifiers' own subjects;
+ *    records: the customers' `customer_subjects` rows plus the identifiers' own subjects, plus the
+ *    browsers whose pixel sessions were stitched to them (`stitchedBrowserSubjects`, `a:`);
  * 2. with `suppress`, the identifiers' indexes go to privacy.suppressions BEFORE the keys are
  *    destroyed: the destruction bumps the key generation, which tells gateways to reload them;
  * 3. `keys.destroy` — from here on nothing can decrypt the person's records, in the log or anywhere;
@@ -101,7 +103,16 @@ export async function runErasure(
       where account_id = $1 and customer_id = any($2::uuid[])`,
     [e.accountId, customerIds],
   );
-  const subjects = [...new Set([...subjectRows.map((r) => r.subject_id), ...identifierSubjects(e)])].sort();
+  const browsers = await stitchedBrowserSubjects(
+    deps.pool,
+    deps.schema,
+    e.accountId,
+    customerIds,
+    await deps.keys.indexKey(e.accountId),
+  );
+  const subjects = [
+    ...new Set([...subjectRows.map((r) => r.subject_id), ...identifierSubjects(e), ...browsers]),
+  ].sort();
   let suppressions = 0;
   if (e.suppress) {
     const kinds: [string, string | null][] = [

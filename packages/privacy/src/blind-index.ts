@@ -5,6 +5,12 @@ import { keyObjectOf } from './key-objects.js';
 export type IdentifierKind = 'external_id' | 'email' | 'phone';
 
 /**
+ * What a blind index may be taken over: a person's identifiers, and the pixel's anonymous id (a
+ * browser, the subject of its events' personal fields: `anonymousSubject`).
+ */
+export type IndexKind = IdentifierKind | 'anonymous_id';
+
+/**
  * The blind index of one normalised identifier: HMAC-SHA256 under the account's index key over
  * `<kind>` NUL `<value>`, base64url, its first 22 characters (128 bits). Equal values of one kind in
  * one account index equally, so identity resolution can match on indexes; without the index key an
@@ -14,7 +20,7 @@ export type IdentifierKind = 'external_id' | 'email' | 'phone';
  * @example
  * blindIndex(indexKey, 'email', 'ada@example.com'); // 'm0Vb…' (22 characters)
  */
-export function blindIndex(indexKey: Buffer, kind: IdentifierKind, normalisedValue: string): string {
+export function blindIndex(indexKey: Buffer, kind: IndexKind, normalisedValue: string): string {
   return createHmac('sha256', keyObjectOf(indexKey))
     .update(`${kind}\u0000${normalisedValue}`, 'utf8')
     .digest('base64url')
@@ -46,4 +52,12 @@ export function subjectOf(ids: IndexedIdentifiers): string | null {
 /** The subject of a record naming no identifier: its own, `r:<event_id>`, so its key covers it alone. */
 export function recordSubject(eventId: string): string {
   return `r:${eventId}`;
+}
+
+/**
+ * The subject of a browser's pixel events: `a:<blind index of its anonymous id>`. One key per browser,
+ * so an erasure of the person a session of it was stitched to destroys it (docs/privacy.md, "Pixel events").
+ */
+export function anonymousSubject(anonymousIdIndex: string): string {
+  return `a:${anonymousIdIndex}`;
 }

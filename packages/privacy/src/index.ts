@@ -7,3 +7,4 @@ export * from './pg-subject-key-store.js';
 export * from './subject-key-cache.js';
 export * from './commerce-personal.js';
 export * from './personal-records.js';
+export * from './pixel-personal.js';

@@ -1,4 +1,4 @@
-import { blindIndex, type IdentifierKind } from './blind-index.js';
+import { blindIndex, type IndexKind } from './blind-index.js';
 import type { SubjectKeyStore } from './subject-key-store.js';
 
 /** A bounded map in least-recently-used order (Map keeps insertion order: a hit moves to the end). */
@@ -76,7 +76,7 @@ export class SubjectKeyCache {
    * per order were a third of the gateway's sealing time). Emptied when full, and on every key
    * destruction (`refresh`), so no erased person's identifier stays in memory past the next batch.
    */
-  blindIndex(accountId: string, indexKey: Buffer, kind: IdentifierKind, value: string): string {
+  blindIndex(accountId: string, indexKey: Buffer, kind: IndexKind, value: string): string {
     const k = `${accountId}\u0000${kind}\u0000${value}`;
     let index = this.indexes.get(k);
     if (index === undefined) {

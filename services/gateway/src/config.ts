@@ -94,9 +94,9 @@ export interface GatewayConfig {
    */
   readonly unsafeLiftLimits: boolean;
   /**
-   * HOLDFAST_UNSAFE_UNSEALED: commerce records are appended with their personal fields in clear, as
-   * before encryption existed (the backfill benchmark's "sealing off" side, to measure what sealing
-   * costs). Refused at start-up unless HOLDFAST_TEST_MODE is set too: never a production setting.
+   * HOLDFAST_UNSAFE_UNSEALED: commerce and pixel records are appended with their personal fields in
+   * clear, as before encryption existed (the backfill and pixel benchmarks' "sealing off" side, to
+   * measure what sealing costs). Refused at start-up unless HOLDFAST_TEST_MODE is set too: never a production setting.
    */
   readonly unsafeUnsealed: boolean;
   /**

@@ -1,6 +1,7 @@
 // `holdfast privacy migrate-log` on the real Kafka, registry and PostgreSQL: a log with records in
 // clear (written before sealing existed), one already sealed, one without personal data and one of an
-// erased person, copied to a new prefix. The proof is on raw bytes: an independent kafkajs consumer
+// erased person, plus two pixel events in clear (one of the erased person's browser), copied to a new
+// prefix. The proof is on raw bytes: an independent kafkajs consumer
 // (no codec, no keys) finds no personal value in any record of the copy; the projector's opening
 // finds them back, except the erased person's.
 import { randomUUID } from 'node:crypto';
@@ -10,12 +11,15 @@ import { topicName, TransactionalAppender } from '@holdfast/kafka';
 import { silentLogger } from '@holdfast/platform';
 import {
   blindIndex,
+  anonymousSubject,
   loadPrivacyKeyring,
   openPersonal,
+  openPixelPersonal,
   PgSubjectKeyStore,
   sealPersonal,
   SubjectKeyCache,
   type PersonalEvent,
+  type PixelEvent,
 } from '@holdfast/privacy';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
 import { runCaptured } from '../testing/capture.js';
@@ -71,6 +75,29 @@ function order(minute: number, o: Partial<EventTypes['OrderUpserted']['order']>)
     },
   };
 }
+
+/** A browser event written in clear (before pixel sealing), with what the gateway now seals. */
+const pixelEvent = (minute: number, anonymousId: string, note: string): PixelEvent => ({
+  metadata: metadata(minute),
+  pixel_key_id: 'pk-1',
+  origin: 'https://shop.example.com',
+  event_id: randomUUID(),
+  event_type: 'search',
+  occurred_at: '2024-01-01T00:00:00Z',
+  anonymous_id: anonymousId,
+  session_id: null,
+  url_path: `/p/${anonymousId}`,
+  page_title: null,
+  referrer_host: null,
+  product_external_id: null,
+  collection: null,
+  search: `${note} search`,
+  price_cents: null,
+  dwell_ms: null,
+  consent_state: 'granted',
+  raw_props_json: JSON.stringify({ note }),
+  personal: null,
+});
 
 const ANN = {
   email: 'ann.migrate@example.com',
@@ -140,14 +167,28 @@ describe('holdfast privacy migrate-log', () => {
           value: t.codec.encode('OrderUpserted', value as never),
         })),
       );
+      // Pixel events in clear: Ann's browser, and Bob's (erased with him, below).
+      await appender.append(
+        [pixelEvent(5, 'anon-ann', 'ann-pixel-note'), pixelEvent(6, 'anon-bob', 'bob-pixel-note')].map(
+          (value) => ({
+            topic: topicName(t.topicPrefix, 'holdfast.pixel-events'),
+            key: account,
+            value: t.codec.encode('PixelEventCollected', value),
+          }),
+        ),
+      );
     } finally {
       await appender.close();
     }
-    // Bob was erased before the migration: his subject is recorded (an index, never his id).
-    const bobSubject = `x:${blindIndex(await store.indexKey(account), 'external_id', 'bob')}`;
+    // Bob was erased before the migration: his subjects are recorded (indexes, never his ids), his
+    // browser's among them.
+    const indexKey = await store.indexKey(account);
+    const bobSubject = `x:${blindIndex(indexKey, 'external_id', 'bob')}`;
+    const bobBrowser = anonymousSubject(blindIndex(indexKey, 'anonymous_id', 'anon-bob'));
     await t.pool.query(
-      'insert into privacy.erased_subjects (account_id, subject_id, erasure_id) values ($1, $2, $3)',
-      [account, bobSubject, randomUUID()],
+      `insert into privacy.erased_subjects (account_id, subject_id, erasure_id)
+       values ($1, $2, $4), ($1, $3, $4)`,
+      [account, bobSubject, bobBrowser, randomUUID()],
     );
     // The clear records are in the old log, raw.
     const before = Buffer.concat(await rawValues(from, 4)).toString('latin1');
@@ -167,7 +208,25 @@ describe('holdfast privacy migrate-log', () => {
         quietMs: 1_000,
         timeoutMs: 60_000,
       });
-    expect(await run()).toEqual({ copied: 4, sealed: 2, topics: 1 });
+    expect(await run()).toEqual({ copied: 6, sealed: 4, topics: 2 });
+
+    // The pixel copy: no note, no search in its raw bytes; opened, Ann's back, Bob's browser gone.
+    const pixelRaw = await rawValues(topicName(toPrefix, 'holdfast.pixel-events'), 2);
+    const pixelText = Buffer.concat(pixelRaw).toString('latin1');
+    for (const pii of ['ann-pixel-note', 'bob-pixel-note']) expect(pixelText, pii).not.toContain(pii);
+    expect(pixelText).toContain('/p/anon-ann');
+    const pixels = await Promise.all(pixelRaw.map((b) => t.codec.decode(b)));
+    const openedPixels = await openPixelPersonal(
+      new SubjectKeyCache(store),
+      pixels.map((e) => e.value as PixelEvent),
+    );
+    expect(
+      openedPixels.map((o) => [o.value.anonymous_id, o.readable, o.value.raw_props_json, o.value.search]),
+    ).toEqual([
+      ['anon-ann', true, '{"note":"ann-pixel-note"}', 'ann-pixel-note search'],
+      ['anon-bob', false, null, null],
+    ]);
+    expect((await store.dataKeys(account, [bobBrowser], { create: false })).size).toBe(0);
 
     // Raw bytes of the copy: no personal value of anyone, in any record; the rest is there in clear.
     const to = topicName(toPrefix, 'holdfast.commerce');

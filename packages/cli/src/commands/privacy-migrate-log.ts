@@ -10,9 +10,12 @@ import {
 } from '@holdfast/kafka';
 import {
   sealPersonal,
+  sealPixelPersonal,
   withoutPersonal,
+  withoutPixelPersonal,
   type PersonalEvent,
   type PersonalEventName,
+  type PixelEvent,
   type SubjectKeyCache,
 } from '@holdfast/privacy';
 import type { Logger } from '@holdfast/platform';
@@ -29,6 +32,12 @@ export function needsSealing(e: AnyEvent): e is PersonalEvent {
   if (!PERSONAL.has(e.type)) return false;
   const p = e as PersonalEvent;
   return p.value.personal == null && withoutPersonal(p).fields !== null;
+}
+
+/** Whether a decoded pixel event still carries raw_props, search or a page title in clear. */
+export function needsPixelSealing(e: AnyEvent): e is { type: 'PixelEventCollected'; value: PixelEvent } {
+  if (e.type !== 'PixelEventCollected') return false;
+  return e.value.personal == null && withoutPixelPersonal(e.value).fields !== null;
 }
 
 /** The erased subjects of every account (`privacy.erased_subjects`): indexes only, never identifiers. */
@@ -48,10 +57,11 @@ export async function erasedSubjects(pool: Pool): Promise<Map<string, Set<string
 }
 
 /**
- * One fetched batch of `holdfast.commerce` as it is written to the new topic: each record in clear
- * sealed as the gateway seals (`sealPersonal`: same subjects, same blind indexes, one key round trip
- * per account), with its personal fields dropped when its subject was erased; sealed records and the
- * other types as they were, byte for byte. Same key, same headers, same order.
+ * One fetched batch of `holdfast.commerce` or `holdfast.pixel-events` as it is written to the new
+ * topic: each record in clear sealed as the gateway seals (`sealPersonal` / `sealPixelPersonal`: same
+ * subjects, same blind indexes, one key round trip per account), with its personal fields dropped
+ * when its subject was erased; sealed records and the other types as they were, byte for byte. Same
+ * key, same headers, same order.
  */
 export async function sealBatch(
   records: readonly ConsumedRecord[],
@@ -62,7 +72,15 @@ export async function sealBatch(
   for (const r of records) decoded.push(r.value ? await o.codec.decode(r.value) : undefined);
   // Per account, the records to seal, in one call each.
   const byAccount = new Map<string, number[]>();
+  const pixelByAccount = new Map<string, number[]>();
   decoded.forEach((e, i) => {
+    if (e && needsPixelSealing(e)) {
+      const account = e.value.metadata.account_id.toLowerCase();
+      let list = pixelByAccount.get(account);
+      if (!list) pixelByAccount.set(account, (list = []));
+      list.push(i);
+      return;
+    }
     if (!e || !needsSealing(e)) return;
     const account = e.value.metadata.account_id.toLowerCase();
     let list = byAccount.get(account);
@@ -76,6 +94,11 @@ export async function sealBatch(
     at.forEach((i, j) =>
       values.set(i, o.codec.encode(events[j]!.type, sealed[j] as EventTypes[PersonalEventName])),
     );
+  }
+  for (const [account, at] of pixelByAccount) {
+    const events = at.map((i) => decoded[i]!.value as PixelEvent);
+    const sealed = await sealPixelPersonal(o.keys, account, events, { erased: o.erased.get(account) });
+    at.forEach((i, j) => values.set(i, o.codec.encode('PixelEventCollected', sealed[j]!)));
   }
   const out = records.map((r, i) => ({
     topic: to,
@@ -111,7 +134,8 @@ export interface MigrateLogResult {
 
 /**
  * `holdfast privacy migrate-log`: copies every topic of `fromPrefix` to `toPrefix` up to the end
- * each partition had when it started, `holdfast.commerce` through `sealBatch`, the others byte for
+ * each partition had when it started, `holdfast.commerce` and `holdfast.pixel-events` through
+ * `sealBatch`, the others byte for
  * byte, each record to the same partition number (same key, same partitioner, same partition count).
  * Progress is the consumer group `holdfast.migrate-log.<toPrefix>`'s committed offsets, committed
  * after each batch's produce transaction: stopped and run again, it resumes; a crash between the two
@@ -143,7 +167,10 @@ export async function migrateLog(o: MigrateLogOptions): Promise<MigrateLogResult
   }
   if (!ends.size) return { copied: 0, sealed: 0, topics: 0 };
   const erased = await erasedSubjects(o.pool);
-  const commerce = topicName(o.fromPrefix, 'holdfast.commerce');
+  const sealedTopics = new Set([
+    topicName(o.fromPrefix, 'holdfast.commerce'),
+    topicName(o.fromPrefix, 'holdfast.pixel-events'),
+  ]);
   const producer = await o.kafka.transactionalProducer({
     transactionalId: groupId,
     transactionTimeoutMs: 60_000,
@@ -184,20 +211,19 @@ export async function migrateLog(o: MigrateLogOptions): Promise<MigrateLogResult
         const records = batch.records.filter((r) => BigInt(r.offset) < end);
         if (records.length) {
           const to = `${o.toPrefix}${batch.topic.slice(o.fromPrefix.length)}`;
-          const r =
-            batch.topic === commerce
-              ? await sealBatch(records, to, { codec: o.codec, keys: o.keys, erased })
-              : {
-                  out: records.map((x) => ({
-                    topic: to,
-                    key: x.key?.toString('utf8') ?? '',
-                    value: x.value ?? Buffer.alloc(0),
-                    headers: Object.fromEntries(
-                      Object.entries(x.headers ?? {}).flatMap(([k, v]) => (v === undefined ? [] : [[k, v]])),
-                    ),
-                  })),
-                  sealed: 0,
-                };
+          const r = sealedTopics.has(batch.topic)
+            ? await sealBatch(records, to, { codec: o.codec, keys: o.keys, erased })
+            : {
+                out: records.map((x) => ({
+                  topic: to,
+                  key: x.key?.toString('utf8') ?? '',
+                  value: x.value ?? Buffer.alloc(0),
+                  headers: Object.fromEntries(
+                    Object.entries(x.headers ?? {}).flatMap(([k, v]) => (v === undefined ? [] : [[k, v]])),
+                  ),
+                })),
+                sealed: 0,
+              };
           const tx = await producer.transaction();
           try {
             await tx.send(r.out, 30_000);

@@ -196,11 +196,21 @@ export interface PixelEventCollected {
   readonly price_cents: null | number;
   readonly dwell_ms: null | number;
   readonly consent_state: null | string;
-  /** The free-form raw_props object as JSON. */
+  /** The free-form raw_props object as JSON. Null when `personal` is set (it is sealed there). */
   readonly raw_props_json: null | string;
+  /** null in events written before encryption, and in events with no personal value (nothing to hide). */
+  readonly personal: null | PixelPersonalData;
 }
 
 export type PixelEventType = 'page_view' | 'product_view' | 'search' | 'add_to_cart' | 'checkout_started';
+
+/** The event's personal fields (raw_props_json, search, page_title), encrypted (docs/privacy.md): AES-256-GCM under the key of the anonymous id's subject, aad account_id/subject_id/event_id (metadata.event_id). Those clear fields are null when this is set. */
+export interface PixelPersonalData {
+  /** a:<blind index of anonymous_id> */
+  readonly subject_id: string;
+  /** version 1 | iv 12 | tag 16 | ciphertext of the JSON fields */
+  readonly ciphertext: Buffer;
+}
 
 /** A command: recompute this account's analytics. */
 export interface SyncRequested {

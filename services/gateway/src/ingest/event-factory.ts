@@ -3,7 +3,9 @@ import type { EventCodec, EventMetadata, EventTypes, TOPIC_RECORDS, TopicName } 
 import { topicName, type OutgoingRecord } from '@holdfast/kafka';
 import {
   sealPersonal,
+  sealPixelPersonal,
   type PersonalEvent,
+  type PixelEvent,
   type PersonalEventName,
   type SubjectKeyCache,
 } from '@holdfast/privacy';
@@ -30,9 +32,9 @@ export class EventFactory {
   constructor(
     private readonly codec: Encoder,
     private readonly topicPrefix: string,
-    /** The subject keys the personal fields of commerce records are encrypted with (docs/privacy.md). */
+    /** The subject keys the personal fields of commerce and pixel records are encrypted with (docs/privacy.md). */
     private readonly keys: SubjectKeyCache,
-    /** HOLDFAST_UNSAFE_UNSEALED (test mode only): personal fields left in clear, for the benchmark. */
+    /** HOLDFAST_UNSAFE_UNSEALED (test mode only): personal fields left in clear, for the benchmarks. */
     private readonly unsealed = false,
   ) {}
 
@@ -84,5 +86,19 @@ export class EventFactory {
     return sealed.map((value) =>
       this.record('holdfast.commerce', name, value as EventTypes[K] & { readonly metadata: EventMetadata }),
     );
+  }
+
+  /**
+   * The holdfast.pixel-events records of one account's collector request with their personal fields
+   * (raw_props, search, page title) encrypted under each browser's key (`sealPixelPersonal`: one key
+   * round trip for the request's browsers, cache misses only).
+   */
+  async pixelRecords(accountId: string, values: readonly PixelEvent[]): Promise<OutgoingRecord[]> {
+    if (!values.length) return [];
+    if (this.unsealed)
+      return values.map((value) => this.record('holdfast.pixel-events', 'PixelEventCollected', value));
+    await this.keys.refreshIfDue();
+    const sealed = await sealPixelPersonal(this.keys, accountId, values);
+    return sealed.map((value) => this.record('holdfast.pixel-events', 'PixelEventCollected', value));
   }
 }

@@ -1,7 +1,7 @@
 // The proof on raw bytes (docs/privacy.md): personal values ingested through the real gateway never
 // appear in the bytes Kafka keeps. An independent kafkajs consumer (no codec, no keys) reads every
-// record of holdfast.commerce and holdfast.dlq; the projector, which holds the keys, still folds the
-// values back into the read models.
+// record of holdfast.commerce, holdfast.pixel-events and holdfast.dlq; the projector, which holds the
+// keys, still folds the values back into the read models.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectTile } from '@holdfast/db';
@@ -9,6 +9,7 @@ import { topicName } from '@holdfast/kafka';
 import type { RunningProjector } from '@holdfast/projector';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
 import { call, newAccount, until } from '../test-support/harness.js';
+import { collect, pixelEvent, pixelKey, storedPixelEvents } from '../pixel/testing/collector-client.js';
 import { runProjector, startWebStack, type WebStack } from '../webhooks/testing/web-stack.js';
 
 let t: TestEnv;
@@ -195,6 +196,78 @@ describe('personal data at rest in the log', () => {
     for (const value of personal) {
       const found = bytes.filter((v) => v.includes(Buffer.from(value, 'utf8')));
       expect(found, `"${value}" in the raw log`).toHaveLength(0);
+    }
+  });
+});
+
+describe('pixel personal data at rest in the log', () => {
+  it('given raw_props, a search and a page title posted to /pixel/collect, then no record of the pixel topic carries them, and with sealing off every one would', async () => {
+    // The control: a second gateway with sealing off (HOLDFAST_UNSAFE_UNSEALED) on the same topics
+    // writes the same values in clear, and the same search finds them in its records.
+    const unsealed = await startWebStack(t, { config: { unsafeUnsealed: true } });
+    try {
+      const [sealedKey, clearKey] = [await pixelKey(t), await pixelKey(t)];
+      const marker = `/marker-${randomUUID().slice(0, 8)}`;
+      const values = {
+        email: 'ursula.pixel@example.org',
+        name: 'Ursula Pixelmann',
+        phone: '+14155550142',
+        search: 'ursula pixelmann 4155550142',
+        title: 'Hello, Ursula Pixelmann',
+      };
+      const events = () => [
+        pixelEvent({
+          page_title: values.title,
+          raw_props: { utm_content: 'trk-u', email: values.email, name: values.name, phone: values.phone },
+        }),
+        pixelEvent({ event_type: 'search', search: values.search }),
+        pixelEvent({ url_path: marker }),
+      ];
+      expect((await collect(stack.url, { key: sealedKey.key, events: events() })).status).toBe(204);
+      expect((await collect(unsealed.url, { key: clearKey.key, events: events() })).status).toBe(204);
+
+      // The projector holds the keys: the read model has the values back.
+      const rows = await until(
+        () => storedPixelEvents(t, sealedKey.accountId),
+        (r) => r.length === 3,
+      );
+      expect(rows.map((r) => r.raw_props)).toContainEqual({
+        utm_content: 'trk-u',
+        email: values.email,
+        name: values.name,
+        phone: values.phone,
+      });
+      const { rows: typed } = await t.pool.query(
+        `select search, page_title from read_models.pixel_events
+          where account_id = $1 and (search is not null or page_title is not null) order by search nulls first`,
+        [sealedKey.accountId],
+      );
+      expect(typed).toEqual([
+        { search: null, page_title: values.title },
+        { search: values.search, page_title: null },
+      ]);
+
+      const all = await rawValues('holdfast.pixel-events', 6);
+      const of = (accountId: string) => all.filter((v) => v.includes(Buffer.from(accountId, 'utf8')));
+      const sealedRecords = of(sealedKey.accountId);
+      const clearRecords = of(clearKey.accountId);
+      expect(sealedRecords).toHaveLength(3);
+      expect(clearRecords).toHaveLength(3);
+      // The reader sees the records' contents: what is not personal is there in clear.
+      expect(sealedRecords.filter((v) => v.includes(marker))).toHaveLength(1);
+      for (const value of Object.values(values)) {
+        const needle = Buffer.from(value, 'utf8');
+        expect(
+          sealedRecords.filter((v) => v.includes(needle)),
+          `"${value}" in the raw log`,
+        ).toHaveLength(0);
+        expect(
+          clearRecords.some((v) => v.includes(needle)),
+          `"${value}" written in clear with sealing off`,
+        ).toBe(true);
+      }
+    } finally {
+      await unsealed.close();
     }
   });
 });

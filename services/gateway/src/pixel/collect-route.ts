@@ -44,6 +44,8 @@ function toRecord(e: NormalizedPixelEvent, key: PixelKeyRecord, origin: string) 
     dwell_ms: e.dwell_ms,
     consent_state: e.consent_state,
     raw_props_json: e.raw_props === null ? null : JSON.stringify(e.raw_props),
+    // Set by EventFactory.pixelRecords, which seals raw_props, search and page_title into it.
+    personal: null,
   } satisfies Omit<PixelEventCollected, 'metadata'>;
 }
 
@@ -77,10 +79,11 @@ interface Checked {
  *    `PixelLimiter.perIpAndKey`) for a request that passed 1–3; the key is not counted when the IP is
  *    refused;
  * 6. events outside [now − 30 days, now + 1 hour] or without granted consent are dropped quietly;
- *    the rest are appended as PixelEventCollected in ONE produce request (holdfast.pixel-events):
+ *    the rest are appended as PixelEventCollected in ONE produce request (holdfast.pixel-events),
+ *    their raw_props, search and page title sealed under their browser's key (docs/privacy.md):
  *    all of a request's events share the account id as key, so they form one record batch on one
  *    partition, stored all or none (`IdempotentBatchAppender`).
- *    When the log does not answer (an append failed, or the oldest append in flight has waited more
+ *    When the log does not answer (an append failed, or sealing could not read or create a key, or the oldest append in flight has waited more
  *    than `pixelAppendStallMs`: `pixelAppendDecision`) → 503 `{detail}` + Retry-After, never a 204:
  *    the spec's quiet drop covers load shedding (the in-flight cap reached while Kafka answers), not
  *    an outage, which must be visible to the caller and to the access log.
@@ -147,14 +150,14 @@ export function collectRoute(
         keyId: key.id,
         receivedAt: now,
       };
-      const records = kept.map((e) =>
-        ctx.events.record('holdfast.pixel-events', 'PixelEventCollected', {
-          metadata: ctx.events.metadata(meta),
-          ...toRecord(e, key, origin),
-        }),
-      );
       const settled = inFlight.begin(performance.now());
       try {
+        // Sealing reads (and on a browser's first event creates) its key: a database failure here is
+        // the same outage for the caller as a log that does not answer (503, nothing stored).
+        const records = await ctx.events.pixelRecords(
+          key.accountId,
+          kept.map((e) => ({ metadata: ctx.events.metadata(meta), ...toRecord(e, key, origin) })),
+        );
         await ctx.pixelAppender.append(records);
       } catch (err) {
         ctx.logger.error('pixel_append_failed', {

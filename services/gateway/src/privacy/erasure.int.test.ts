@@ -1,5 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectTile } from '@holdfast/db';
+import { connectTile, createPixelKey } from '@holdfast/db';
+import { topicName } from '@holdfast/kafka';
 import { loadPrivacyKeyring, PgSubjectKeyStore } from '@holdfast/privacy';
 import { startPrivacyWorker, type PrivacyWorker } from '@holdfast/privacy-requests';
 import { silentLogger } from '@holdfast/platform';
@@ -15,6 +17,7 @@ import {
   type TestGateway,
 } from '../test-support/harness.js';
 import { schemaErrors } from '../test-support/openapi-answers.js';
+import { collect, pixelEvent, SHOP } from '../pixel/testing/collector-client.js';
 import { runProjector } from '../test-support/read-side.js';
 
 // End to end on the real stack: ingest through the gateway, the projector folds (decrypting), the
@@ -36,8 +39,34 @@ const ANN = {
   name: 'Ann Erasedperson',
   city: 'Erasedville',
 };
+/** What Ann's browser sent through the pixel (raw_props, search, page title): hers, sealed under its key. */
+const ANN_PIXEL = { note: 'ann-pixel-note-7731', search: 'ann pixel search 5521' };
 /** Strings of Ann's that no read-model row may hold after her erasure. */
-const ANN_PII = [ANN.email, ANN.phone, ANN.name, ANN.city, '94999', 'Erasure Street'];
+const ANN_PII = [
+  ANN.email,
+  ANN.phone,
+  ANN.name,
+  ANN.city,
+  '94999',
+  'Erasure Street',
+  ANN_PIXEL.note,
+  ANN_PIXEL.search,
+];
+
+type PixelRowValues = {
+  anonymous_id: string;
+  raw_props: unknown;
+  search: string | null;
+  page_title: string | null;
+};
+async function pixelRowsOf(accountId: string): Promise<PixelRowValues[]> {
+  const { rows } = await t.pool.query<PixelRowValues>(
+    `select anonymous_id, raw_props, search, page_title from read_models.pixel_events
+      where account_id = $1 order by anonymous_id, occurred_at`,
+    [accountId],
+  );
+  return rows;
+}
 
 const post = (acc: AccountFixture, path: string, body: unknown) =>
   call(gw.url, 'POST', path, { key: acc.key, body });
@@ -143,6 +172,81 @@ beforeAll(async () => {
     () => readModelRowsContaining(ANN.city),
     (hits) => hits.some((h) => h.startsWith('customers')),
   );
+  // Ann's browser: a campaign link sent to her (CampaignSent, as the dispatcher appends it) opens a
+  // session, which stitches the browser to her; a later session of the same browser is not stitched
+  // but is hers too (same anonymous id, same key). Bob's browser is nobody's: it keeps its props.
+  const { rows: annRows } = await t.pool.query<{ customer_id: string }>(
+    `select customer_id from read_models.customers where account_id = $1 and external_id = $2`,
+    [a.accountId, ANN.external],
+  );
+  const producer = t.verifier.producer();
+  await producer.connect();
+  const now = new Date().toISOString();
+  await producer.send({
+    topic: topicName(t.topicPrefix, 'holdfast.campaigns'),
+    messages: [
+      {
+        key: a.accountId,
+        value: t.codec.encode('CampaignSent', {
+          metadata: {
+            account_id: a.accountId,
+            event_id: randomUUID(),
+            batch_id: null,
+            request_id: null,
+            key_id: null,
+            received_at: now,
+          },
+          tracking_id: 'trk-ann',
+          customer_id: annRows[0]!.customer_id,
+          campaign_type: 'winback',
+          channel: 'email',
+          provider: 'smtp',
+          url: `${SHOP}/?utm_content=trk-ann`,
+          sent_at: now,
+          task_id: null,
+        }),
+      },
+    ],
+  });
+  await producer.disconnect();
+  const pk = await createPixelKey(t.db, a.accountId, [SHOP]);
+  const at = (s: number) => new Date(Date.now() - 60_000 + s * 1_000).toISOString();
+  const pixel = await collect(gw.url, {
+    key: pk.key,
+    events: [
+      pixelEvent({
+        anonymous_id: 'anon-ann',
+        session_id: 's-ann-1',
+        occurred_at: at(1),
+        page_title: `Welcome back, ${ANN.name}`,
+        raw_props: { utm_content: 'trk-ann', note: ANN_PIXEL.note },
+      }),
+      pixelEvent({
+        anonymous_id: 'anon-ann',
+        session_id: 's-ann-2',
+        occurred_at: at(2),
+        event_type: 'search',
+        search: ANN_PIXEL.search,
+        raw_props: { email: ANN.email },
+      }),
+      pixelEvent({
+        anonymous_id: 'anon-bob',
+        session_id: 's-bob',
+        occurred_at: at(3),
+        raw_props: { note: 'bob-kept' },
+      }),
+    ],
+  });
+  expect(pixel.status).toBe(204);
+  await until(
+    () =>
+      t.pool.query(
+        `select 1 from read_models.pixel_events_stitched where account_id = $1 and customer_id is not null`,
+        [a.accountId],
+      ),
+    (r) => r.rows.length === 1,
+  );
+  expect(await pixelRowsOf(a.accountId)).toHaveLength(3);
 });
 
 afterAll(async () => {
@@ -194,7 +298,19 @@ describe('an erasure, end to end', () => {
       customer_name: 'Bob Kept',
     });
     expect((await ordersOf(other.accountId))[0]).toMatchObject({ email: ANN.email, customer_name: ANN.name });
-    // The keys are gone and recorded as erased.
+    // Every event of Ann's browser (its stitched session and the other one) lost what was sealed under
+    // the browser's key; Bob's browser kept everything.
+    expect(await pixelRowsOf(a.accountId)).toEqual([
+      { anonymous_id: 'anon-ann', raw_props: null, search: null, page_title: null },
+      { anonymous_id: 'anon-ann', raw_props: null, search: null, page_title: null },
+      { anonymous_id: 'anon-bob', raw_props: { note: 'bob-kept' }, search: null, page_title: null },
+    ]);
+    // The keys are gone and recorded as erased, the browser's among them.
+    const { rows: browserKey } = await t.pool.query(
+      `select 1 from privacy.erased_subjects where erasure_id = $1 and subject_id like 'a:%'`,
+      [erasureId],
+    );
+    expect(browserKey).toHaveLength(1);
     const { rows: erased } = await t.pool.query(
       `select e.subject_id, k.subject_id as still_there from privacy.erased_subjects e
          left join privacy.subject_keys k on k.account_id = e.account_id and k.subject_id = e.subject_id

@@ -5,7 +5,7 @@ import type { SecretsKeyring } from '@holdfast/db';
 import { CommerceKeys, wireCommerce } from './commerce/commerce.projection.js';
 import type { MemoryBudget } from './commerce/identity-memory.js';
 import { ingestBatchesProjection } from './ingest-batches.projection.js';
-import { pixelEventsProjection } from './pixel-events.projection.js';
+import { createPixelEventsProjection } from './pixel-events.projection.js';
 
 /** How one projector process equips its projections (its configuration, never module state). */
 export interface ProjectionsOptions {
@@ -25,7 +25,8 @@ export function wireProjections(options: ProjectionsOptions = {}): readonly Wire
     wireCommerce(options.memoryBudget, new CommerceKeys(options.privacyKeyring)),
     { projection: accountSettingsProjection },
     { projection: ingestBatchesProjection },
-    { projection: pixelEventsProjection },
+    // Keys of its own: a key cache is bound to the transaction of the chunk it serves.
+    { projection: createPixelEventsProjection(new CommerceKeys(options.privacyKeyring)) },
     { projection: campaignSendsProjection },
   ] as readonly WiredProjection[];
 }

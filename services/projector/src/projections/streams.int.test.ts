@@ -7,7 +7,7 @@ import { MergeFixture } from '../test-support/merge-fixture.js';
 import { accountSettingsProjection } from './account-settings.projection.js';
 import { campaignSendsProjection } from './campaign-sends.projection.js';
 import { ingestBatchesProjection } from './ingest-batches.projection.js';
-import { pixelEventsProjection } from './pixel-events.projection.js';
+import { createPixelEventsProjection } from './pixel-events.projection.js';
 
 let t: TestEnv;
 beforeAll(async () => (t = await createTestEnv('streams')));
@@ -71,7 +71,7 @@ describe('single-stream projections', () => {
   });
 
   it('pixel events: stored once per event id', async () => {
-    const f = await MergeFixture.create(t, 'px', pixelEventsProjection);
+    const f = await MergeFixture.create(t, 'px', createPixelEventsProjection());
     const a = f.account();
     const e: PixelEventCollected = {
       metadata: metadata(a, at(1)),
@@ -92,6 +92,7 @@ describe('single-stream projections', () => {
       dwell_ms: 4000,
       consent_state: 'granted',
       raw_props_json: '{"utm_content":"t-1"}',
+      personal: null,
     };
     await f.given(
       ['PixelEventCollected', e],

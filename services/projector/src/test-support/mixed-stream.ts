@@ -156,6 +156,7 @@ export function mixedStream(
           dwell_ms: null,
           consent_state: 'granted',
           raw_props_json: null,
+          personal: null,
         };
         push('holdfast.pixel-events', 'PixelEventCollected', a, pixelEvent);
       }
