@@ -12,6 +12,10 @@ const alias = [
 export default defineConfig({
   resolve: { alias },
   test: {
+    // vitest's default on this 2-core machine is one worker (cores - 1), so every integration file waited
+    // for the one before it although most of their time is spent waiting on Kafka and PostgreSQL. Three
+    // workers keep both cores busy; the e2e tier still runs one file at a time (fileParallelism: false).
+    maxWorkers: Number(process.env.HOLDFAST_TEST_WORKERS ?? 3),
     projects: [
       {
         resolve: { alias },

@@ -32,6 +32,25 @@ const build = spawnSync('npx', ['tsc', '-b', ...SERVICES.map((s) => `services/${
 });
 if (build.status !== 0) process.exit(build.status ?? 1);
 
+// The gateway seals webhook secrets minted over POST /v1/webhooks to a public key derived from the
+// master key it never holds (docs/webhooks.md); locally the CLI prints it from the dev master key.
+function webhookSealKey() {
+  if (process.env.HOLDFAST_WEBHOOK_SEAL_KEY) return process.env.HOLDFAST_WEBHOOK_SEAL_KEY;
+  const cli = join('packages', 'cli', 'dist', 'main.js');
+  if (!existsSync(cli)) return undefined;
+  const r = spawnSync(process.execPath, [cli, 'secrets', 'webhook-seal-key', '--json'], {
+    env: { ...process.env, ...env },
+    encoding: 'utf8',
+  });
+  try {
+    return r.status === 0 ? JSON.parse(r.stdout).setting : undefined;
+  } catch {
+    return undefined;
+  }
+}
+const sealKey = webhookSealKey();
+if (!sealKey) console.log('[start] no HOLDFAST_WEBHOOK_SEAL_KEY: POST /v1/webhooks answers 503');
+
 // pino JSON lines → "12:00:01 gateway info http_request status=200 ..."
 function pretty(name, line) {
   let msg = line;
@@ -60,6 +79,7 @@ for (const name of SERVICES) {
         ...process.env,
         ...env,
         PORT: name === 'gateway' ? String(port) : name === 'console' ? String(consolePort) : '',
+        ...(name === 'gateway' && sealKey ? { HOLDFAST_WEBHOOK_SEAL_KEY: sealKey } : {}),
         ...(name === 'console'
           ? { HOLDFAST_CONSOLE_URL: consoleUrl, HOLDFAST_GATEWAY_URL: baseUrl, HOLDFAST_OPS_PORT: '9467' }
           : {}),
