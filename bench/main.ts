@@ -5,6 +5,7 @@ import { benchChaos } from './chaos.js';
 import { benchClassify } from './classify.js';
 import { benchCluster } from './cluster.js';
 import { benchErasure } from './erasure.js';
+import { benchFairness } from './fairness.js';
 import { benchLift } from './lift.js';
 import { benchObservability } from './observability.js';
 import { benchFuzz } from './fuzz.js';
@@ -34,6 +35,7 @@ const BENCHES: Record<string, Bench> = {
   fuzz: benchFuzz,
   'analyst-rls': benchAnalystRls,
   erasure: benchErasure,
+  fairness: benchFairness,
   'read-api': benchReadApi,
 };
 
