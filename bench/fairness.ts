@@ -13,7 +13,7 @@
 // receiver read it), median and p99 per phase, and B / A. The guarantee: both p99 within 2×.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import { createServer, request, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
 import type { Kysely } from 'kysely';
@@ -37,11 +37,11 @@ import {
 import { DEFAULT_READ_MODEL_SCHEMA, ensureReadModelSchema } from '@holdfast/read-models';
 import { createCampaignStep, migrateAnalytics, migrateCampaigns } from '@holdfast/recompute';
 import { startTarpitReceiver, startTricklingSmtpRelay } from '@holdfast/testing';
+import { campaignSentEvent as campaignSent, slowUpload } from './noisy-tenant.js';
 import { report } from './report.js';
 import { benchStack } from './stack.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const MiB = 1024 * 1024;
 /** The guarantee: the quiet tenant's p99 with the noisy one beside it within this factor of alone. */
 export const FAIRNESS_LIMIT = 2;
 
@@ -91,68 +91,6 @@ async function startQuietReceiver() {
       await new Promise((r) => server.close(r));
     },
   };
-}
-
-function campaignSent(accountId: string): CampaignSent {
-  const tracking = `hft_${randomUUID().replace(/-/g, '').slice(0, 24)}`;
-  const now = new Date().toISOString();
-  return {
-    metadata: {
-      account_id: accountId,
-      event_id: randomUUID(),
-      batch_id: null,
-      request_id: null,
-      key_id: null,
-      received_at: now,
-    },
-    tracking_id: tracking,
-    customer_id: randomUUID(),
-    campaign_type: 'win_back',
-    channel: 'email',
-    provider: 'local-mail',
-    url: `https://shop.example.com/?utm_source=holdfast&utm_content=${tracking}`,
-    sent_at: now,
-    task_id: null,
-  };
-}
-
-/**
- * One slow upload: a 32 MiB body declared up front and written at `kibps`; resolves with the status
- * (or 0 when the connection was dropped) once the gateway answered.
- */
-function slowUpload(port: number, key: string, kibps: number, stop: () => boolean): Promise<number> {
-  return new Promise((resolve) => {
-    const size = 32 * MiB;
-    const req = request({
-      host: '127.0.0.1',
-      port,
-      method: 'POST',
-      path: '/ingest/orders',
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': size },
-    });
-    let sent = 0;
-    const chunk = Buffer.alloc(16 * 1024, 0x20);
-    const timer = setInterval(
-      () => {
-        if (stop() || sent >= size) return void clearInterval(timer);
-        const n = Math.min(chunk.length, size - sent);
-        req.write(chunk.subarray(0, n));
-        sent += n;
-        if (sent >= size) req.end();
-      },
-      Math.max(1, Math.round((chunk.length / 1024 / kibps) * 1000)),
-    );
-    req.on('response', (res) => {
-      clearInterval(timer);
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-      req.destroy();
-    });
-    req.on('error', () => {
-      clearInterval(timer);
-      resolve(0);
-    });
-  });
 }
 
 export async function benchFairness(args: Record<string, string>): Promise<number> {
