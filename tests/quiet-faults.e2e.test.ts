@@ -120,9 +120,12 @@ describe('the dispatcher under the faults that crash nothing (short run)', () =>
         expect(receiver.longestGapS(Date.now() - 3_000, Date.now())).toBeLessThan(RECOVERY_LIMIT_S);
         phase = 1;
         proxy.blackhole();
+        const silentFrom = Date.now();
         await sleep(SILENT_S * 1000);
         proxy.forward();
         const back = Date.now();
+        // The fault bit: nothing new could be enqueued or recorded while PostgreSQL was silent.
+        expect(receiver.longestGapS(silentFrom, back)).toBeGreaterThan(SILENT_S / 2);
         phase = 2;
         await sleep(6_000);
         const next = receiver.arrivalAfter(back);
