@@ -12,10 +12,12 @@ import { campaignSentEvent } from './noisy-tenant.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** A webhook receiver that answers 200 at once and counts each tracking id's arrivals. */
+/** A webhook receiver that answers 200 at once and notes each tracking id's arrivals. */
 export class CountingReceiver {
   readonly arrivals: number[] = [];
   readonly counts = new Map<string, number>();
+  /** Every arrival of each tracking id: its delivery id (`X-Service-Delivery`) and time. */
+  readonly copies = new Map<string, { deliveryId: string; at: number }[]>();
   private constructor(
     private readonly server: Server,
     readonly url: string,
@@ -32,7 +34,12 @@ export class CountingReceiver {
           const id = (JSON.parse(Buffer.concat(chunks).toString()) as { data: { tracking_id: string } }).data
             .tracking_id;
           r.counts.set(id, (r.counts.get(id) ?? 0) + 1);
-          r.arrivals.push(Date.now());
+          const at = Date.now();
+          r.arrivals.push(at);
+          const deliveryId = String(req.headers['x-service-delivery'] ?? '');
+          const list = r.copies.get(id);
+          if (list) list.push({ deliveryId, at });
+          else r.copies.set(id, [{ deliveryId, at }]);
         } catch {
           /* not a campaign.sent body */
         }
@@ -149,29 +156,53 @@ export class CampaignStream {
   }
 }
 
-/** Every committed record delivered to the healthy receiver exactly once, else a finding. */
-export function deliveryFindings(stream: CampaignStream, receiver: CountingReceiver): Finding[] {
-  const out: Finding[] = [];
+/**
+ * Every committed record delivered to the healthy receiver exactly once, else a finding. Two delivery
+ * ids for one record are always a duplicate. The same delivery id twice is the documented redelivery
+ * (docs/webhooks.md: the receiver answered 2xx and the dispatcher died before it recorded the answer;
+ * receivers deduplicate on `X-Service-Delivery`) only when its first copy arrived while the
+ * dispatcher was being killed (`killedAround(at)`); otherwise it is a duplicate too. Documented
+ * redeliveries are counted, not findings.
+ */
+export function deliveryFindings(
+  stream: CampaignStream,
+  receiver: CountingReceiver,
+  killedAround: (at: number) => boolean = () => false,
+): { findings: Finding[]; redelivered: number } {
+  const findings: Finding[] = [];
+  let redelivered = 0;
   for (const [id, phase] of stream.acked) {
-    const n = receiver.counts.get(id) ?? 0;
-    if (n === 0)
-      out.push({
+    const copies = receiver.copies.get(id) ?? [];
+    const ids = new Set(copies.map((c) => c.deliveryId));
+    if (!copies.length)
+      findings.push({
         kind: 'lost',
         table: 'webhook_deliveries',
         key: id,
         phase,
         detail: 'committed, never delivered',
       });
-    else if (n > 1)
-      out.push({
+    else if (ids.size > 1)
+      findings.push({
         kind: 'duplicated',
         table: 'webhook_deliveries',
         key: id,
         phase,
-        detail: `delivered ${n} times`,
+        detail: `${ids.size} delivery ids for one record`,
       });
+    else if (copies.length > 1) {
+      if (killedAround(copies[0]!.at)) redelivered += copies.length - 1;
+      else
+        findings.push({
+          kind: 'duplicated',
+          table: 'webhook_deliveries',
+          key: id,
+          phase,
+          detail: `delivered ${copies.length} times, the dispatcher not killed around the first`,
+        });
+    }
   }
-  return out;
+  return { findings, redelivered };
 }
 
 /** Waits until every committed record arrived (or `maxMs` passed). */

@@ -139,7 +139,7 @@ describe('the dispatcher under the faults that crash nothing (short run)', () =>
       }
       await drainDeliveries(healthyStream, receiver, 20_000);
       expect(healthyStream.acked.size).toBeGreaterThan(50);
-      expect(deliveryFindings(healthyStream, receiver)).toEqual([]);
+      expect(deliveryFindings(healthyStream, receiver)).toEqual({ findings: [], redelivered: 0 });
       expect(child.exitCode, errors.join('\n')).toBeNull();
       expect((await listQuarantined(t.db)).map((q) => q.subscription_id)).toEqual([poison.id]);
       expect(tarpit.received()).toBeGreaterThan(0);
