@@ -10,6 +10,7 @@ import {
 } from './delivery-store.js';
 import type { Doorbell } from './doorbell.js';
 import { postSigned } from './http-delivery.js';
+import { writeRecord } from './record-retry.js';
 import type { DispatcherMetrics } from './metrics.js';
 import { admitClaimed, saturatedSubscriptions } from './send-pool.js';
 
@@ -154,7 +155,12 @@ async function deliverOne(
     body: d.body,
     timeoutMs: o.timeoutMs,
   });
-  const status = await recordAttempt(o.db, d, { attemptedAt, finishedAt: o.now(), ...res }, o.retryDelaysMs);
+  const finishedAt = o.now();
+  // Within half the lease: the claim must not expire (and the delivery go out again) meanwhile.
+  const status = await writeRecord(
+    () => recordAttempt(o.db, d, { attemptedAt, finishedAt, ...res }, o.retryDelaysMs),
+    o.leaseMs / 2,
+  );
   r.attempted++;
   if (status === null) return;
   const outcome = status === 'pending' ? 'retry_scheduled' : status;
