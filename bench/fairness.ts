@@ -361,14 +361,15 @@ export async function benchFairness(args: Record<string, string>): Promise<numbe
     // Measured no more: what runs while B's last deliveries drain goes nowhere.
     ingest = series();
     webhook = series();
-    // Deliveries enqueued in B still arriving count toward B.
+    // The quiet load stops first (an append in flight still joins B's series), then B's deliveries
+    // still arriving count toward B.
+    running = false;
+    await Promise.all([ingestLoop, hookLoop]);
     const drainUntil = Date.now() + 20_000;
     while ([...pendingHooks.values()].some((p) => p.into === b.webhook) && Date.now() < drainUntil)
       await sleep(200);
     noisyOn = false;
-    running = false;
     clearInterval(matcher);
-    await Promise.all([ingestLoop, hookLoop]);
     await Promise.race([Promise.all(noisyLoops), sleep(15_000)]);
     const undelivered = {
       a: [...pendingHooks.values()].filter((p) => p.into === a.webhook).length,
