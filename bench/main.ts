@@ -6,6 +6,7 @@ import { benchClassify } from './classify.js';
 import { benchDashboards } from './dashboards.js';
 import { benchCluster } from './cluster.js';
 import { benchErasure } from './erasure.js';
+import { benchFairness } from './fairness.js';
 import { benchLift } from './lift.js';
 import { benchObservability } from './observability.js';
 import { benchFit } from './fit.js';
@@ -37,6 +38,7 @@ const BENCHES: Record<string, Bench> = {
   fit: benchFit,
   'analyst-rls': benchAnalystRls,
   erasure: benchErasure,
+  fairness: benchFairness,
   'read-api': benchReadApi,
   dashboards: benchDashboards,
 };

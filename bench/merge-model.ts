@@ -262,7 +262,7 @@ export interface CustomerRowRead {
 /** One disagreement between the model and the read models. */
 export interface Finding {
   kind: 'lost' | 'duplicated' | 'wrong';
-  table: 'orders' | 'customers' | 'pixel_events';
+  table: 'orders' | 'customers' | 'pixel_events' | 'webhook_deliveries' | 'messages';
   key: string;
   /** The fault phase the row's last acknowledged write belongs to (-1: none). */
   phase: number;

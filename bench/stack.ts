@@ -26,7 +26,7 @@ export interface BenchStack {
   readonly prefix: string;
   readonly children: Map<string, ChildProcess>;
   startService(
-    name: 'gateway' | 'projector' | 'recompute',
+    name: 'gateway' | 'projector' | 'recompute' | 'dispatcher',
     extra?: Record<string, string>,
     nodeArgs?: readonly string[],
   ): Promise<number>;

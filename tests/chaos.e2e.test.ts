@@ -2,7 +2,9 @@
 // customers, custom-api webhooks and pixel batches against the four services, every fault once (the
 // registry freeze shortened), all on a PRIVATE broker, registry and embedded PostgreSQL that the test
 // starts on free ports and stops again: the shared stack the other tests use is never touched. Every
-// read-model row must match the independent model of the merge rules, nothing may be dead-lettered,
+// read-model row must match the independent model of the merge rules, every campaign.sent committed
+// must reach the healthy webhook receiver once (the faults that crash nothing have their own short
+// test, tests/quiet-faults.e2e.test.ts), nothing may be dead-lettered,
 // no service may exit unplanned, and the pipeline must move again within 10 s of each dependency's
 // return.
 import { describe, expect, it } from 'vitest';

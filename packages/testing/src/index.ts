@@ -11,3 +11,9 @@ export {
   type ReceivedMail,
   type SmtpReceiver,
 } from './smtp-receiver.js';
+export {
+  startTarpitReceiver,
+  startTricklingSmtpRelay,
+  type TarpitReceiver,
+  type TricklingRelay,
+} from './misbehaving-peers.js';

@@ -8,7 +8,9 @@ import {
   releaseClaims,
   type ClaimedDelivery,
 } from './delivery-store.js';
+import type { Doorbell } from './doorbell.js';
 import { postSigned } from './http-delivery.js';
+import { writeRecord } from './record-retry.js';
 import type { DispatcherMetrics } from './metrics.js';
 import { admitClaimed, saturatedSubscriptions } from './send-pool.js';
 
@@ -41,6 +43,8 @@ export interface PollerOptions {
    * none finished (default 1,000 ms): what a slow receiver can delay the others by, at most.
    */
   readonly reclaimMs?: number;
+  /** Rung when deliveries are enqueued: a poll waiting beside slow receivers claims again at once. */
+  readonly doorbell?: Doorbell;
   readonly timeoutMs: number;
   readonly leaseMs: number;
   readonly retryDelaysMs?: readonly number[];
@@ -70,6 +74,8 @@ export async function pollOnce(o: PollerOptions): Promise<PollResult> {
     // quarter of the pool is free (not one claim per finished attempt).
     if (!failure && free > 0 && (total === 0 || drained || free >= Math.ceil(o.batchSize / 4))) {
       try {
+        // This claim sees every delivery enqueued before it: a ring until now needs no other claim.
+        o.doorbell?.take();
         const excluded = saturatedSubscriptions(inFlight, cap);
         const claim = await claimDue(o.db, o.now(), o.leaseMs, free, o.keyring, excluded);
         for (const q of claim.quarantined)
@@ -111,14 +117,19 @@ export async function pollOnce(o: PollerOptions): Promise<PollResult> {
       if (drained) return r;
       continue;
     }
-    // Wait for an attempt to finish, or for the reclaim interval: what was enqueued meanwhile for
-    // other subscriptions goes out beside the slow ones.
+    // Wait for an attempt to finish, for new deliveries (the doorbell), or for the reclaim interval:
+    // what was enqueued meanwhile for other subscriptions goes out beside the slow ones.
+    if (!failure && o.doorbell?.take()) continue;
     await new Promise<void>((resolve) => {
-      const timer = failure ? undefined : setTimeout(resolve, reclaimMs);
-      settled = () => {
+      let off = () => {};
+      const done = () => {
         clearTimeout(timer);
+        off();
         resolve();
       };
+      const timer = failure ? undefined : setTimeout(done, reclaimMs);
+      if (!failure && o.doorbell) off = o.doorbell.onRing(done);
+      settled = done;
     });
     settled = () => {};
   }
@@ -144,7 +155,12 @@ async function deliverOne(
     body: d.body,
     timeoutMs: o.timeoutMs,
   });
-  const status = await recordAttempt(o.db, d, { attemptedAt, finishedAt: o.now(), ...res }, o.retryDelaysMs);
+  const finishedAt = o.now();
+  // Within half the lease: the claim must not expire (and the delivery go out again) meanwhile.
+  const status = await writeRecord(
+    () => recordAttempt(o.db, d, { attemptedAt, finishedAt, ...res }, o.retryDelaysMs),
+    o.leaseMs / 2,
+  );
   r.attempted++;
   if (status === null) return;
   const outcome = status === 'pending' ? 'retry_scheduled' : status;

@@ -31,6 +31,7 @@ import {
 import { fanOutEvents } from './event-fanout.js';
 import { campaignBatchHandler } from './campaign-consumer.js';
 import { pollOnce, type PollResult } from './delivery-poller.js';
+import { Doorbell } from './doorbell.js';
 import type { DispatcherMetrics } from './metrics.js';
 import { migrateDispatcher } from './migrations/migrate-dispatcher.js';
 import { RETRY_DELAYS_MS } from './retry-schedule.js';
@@ -113,6 +114,7 @@ export async function startDispatcher(
   const sealed = await sealPlaintextWebhookSecrets(db, keyring);
   if (sealed) logger.info('webhook_secrets_sealed', { count: sealed });
   const timeoutMs = config.timeoutMs ?? 10_000;
+  const doorbell = new Doorbell();
   const pollOptions = {
     db,
     now,
@@ -123,6 +125,7 @@ export async function startDispatcher(
     batchSize: config.batchSize ?? 50,
     maxInFlightPerSubscription: config.maxInFlightPerSubscription ?? 4,
     reclaimMs: config.pollIntervalMs ?? 1000,
+    doorbell,
     timeoutMs,
     // Longer than any attempt can take, so a live poller never loses its claim mid-attempt.
     leaseMs: Math.max(60_000, 3 * timeoutMs),
@@ -208,6 +211,8 @@ export async function startDispatcher(
         deadLetters,
         onEnqueued: (n) => {
           deps.metrics?.onEnqueued(n);
+          // A poll in progress (waiting beside a slow receiver) claims them at once; else a new one.
+          doorbell.ring();
           tick();
         },
       }),
