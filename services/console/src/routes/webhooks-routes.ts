@@ -49,7 +49,7 @@ export function webhooksRoutes(ctx: ConsoleContext): Router {
                     html`<tr>
                       <td><code>${s.url}</code></td>
                       <td>${s.disabled_at ? 'disabled' : 'active'}</td>
-                      <td>${when(s.created_at as unknown as Date)}</td>
+                      <td>${when(s.created_at)}</td>
                       <td><a href="/accounts/${account.id}/webhooks/${s.id}">Deliveries</a></td>
                     </tr>`,
                 )}
