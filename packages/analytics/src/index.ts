@@ -39,6 +39,7 @@ export type { ClvOptions } from './clv.js';
 export {
   accountMedianGap,
   accountMedianGapOfColumns,
+  accountMedianGapOfGroups,
   heuristicCustomer,
   heuristicExpectedPurchases,
   heuristicMedianTimeToNextPurchase,
@@ -47,8 +48,19 @@ export {
 export type { HeuristicCustomer } from './heuristic.js';
 export { LIFECYCLE_STATES, OVERDUE_GAPS, churnRisk, lifecycleState } from './lifecycle.js';
 export type { LifecycleInput, LifecycleState } from './lifecycle.js';
-export { DEFAULT_MIN_REPEAT_CUSTOMERS, scoreCustomers, scoreSummaryColumns } from './score.js';
+export {
+  DEFAULT_MIN_REPEAT_CUSTOMERS,
+  accountStatistics,
+  fitAccount,
+  scoreCustomers,
+  scoreSummaryColumns,
+  scoreWithFit,
+  scoringCache,
+} from './score.js';
 export type {
+  AccountFit,
+  AccountStatistics,
+  ScoringCache,
   CustomerScore,
   ScoreColumns,
   ScoreColumnsResult,
