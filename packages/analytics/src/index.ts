@@ -7,6 +7,9 @@ export { addUnits, daysPerUnit, toEpochMs, toUtcDay, unitsPerYear, utcDayToDate 
 export type { Instant, TimeUnit } from './time.js';
 export { summarizeCustomer, summarizeOrders, summaryColumns } from './summary.js';
 export { CustomerDays, netOrderAmount } from './customer-days.js';
+export { summarizeDays } from './day-summary.js';
+export { zeroSummaryNumbers } from './summary-numbers.js';
+export type { SummaryNumbers } from './summary-numbers.js';
 export type { CustomerSummary, OrderInput, SummaryColumns, SummaryOptions } from './summary.js';
 export { groupRfm } from './rfm-groups.js';
 export type { RfmGroups, RfmRow } from './rfm-groups.js';
