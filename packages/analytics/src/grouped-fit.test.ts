@@ -6,6 +6,7 @@ import { mulberry32 } from './prng.js';
 import type { RfmGroups } from './rfm-groups.js';
 import { groupRfm } from './rfm-groups.js';
 import { accountStatistics, fitAccount, scoreSummaryColumns, scoreWithFit, scoringCache } from './score.js';
+import type { ScoreOptions } from './score.js';
 import type { SummaryColumns } from './summary.js';
 
 /** Gamma(shape, 1) draws (Marsaglia–Tsang; shape < 1 through the boost u^(1/shape)). */
@@ -150,7 +151,7 @@ describe('fits on grouped customers', () => {
   });
 
   it('given grouped statistics, when the account is fitted and scored in chunks, then model and scores are those of scoring it whole', () => {
-    const options = { asOf: '2026-11-22T00:00:00Z', horizon: 52, discountRate: 0.1 };
+    const options: ScoreOptions = { asOf: '2026-11-22T00:00:00Z', horizon: 52, discountRate: 0.1 };
     const whole = scoreSummaryColumns(c, options);
     const fit = fitAccount({ rfm: accountStatistics(c).rfm, spend: spendGroups(c) }, options);
     expect(fit.model).toBe('bgnbd-gg');
