@@ -67,11 +67,12 @@ export async function stageAccount(
   return inTransaction(
     reader,
     async () => {
-      const { rows } = await rawQuery<{ ok: boolean }>(
+      const { rows } = await rawQuery<{ ok: boolean; settings: boolean }>(
         reader,
         'stream-account.read-models-exist',
-        `select to_regclass($1) is not null and to_regclass($2) is not null as ok`,
-        [`"${schema}".orders`, `"${schema}".customers`],
+        `select to_regclass($1) is not null and to_regclass($2) is not null as ok,
+                to_regclass($3) is not null as settings`,
+        [`"${schema}".orders`, `"${schema}".customers`, `"${schema}".account_settings`],
       );
       if (!rows[0]?.ok) return null;
       const db = recomputeDbOn(reader).withSchema(schema);
@@ -92,12 +93,14 @@ export async function stageAccount(
             .as('customers'),
         ])
         .executeTakeFirstOrThrow();
-      const settings = await db
-        .selectFrom('account_settings')
-        .select('store_timezone')
-        .where('account_id', '=', account)
-        .executeTakeFirst()
-        .catch(() => undefined); // account_settings is created by its own projection, maybe not yet
+      // account_settings is created by its own projection, maybe not yet.
+      const settings = rows[0].settings
+        ? await db
+            .selectFrom('account_settings')
+            .select('store_timezone')
+            .where('account_id', '=', account)
+            .executeTakeFirst()
+        : undefined;
       const storeZone = storeZoneOf(settings?.store_timezone);
       await allowLongStatements(reader);
       // Plain scans: JIT compilation costs about a second here and saves less.
