@@ -17,7 +17,7 @@ import { recomputeDbOn } from '../recompute-database.js';
 import { AccountGroups } from './account-groups.js';
 import { LineSplitter, nextTab, readDecimal, readInt } from './copy-text.js';
 import { scoreLines } from './score-rows.js';
-import { allowLongStatements, longQuery } from './write-scores.js';
+import { allowLongStatements, longQuery, settleCopyOut } from './write-scores.js';
 
 const DAY_MS = 86_400_000;
 /** Rows scored and written at a time: the only per-customer memory of the write phase. */
@@ -210,41 +210,45 @@ async function* stagedLines(
     n = 0;
   };
   const split = new LineSplitter();
-  for await (const chunk of stream as AsyncIterable<Buffer>) {
-    split.push(chunk, (buf, start, end) => {
-      const t1 = nextTab(buf, start, end);
-      const t2 = nextTab(buf, t1 + 1, end);
-      const t3 = nextTab(buf, t2 + 1, end);
-      const t4 = nextTab(buf, t3 + 1, end);
-      const t5 = nextTab(buf, t4 + 1, end);
-      const t6 = nextTab(buf, t5 + 1, end);
-      const id = buf.toString('latin1', start, t1);
-      if (id !== customer) {
-        flush();
-        customer = id;
-        // Kept in COPY text escaping: written back to COPY unchanged.
-        externalId = buf.toString('utf8', t1 + 1, t2);
-        const field = (from: number, to: number) => {
-          const s = buf.toString('utf8', from, to);
-          return s === '\\N' ? null : s;
-        };
-        zone = zoneOf(field(t2 + 1, t3), field(t3 + 1, t4));
+  try {
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      split.push(chunk, (buf, start, end) => {
+        const t1 = nextTab(buf, start, end);
+        const t2 = nextTab(buf, t1 + 1, end);
+        const t3 = nextTab(buf, t2 + 1, end);
+        const t4 = nextTab(buf, t3 + 1, end);
+        const t5 = nextTab(buf, t4 + 1, end);
+        const t6 = nextTab(buf, t5 + 1, end);
+        const id = buf.toString('latin1', start, t1);
+        if (id !== customer) {
+          flush();
+          customer = id;
+          // Kept in COPY text escaping: written back to COPY unchanged.
+          externalId = buf.toString('utf8', t1 + 1, t2);
+          const field = (from: number, to: number) => {
+            const s = buf.toString('utf8', from, to);
+            return s === '\\N' ? null : s;
+          };
+          zone = zoneOf(field(t2 + 1, t3), field(t3 + 1, t4));
+        }
+        if (n === days.length) {
+          const grownDays = new Int32Array(2 * n);
+          const grownAmounts = new Float64Array(2 * n);
+          grownDays.set(days);
+          grownAmounts.set(amounts);
+          days = grownDays;
+          amounts = grownAmounts;
+        }
+        days[n] = localDayOf(readInt(buf, t4 + 1, t5), zone);
+        amounts[n++] = netOrderAmount(readDecimal(buf, t5 + 1, t6), readDecimal(buf, t6 + 1, end));
+      });
+      if (out.length >= STAGE_FLUSH_CHARS) {
+        yield out;
+        out = '';
       }
-      if (n === days.length) {
-        const grownDays = new Int32Array(2 * n);
-        const grownAmounts = new Float64Array(2 * n);
-        grownDays.set(days);
-        grownAmounts.set(amounts);
-        days = grownDays;
-        amounts = grownAmounts;
-      }
-      days[n] = localDayOf(readInt(buf, t4 + 1, t5), zone);
-      amounts[n++] = netOrderAmount(readDecimal(buf, t5 + 1, t6), readDecimal(buf, t6 + 1, end));
-    });
-    if (out.length >= STAGE_FLUSH_CHARS) {
-      yield out;
-      out = '';
     }
+  } finally {
+    settleCopyOut(stream);
   }
   split.end();
   flush();
@@ -306,33 +310,37 @@ export async function* scoredLines(
     );
     const split = new LineSplitter();
     let rows = 0;
-    for await (const data of stream as AsyncIterable<Buffer>) {
-      split.push(data, (buf, start, end) => {
-        const t1 = nextTab(buf, start, end);
-        const t2 = nextTab(buf, t1 + 1, end);
-        const t3 = nextTab(buf, t2 + 1, end);
-        const t4 = nextTab(buf, t3 + 1, end);
-        const t5 = nextTab(buf, t4 + 1, end);
-        const t6 = nextTab(buf, t5 + 1, end);
-        const customerId = buf.toString('latin1', start, t1);
-        const external = buf.toString('utf8', t1 + 1, t2);
-        const x = readInt(buf, t2 + 1, t3);
-        customerIds.push(customerId);
-        externalIds.push(external === '\\N' ? undefined : external);
-        holdout.push(isHoldout(account, customerId));
-        chunk.frequency[rows] = x;
-        chunk.recency[rows] = readInt(buf, t3 + 1, t4) / unitDays;
-        chunk.T[rows] = readInt(buf, t4 + 1, t5) / unitDays;
-        // Staged with String(number): Number() gives the same double back.
-        chunk.monetaryValue[rows] = Number(buf.toString('latin1', t5 + 1, t6));
-        chunk.totalRevenue[rows] = Number(buf.toString('latin1', t6 + 1, end));
-        chunk.transactions[rows] = x + 1;
-        if (++rows === CHUNK_ROWS) {
-          pending.push(score(rows));
-          rows = 0;
-        }
-      });
-      while (pending.length > 0) yield pending.shift()!;
+    try {
+      for await (const data of stream as AsyncIterable<Buffer>) {
+        split.push(data, (buf, start, end) => {
+          const t1 = nextTab(buf, start, end);
+          const t2 = nextTab(buf, t1 + 1, end);
+          const t3 = nextTab(buf, t2 + 1, end);
+          const t4 = nextTab(buf, t3 + 1, end);
+          const t5 = nextTab(buf, t4 + 1, end);
+          const t6 = nextTab(buf, t5 + 1, end);
+          const customerId = buf.toString('latin1', start, t1);
+          const external = buf.toString('utf8', t1 + 1, t2);
+          const x = readInt(buf, t2 + 1, t3);
+          customerIds.push(customerId);
+          externalIds.push(external === '\\N' ? undefined : external);
+          holdout.push(isHoldout(account, customerId));
+          chunk.frequency[rows] = x;
+          chunk.recency[rows] = readInt(buf, t3 + 1, t4) / unitDays;
+          chunk.T[rows] = readInt(buf, t4 + 1, t5) / unitDays;
+          // Staged with String(number): Number() gives the same double back.
+          chunk.monetaryValue[rows] = Number(buf.toString('latin1', t5 + 1, t6));
+          chunk.totalRevenue[rows] = Number(buf.toString('latin1', t6 + 1, end));
+          chunk.transactions[rows] = x + 1;
+          if (++rows === CHUNK_ROWS) {
+            pending.push(score(rows));
+            rows = 0;
+          }
+        });
+        while (pending.length > 0) yield pending.shift()!;
+      }
+    } finally {
+      settleCopyOut(stream);
     }
     split.end();
     if (rows > 0) yield score(rows);

@@ -116,6 +116,16 @@ export function longQuery<T extends object>(submittable: T): T {
   return submittable;
 }
 
+/**
+ * Ends the client-side timer of a COPY TO stream read to its end (or given up). pg clears a query's
+ * timer through the query's callback, which a pg-copy-streams reader never calls: without this the
+ * timer would outlive the stream by up to {@link STREAM_TIMEOUT_MS}, keep a finished process alive
+ * and then fail a stream long done.
+ */
+export function settleCopyOut(stream: object): void {
+  (stream as { callback?: (err: null) => void }).callback?.(null);
+}
+
 async function buildPartition(
   client: PoolClient,
   table: string,
