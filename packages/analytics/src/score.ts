@@ -213,7 +213,9 @@ export function fitAccount(
 /**
  * What {@link scoreWithFit} computes once per distinct (x, t_x, T) under one fit. Pass the same cache
  * to every chunk of one account (and one fit) and each history is modelled once; it holds a few
- * numbers per distinct history, which whole-day durations keep to a bounded set.
+ * numbers per distinct history, and is emptied when it reaches {@link SCORING_CACHE_LIMIT} histories
+ * (a history met again is then modelled again: the same numbers, at the cost of a recomputation), so
+ * its memory stays bounded however many histories a large account has.
  */
 export interface ScoringCache {
   readonly slot: Map<string, number>;
@@ -223,6 +225,9 @@ export interface ScoringCache {
   readonly expected: number[];
   readonly discounted: number[];
 }
+
+/** Distinct histories a {@link ScoringCache} holds at most (about 40 MB). */
+export const SCORING_CACHE_LIMIT = 250_000;
 
 /** An empty {@link ScoringCache}. */
 export function scoringCache(): ScoringCache {
@@ -330,6 +335,10 @@ function scoreAll(
     const key = `${row.frequency}|${row.recency}|${row.T}`;
     let k = cache.slot.get(key);
     if (k === undefined) {
+      if (cache.slot.size >= SCORING_CACHE_LIMIT) {
+        cache.slot.clear();
+        for (const column of [pAlive, expectedGap, nextMs, expected, discounted]) column.length = 0;
+      }
       // A row of its own: the model's closures keep it.
       const model = modelOf({ frequency: row.frequency, recency: row.recency, T: row.T });
       k = pAlive.length;

@@ -9,7 +9,7 @@ import type { AccountStatistics, SummaryNumbers } from '@holdfast/analytics';
  * a row per customer would be 10 million.
  */
 export class AccountGroups {
-  private readonly rfmAt = new Map<string, number>();
+  private readonly rfmAt = new Map<number | string, number>();
   private readonly x: number[] = [];
   private readonly tx: number[] = [];
   private readonly T: number[] = [];
@@ -35,7 +35,11 @@ export class AccountGroups {
   /** Adds one customer, durations (recency, T) in whole days. */
   add(days: SummaryNumbers): void {
     this.count++;
-    const key = `${days.frequency}|${days.recency}|${days.T}`;
+    // A number key (no string per customer) while the days fit 16 bits (179 years); else a string.
+    const key =
+      days.T < 65_536
+        ? (days.frequency * 65_536 + days.recency) * 65_536 + days.T
+        : `${days.frequency}|${days.recency}|${days.T}`;
     const at = this.rfmAt.get(key);
     if (at !== undefined) this.w[at]!++;
     else {
