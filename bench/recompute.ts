@@ -14,6 +14,9 @@ import { report } from './report.js';
 import { repeat } from './runs.js';
 import { rssMb } from './rss.js';
 
+/** The recompute service's --max-old-space-size (deploy/kubernetes/holdfast-recompute.yaml). */
+const RECOMPUTE_HEAP_MB = 640;
+
 interface RecomputeRun {
   readonly seconds: number;
   readonly us_per_order: number;
@@ -37,6 +40,9 @@ function runOnce(
     const child = spawn(
       process.execPath,
       [
+        // As the service runs (deploy/: kubernetes, systemd): its V8 heap is sized, not V8's default.
+        // Another checkout (an older path) runs as its own deploy ran it: with V8's default.
+        ...(cwd === undefined ? [`--max-old-space-size=${RECOMPUTE_HEAP_MB}`] : []),
         '--conditions=source',
         '--import',
         'tsx',
