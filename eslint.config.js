@@ -105,6 +105,7 @@ export default tseslint.config(
     files: [
       'packages/domain/src/**/*.ts',
       'packages/analytics/src/**/*.ts',
+      'packages/local-time/src/**/*.ts',
       'packages/contracts/src/http/**/*.ts',
     ],
     ignores: ['**/*.test.ts'],
@@ -116,7 +117,12 @@ export default tseslint.config(
   {
     // Packages never import services (the arrows point from services to packages).
     files: ['packages/**/*.ts'],
-    ignores: ['packages/domain/src/**', 'packages/analytics/src/**', 'packages/contracts/src/http/**'],
+    ignores: [
+      'packages/domain/src/**',
+      'packages/analytics/src/**',
+      'packages/local-time/src/**',
+      'packages/contracts/src/http/**',
+    ],
     rules: {
       'no-restricted-imports': [
         'error',

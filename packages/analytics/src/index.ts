@@ -7,6 +7,9 @@ export { addUnits, daysPerUnit, toEpochMs, toUtcDay, unitsPerYear, utcDayToDate 
 export type { Instant, TimeUnit } from './time.js';
 export { summarizeCustomer, summarizeOrders, summaryColumns } from './summary.js';
 export { CustomerDays, netOrderAmount } from './customer-days.js';
+export { summarizeDays } from './day-summary.js';
+export { zeroSummaryNumbers } from './summary-numbers.js';
+export type { SummaryNumbers } from './summary-numbers.js';
 export type { CustomerSummary, OrderInput, SummaryColumns, SummaryOptions } from './summary.js';
 export { groupRfm } from './rfm-groups.js';
 export type { RfmGroups, RfmRow } from './rfm-groups.js';
@@ -39,6 +42,7 @@ export type { ClvOptions } from './clv.js';
 export {
   accountMedianGap,
   accountMedianGapOfColumns,
+  accountMedianGapOfGroups,
   heuristicCustomer,
   heuristicExpectedPurchases,
   heuristicMedianTimeToNextPurchase,
@@ -47,8 +51,19 @@ export {
 export type { HeuristicCustomer } from './heuristic.js';
 export { LIFECYCLE_STATES, OVERDUE_GAPS, churnRisk, lifecycleState } from './lifecycle.js';
 export type { LifecycleInput, LifecycleState } from './lifecycle.js';
-export { DEFAULT_MIN_REPEAT_CUSTOMERS, scoreCustomers, scoreSummaryColumns } from './score.js';
+export {
+  DEFAULT_MIN_REPEAT_CUSTOMERS,
+  accountStatistics,
+  fitAccount,
+  scoreCustomers,
+  scoreSummaryColumns,
+  scoreWithFit,
+  scoringCache,
+} from './score.js';
 export type {
+  AccountFit,
+  AccountStatistics,
+  ScoringCache,
   CustomerScore,
   ScoreColumns,
   ScoreColumnsResult,

@@ -10,7 +10,7 @@ import { discountedPurchases } from './clv.js';
 import { fitGammaGammaColumns, gammaGammaExpectedSpend } from './gamma-gamma.js';
 import type { GammaGammaFit } from './gamma-gamma.js';
 import {
-  accountMedianGapOfColumns,
+  accountMedianGapOfGroups,
   heuristicCustomer,
   heuristicExpectedPurchases,
   heuristicMedianTimeToNextPurchase,
@@ -19,7 +19,7 @@ import {
 import { churnRisk, LIFECYCLE_STATES, lifecycleState } from './lifecycle.js';
 import type { LifecycleState } from './lifecycle.js';
 import { groupRfm } from './rfm-groups.js';
-import type { RfmRow } from './rfm-groups.js';
+import type { RfmGroups, RfmRow } from './rfm-groups.js';
 import { summaryColumns } from './summary.js';
 import { zeroSummaryNumbers } from './summary-numbers.js';
 import type { CustomerSummary, SummaryColumns } from './summary.js';
@@ -133,41 +133,130 @@ export function scoreCustomers(summaries: readonly CustomerSummary[], options: S
 /**
  * {@link scoreCustomers} over summaries held as columns, with the scores as columns too: the same
  * model, parameters and numbers, bit for bit, without an object per customer (a million-customer
- * account would otherwise hold two million objects at once).
+ * account would otherwise hold two million objects at once). It is {@link fitAccount} on the columns'
+ * {@link accountStatistics}, then {@link scoreWithFit}.
  */
 export function scoreSummaryColumns(columns: SummaryColumns, options: ScoreOptions): ScoreColumnsResult {
+  const fit = fitAccount(accountStatistics(columns), options);
+  return { ...fit, scores: scoreWithFit(columns, fit, options) };
+}
+
+/**
+ * What fitting an account needs of its customers: BG/NBD depends on a customer through (x, t_x, T)
+ * only and Gamma-Gamma through (x, m_x) only, so customers with the same values can be grouped into
+ * one row with a weight (how many customers it stands for) and the fit is the same. A streamed
+ * recompute builds these groups without ever holding a row per customer.
+ */
+export interface AccountStatistics {
+  /** Every customer, grouped by (x, t_x, T) (`groupRfm`). */
+  readonly rfm: RfmGroups;
+  /** The customers' (x, m_x); rows with x = 0 or m_x ≤ 0 are ignored. `weight` absent: one each. */
+  readonly spend: {
+    readonly frequency: ArrayLike<number>;
+    readonly monetaryValue: ArrayLike<number>;
+    readonly weight?: ArrayLike<number>;
+  };
+}
+
+/** A fitted account model: everything of a {@link ScoreResult} but the scores. */
+export type AccountFit = Omit<ScoreResult, 'scores'>;
+
+/** The {@link AccountStatistics} of summary columns, held in memory (spend rows ungrouped). */
+export function accountStatistics(columns: SummaryColumns): AccountStatistics {
+  return {
+    rfm: groupRfm(rfmRows(columns)),
+    spend: { frequency: columns.frequency, monetaryValue: columns.monetaryValue },
+  };
+}
+
+/**
+ * Chooses and fits the account's model from its statistics. With at least `minRepeatCustomers` repeat
+ * customers BG/NBD and Gamma-Gamma are fitted (`bgnbd-gg`); otherwise, or when the BG/NBD fit does not
+ * converge, the heuristic with the account's median gap (`heuristic`). Gamma-Gamma is dropped when it
+ * does not converge or q ≤ 1 (the population mean spend does not exist).
+ */
+export function fitAccount(
+  stats: AccountStatistics,
+  options: Pick<ScoreOptions, 'timeUnit' | 'minRepeatCustomers'>,
+): AccountFit {
   const unit = options.timeUnit ?? 'weeks';
-  const { frequency, monetaryValue } = columns;
+  const { rfm, spend } = stats;
   let repeatCustomers = 0;
+  for (let i = 0; i < rfm.frequency.length; i++) {
+    if ((rfm.frequency[i] as number) > 0) repeatCustomers += rfm.weight[i] as number;
+  }
   let hasSpend = false;
-  for (let i = 0; i < frequency.length; i++) {
-    if ((frequency[i] as number) > 0) {
-      repeatCustomers++;
-      if ((monetaryValue[i] as number) > 0) hasSpend = true;
-    }
+  for (let i = 0; i < spend.frequency.length && !hasSpend; i++) {
+    hasSpend =
+      (spend.frequency[i] as number) > 0 &&
+      (spend.monetaryValue[i] as number) > 0 &&
+      (spend.weight === undefined || (spend.weight[i] as number) > 0);
   }
   const trained = repeatCustomers >= (options.minRepeatCustomers ?? DEFAULT_MIN_REPEAT_CUSTOMERS);
-  const bgnbd = trained ? fitBgNbd(groupRfm(rfmRows(columns))) : null;
+  const bgnbd = trained ? fitBgNbd(rfm) : null;
   if (bgnbd?.converged === true) {
-    const gg = hasSpend ? fitGammaGammaColumns(frequency, monetaryValue) : null;
+    const gg = hasSpend
+      ? fitGammaGammaColumns(
+          spend.frequency,
+          spend.monetaryValue,
+          spend.weight ? { weight: spend.weight } : {},
+        )
+      : null;
     const gammaGamma = gg?.converged === true && gg.params.q > 1 ? gg : null;
+    return { model: 'bgnbd-gg', params: { bgnbd, gammaGamma }, repeatCustomers, fallbackReason: null };
+  }
+  const gap = accountMedianGapOfGroups(rfm, 1 / daysPerUnit(unit));
+  const fallbackReason = bgnbd ? 'bgnbd_not_converged' : null;
+  return { model: 'heuristic', params: { accountMedianGap: gap }, repeatCustomers, fallbackReason };
+}
+
+/**
+ * What {@link scoreWithFit} computes once per distinct (x, t_x, T) under one fit. Pass the same cache
+ * to every chunk of one account (and one fit) and each history is modelled once; it holds a few
+ * numbers per distinct history, and is emptied when it reaches {@link SCORING_CACHE_LIMIT} histories
+ * (a history met again is then modelled again: the same numbers, at the cost of a recomputation), so
+ * its memory stays bounded however many histories a large account has.
+ */
+export interface ScoringCache {
+  readonly slot: Map<string, number>;
+  readonly pAlive: number[];
+  readonly expectedGap: number[];
+  readonly nextMs: number[];
+  readonly expected: number[];
+  readonly discounted: number[];
+}
+
+/** Distinct histories a {@link ScoringCache} holds at most (about 40 MB). */
+export const SCORING_CACHE_LIMIT = 250_000;
+
+/** An empty {@link ScoringCache}. */
+export function scoringCache(): ScoringCache {
+  return { slot: new Map(), pAlive: [], expectedGap: [], nextMs: [], expected: [], discounted: [] };
+}
+
+/**
+ * Scores summary columns under a fitted model ({@link fitAccount}): row i of the result scores row i
+ * of the columns. Spend falls back to the customer's mean transaction value where Gamma-Gamma is
+ * unavailable. Chunks of one account scored with one `cache` give the numbers scoring them together
+ * would.
+ */
+export function scoreWithFit(
+  columns: SummaryColumns,
+  fit: AccountFit,
+  options: ScoreOptions,
+  cache: ScoringCache = scoringCache(),
+): ScoreColumns {
+  const p = fit.params;
+  if ('bgnbd' in p) {
+    const { bgnbd, gammaGamma } = p;
     const spend = (s: ScoredRow): number => {
       const value = gammaGamma ? gammaGammaExpectedSpend(gammaGamma.params, s) : NaN;
       return Number.isFinite(value) ? value : ownMeanSpend(s);
     };
-    const scores = scoreAll(columns, options, spend, (s) => trainedModel(bgnbd.params, s));
-    return {
-      model: 'bgnbd-gg',
-      params: { bgnbd, gammaGamma },
-      repeatCustomers,
-      fallbackReason: null,
-      scores,
-    };
+    return scoreAll(columns, options, spend, (s) => trainedModel(bgnbd.params, s), cache);
   }
-  const gap = accountMedianGapOfColumns(columns, 1 / daysPerUnit(unit));
-  const scores = scoreAll(columns, options, ownMeanSpend, (s) => heuristicModel(s, gap));
-  const fallbackReason = bgnbd ? 'bgnbd_not_converged' : null;
-  return { model: 'heuristic', params: { accountMedianGap: gap }, repeatCustomers, fallbackReason, scores };
+  const gap = p.accountMedianGap;
+  return scoreAll(columns, options, ownMeanSpend, (s) => heuristicModel(s, gap), cache);
 }
 
 /** The rows of the columns for `groupRfm`, which copies what it needs: one object is reused. */
@@ -210,6 +299,7 @@ function scoreAll(
   options: ScoreOptions,
   spendOf: (s: ScoredRow) => number,
   modelOf: (s: RfmRow) => CustomerModel,
+  cache: ScoringCache,
 ): ScoreColumns {
   const unit = options.timeUnit ?? 'weeks';
   const asOf = new Date(toEpochMs(options.asOf));
@@ -233,12 +323,7 @@ function scoreAll(
   };
   // Everything but spend depends on (x, t_x, T) and the account-level model only, so identical
   // histories (common with day-bucketed dates) are computed once, into one slot of these arrays.
-  const cache = new Map<string, number>();
-  const pAlive: number[] = [];
-  const expectedGap: number[] = [];
-  const nextMs: number[] = [];
-  const expected: number[] = [];
-  const discounted: number[] = [];
+  const { pAlive, expectedGap, nextMs, expected, discounted } = cache;
   const row: ScoredRow = zeroSummaryNumbers();
   for (let i = 0; i < n; i++) {
     row.frequency = columns.frequency[i] as number;
@@ -248,12 +333,16 @@ function scoreAll(
     row.totalRevenue = columns.totalRevenue[i] as number;
     row.transactions = columns.transactions[i] as number;
     const key = `${row.frequency}|${row.recency}|${row.T}`;
-    let k = cache.get(key);
+    let k = cache.slot.get(key);
     if (k === undefined) {
+      if (cache.slot.size >= SCORING_CACHE_LIMIT) {
+        cache.slot.clear();
+        for (const column of [pAlive, expectedGap, nextMs, expected, discounted]) column.length = 0;
+      }
       // A row of its own: the model's closures keep it.
       const model = modelOf({ frequency: row.frequency, recency: row.recency, T: row.T });
       k = pAlive.length;
-      cache.set(key, k);
+      cache.slot.set(key, k);
       pAlive.push(model.pAlive);
       expectedGap.push(model.expectedGap);
       nextMs.push(

@@ -1,16 +1,22 @@
 import {
   daysPerUnit,
-  scoreSummaryColumns,
-  type ScoreColumnsResult,
+  fitAccount,
+  scoreWithFit,
+  scoringCache,
+  type AccountFit,
+  type AccountStatistics,
+  type RfmGroups,
+  type ScoreOptions,
   type ScoreResult,
-  type SummaryColumns,
+  type ScoringCache,
 } from '@holdfast/analytics';
 import type { Pool } from '@holdfast/db';
 import { silentLogger, type Logger } from '@holdfast/platform';
-import { readAccount } from './load-account-orders.js';
+import { checkedAccountId } from './account-id.js';
 import { modelFitRow } from './model-fit.js';
 import { TIME_UNIT } from './score-rows.js';
-import { replaceAccountScores } from './write-scores.js';
+import { dropStage, scoredLines, stageAccount, type StagedAccount } from './stream-account.js';
+import { newScoreTableName, replaceAccountScores, withAccountLock } from './write-scores.js';
 
 /** How scores are computed; the defaults are documented in docs/analytics.md. */
 export interface ScoringSettings {
@@ -43,15 +49,25 @@ export interface RecomputeOutcome {
   readonly fallbackReason: string | null;
   /** Every order and customer row of the account in the snapshot scored. */
   readonly snapshot: { readonly orders: number; readonly customers: number };
+  /** Distinct (x, t_x, T) and (x, m_x) groups the fit ran on (what its memory grows with). */
+  readonly groups: { readonly rfm: number; readonly spend: number };
+  /** The account's zone as read (null: the read models do not exist yet). */
+  readonly storeZone: string | null;
+  /** load: pass 1 (read, summarise, stage); score: the fit; write: pass 2 (score, COPY) and the swap. */
   readonly ms: { readonly load: number; readonly score: number; readonly write: number };
 }
 
 /**
- * Recomputes one account's customer scores as of `asOf`: reads its orders and customers from the read
- * models in one snapshot, summarises per customer (calibration end = the as-of UTC day), scores with
- * `scoreSummaryColumns` (scoreCustomers over typed arrays: BG/NBD + Gamma-Gamma with ≥ 100 repeat
- * customers, else the heuristic) and replaces
- * the account's rows of analytics.customer_scores atomically.
+ * Recomputes one account's customer scores as of `asOf`, streamed: memory stays bounded whatever the
+ * account's size (docs/analytics.md "Memory").
+ *
+ * 1. load: `stageAccount` reads the orders customer by customer in one snapshot, summarises each
+ *    customer in their local time zone (their US ZIP's, else the account's store_timezone) as of the
+ *    as-of day there, stages the summaries in an unlogged table and groups the fit's statistics;
+ * 2. score (the fit): `fitAccount` on the grouped statistics (BG/NBD + Gamma-Gamma with ≥ 100 repeat
+ *    customers, else the heuristic), checked on every distinct history ({@link guardedFit});
+ * 3. write: `scoredLines` scores the staged summaries in chunks and `replaceAccountScores` streams
+ *    them into a new partition and swaps it in atomically.
  *
  * @example
  * const outcome = await recomputeAccount({ pool, readModelSchema: 'read_models' }, accountId, new Date());
@@ -64,105 +80,135 @@ export async function recomputeAccount(
 ): Promise<RecomputeOutcome> {
   const settings = deps.settings ?? DEFAULT_SCORING;
   const logger = deps.logger ?? silentLogger;
-  const t0 = performance.now();
-  const { summaries, customerIds, orders, externalIds, holdout, snapshot } = await readAccount(
-    deps.pool,
-    deps.readModelSchema,
-    accountId,
+  const account = checkedAccountId(accountId);
+  const unitDays = daysPerUnit(TIME_UNIT);
+  const options: ScoreOptions = {
     asOf,
-    daysPerUnit(TIME_UNIT),
-  );
-  const t1 = performance.now();
-  const { result, rejected } = score(summaries, asOf, settings);
-  const t2 = performance.now();
-  const fitSettings = {
-    time_unit: TIME_UNIT,
-    horizon_days: settings.horizonDays,
-    discount_rate: settings.discountRate,
+    horizon: settings.horizonDays / unitDays,
+    discountRate: settings.discountRate,
+    timeUnit: TIME_UNIT,
+    minRepeatCustomers: settings.minRepeatCustomers,
   };
-  const customers = customerIds.length;
-  const fit = customers > 0 ? modelFitRow(result, customers, fitSettings, rejected) : null;
-  await replaceAccountScores(
-    deps.pool,
-    {
-      accountId,
-      asOf,
-      horizonDays: settings.horizonDays,
-      result,
-      summaries,
-      customerIds,
-      externalIds,
-      holdout,
-    },
-    fit,
-  );
-  const t3 = performance.now();
-  const outcome: RecomputeOutcome = {
-    accountId,
-    asOf,
-    orders,
-    customers,
-    repeatCustomers: result.repeatCustomers,
-    model: customers > 0 ? result.model : null,
-    fallbackReason: result.fallbackReason,
-    snapshot,
-    ms: { load: Math.round(t1 - t0), score: Math.round(t2 - t1), write: Math.round(t3 - t2) },
-  };
+  const outcome = await withAccountLock(deps.pool, account, async (writer) => {
+    const reader = await deps.pool.connect();
+    const table = newScoreTableName(account);
+    const stage = `${table}_in`;
+    try {
+      const t0 = performance.now();
+      const staged = await stageAccount(reader, writer, deps.readModelSchema, account, asOf, stage, unitDays);
+      const t1 = performance.now();
+      const customers = staged?.groups.customers ?? 0;
+      const { fit, rejected, cache } = guardedFit(staged, options);
+      const t2 = performance.now();
+      const fitSettings = {
+        time_unit: TIME_UNIT,
+        horizon_days: settings.horizonDays,
+        discount_rate: settings.discountRate,
+        store_timezone: staged?.storeZone ?? null,
+      };
+      const fitRow = customers > 0 ? modelFitRow(fit, customers, fitSettings, rejected) : null;
+      const lines = customers > 0 ? scoredLines(reader, stage, account, fit, options, cache, unitDays) : null;
+      await replaceAccountScores(
+        writer,
+        { accountId: account, asOf, horizonDays: settings.horizonDays, fit },
+        table,
+        lines,
+        fitRow,
+      );
+      const t3 = performance.now();
+      return {
+        accountId,
+        asOf,
+        orders: staged?.orders ?? 0,
+        customers,
+        repeatCustomers: fit.repeatCustomers,
+        model: customers > 0 ? fit.model : null,
+        fallbackReason: fit.fallbackReason,
+        snapshot: staged?.snapshot ?? { orders: 0, customers: 0 },
+        groups: staged?.groups.groups ?? { rfm: 0, spend: 0 },
+        storeZone: staged?.storeZone ?? null,
+        ms: { load: Math.round(t1 - t0), score: Math.round(t2 - t1), write: Math.round(t3 - t2) },
+      } satisfies RecomputeOutcome;
+    } finally {
+      reader.release();
+      await dropStage(writer, stage);
+    }
+  });
   logger.info('scores_recomputed', { ...outcome, asOf: asOf.toISOString() });
   return outcome;
 }
 
-/** A score that could not be stored (NaN or infinite). */
-function notFinite(r: ScoreColumnsResult): boolean {
-  const s = r.scores;
-  for (let i = 0; i < s.pAlive.length; i++) {
+/** True when every prediction of `fit` on every distinct history of the account is finite. */
+function finiteOnGroups(
+  rfm: RfmGroups,
+  fit: AccountFit,
+  options: ScoreOptions,
+  cache: ScoringCache,
+): boolean {
+  const n = rfm.frequency.length;
+  const columns = {
+    frequency: rfm.frequency,
+    recency: rfm.recency,
+    T: rfm.T,
+    monetaryValue: new Float64Array(n),
+    totalRevenue: new Float64Array(n),
+    transactions: rfm.frequency.map((x) => x + 1),
+  };
+  const s = scoreWithFit(columns, fit, options, cache);
+  for (let i = 0; i < n; i++) {
     if (
       !Number.isFinite(s.pAlive[i]) ||
       !Number.isFinite(s.expectedPurchases[i]) ||
       !Number.isFinite(s.expectedSpend[i]) ||
-      !Number.isFinite(s.predictedValue[i]) ||
-      !Number.isFinite(s.lifetimeValue[i])
+      !Number.isFinite(s.predictedValue[i])
     )
-      return true;
+      return false;
   }
-  return false;
+  return true;
 }
 
 /**
- * scoreCustomers, with one guard: when a trained fit lands on extreme parameters (the "optimum at
- * infinity" of docs/analytics.md §2) some predictions can come out NaN. Rather than leave the account
- * without scores, it is scored with the heuristic, and fallback_reason `bgnbd_predictions_not_finite`
- * says why (model_fits keeps the rejected fit). The heuristic failing as well is an error.
+ * The account's fit, with one guard: when a trained fit lands on extreme parameters (the "optimum at
+ * infinity" of docs/analytics.md §2) some predictions can come out NaN. Every distinct history is
+ * scored once before any row is written (into the cache the write phase then reuses); if any comes out
+ * non-finite the account is scored with the heuristic instead, and fallback_reason
+ * `bgnbd_predictions_not_finite` says why (model_fits keeps the rejected fit). The heuristic failing
+ * as well is an error.
  */
-function score(
-  summaries: SummaryColumns,
-  asOf: Date,
-  settings: ScoringSettings,
-): { result: ScoreColumnsResult; rejected: ScoreResult['params'] | null } {
-  const options = {
-    asOf,
-    horizon: settings.horizonDays / daysPerUnit(TIME_UNIT),
-    discountRate: settings.discountRate,
-    timeUnit: TIME_UNIT,
-    minRepeatCustomers: settings.minRepeatCustomers,
-  } as const;
-  const result = scoreSummaryColumns(summaries, options);
-  if (!notFinite(result)) return { result, rejected: null };
-  if (result.model !== 'bgnbd-gg') throw new RangeError('heuristic scores are not finite');
-  const heuristic = scoreSummaryColumns(summaries, {
-    ...options,
-    minRepeatCustomers: Number.POSITIVE_INFINITY,
-  });
-  if (notFinite(heuristic)) throw new RangeError('heuristic scores are not finite');
+function guardedFit(
+  staged: StagedAccount | null,
+  options: ScoreOptions,
+): { fit: AccountFit; rejected: ScoreResult['params'] | null; cache: ScoringCache } {
+  const stats = staged?.groups.statistics() ?? EMPTY_STATISTICS;
+  const fit = fitAccount(stats, options);
+  const cache = scoringCache();
+  if (finiteOnGroups(stats.rfm, fit, options, cache)) return { fit, rejected: null, cache };
+  if (fit.model !== 'bgnbd-gg') throw new RangeError('heuristic scores are not finite');
+  const heuristic = fitAccount(stats, { ...options, minRepeatCustomers: Number.POSITIVE_INFINITY });
+  const heuristicCache = scoringCache();
+  if (!finiteOnGroups(stats.rfm, heuristic, options, heuristicCache))
+    throw new RangeError('heuristic scores are not finite');
   return {
-    result: {
+    fit: {
       ...heuristic,
-      repeatCustomers: result.repeatCustomers,
+      repeatCustomers: fit.repeatCustomers,
       fallbackReason: 'bgnbd_predictions_not_finite',
     },
-    rejected: result.params,
+    rejected: fit.params,
+    cache: heuristicCache,
   };
 }
+
+const EMPTY_STATISTICS: AccountStatistics = Object.freeze({
+  rfm: {
+    frequency: new Float64Array(0),
+    recency: new Float64Array(0),
+    T: new Float64Array(0),
+    weight: new Float64Array(0),
+    customers: 0,
+  },
+  spend: { frequency: new Float64Array(0), monetaryValue: new Float64Array(0), weight: new Float64Array(0) },
+});
 
 /**
  * The sync consumer's `recompute` hook: scores the task's account as of the moment the task runs

@@ -4,8 +4,9 @@ import { pipeline } from 'node:stream/promises';
 import { from as copyFrom } from 'pg-copy-streams';
 import { inTransaction, namedSql, rawQuery, type Pool, type PoolClient } from '@holdfast/db';
 import { recomputeDbOn } from '../recompute-database.js';
-import { checkedAccountId } from './load-account-orders.js';
-import { modelParams, PER_CUSTOMER_COLUMNS, scoreLines, type ScoreBatch } from './score-rows.js';
+import { checkedAccountId } from './account-id.js';
+import type { AccountFit } from '@holdfast/analytics';
+import { modelParams, PER_CUSTOMER_COLUMNS } from './score-rows.js';
 import type { ModelFitRow } from './model-fit.js';
 
 /** How long the swap waits for readers of customer_scores before it retries (it blocks new ones meanwhile). */
@@ -20,43 +21,34 @@ function partitionPrefix(accountId: string): string {
   return `cs_${checkedAccountId(accountId).replace(/-/g, '')}_`;
 }
 
+/** What every row of one recompute shares, and the lines of its rows. */
+export interface ScoreTable {
+  readonly accountId: string;
+  readonly asOf: Date;
+  readonly horizonDays: number;
+  /** The fit the rows were scored with (model and model_params of every row). */
+  readonly fit: Pick<AccountFit, 'model' | 'params'>;
+}
+
 /**
- * Replaces the account's rows of analytics.customer_scores, atomically.
- *
- * customer_scores is partitioned by account. The new rows are loaded with COPY into a fresh table that
- * nobody reads yet, its primary key is built in one pass, and ONE short transaction then swaps it in:
- * detach and drop the account's previous partition, attach the new one, record the fit. A reader sees
- * the previous recompute or the new one, never a mix, and is never slowed by the load itself.
- *
- * Why not `delete` + COPY in one transaction: at a million rows every inserted key finds its own
- * just-deleted version in the primary key and visits it in the heap; measured here that took 30–70 s,
- * the swap about a fifth of it. The price is a brief ACCESS EXCLUSIVE lock on customer_scores during
- * the swap (DETACH PARTITION needs it): it waits at most SWAP_LOCK_TIMEOUT for running readers, then
- * retries. A session advisory lock serialises two recomputes of one account (a sync and the nightly
- * run); the later one replaces the earlier one's rows. Tables left by a crash are dropped on the next
- * recompute of the account.
- *
- * The DDL, the COPY, the advisory locks and the catalog reads are raw SQL (kysely has no COPY, and the
- * DDL names a table made up here), each named `write-scores.*`; the fit's upsert and the default
- * partition's delete are kysely.
+ * Runs `work` holding the account's recompute lock (a session advisory lock: two recomputes of one
+ * account, a sync and the nightly run, take turns; the later one replaces the earlier one's rows),
+ * after dropping the tables a recompute of the account left when it died before its swap.
  */
-export async function replaceAccountScores(
+export async function withAccountLock<T>(
   pool: Pool,
-  batch: ScoreBatch,
-  fit: ModelFitRow | null,
-): Promise<void> {
-  const prefix = partitionPrefix(batch.accountId);
-  const table = `${prefix}${randomBytes(4).toString('hex')}`;
+  accountId: string,
+  work: (client: PoolClient) => Promise<T>,
+): Promise<T> {
   const client = await pool.connect();
-  const lockKey = `holdfast:customer_scores:${batch.accountId}`;
+  const lockKey = `holdfast:customer_scores:${accountId}`;
   try {
     await rawQuery(client, 'write-scores.lock-account', `select pg_advisory_lock(hashtextextended($1, 0))`, [
       lockKey,
     ]);
     try {
-      await dropDetached(client, prefix);
-      if (batch.customerIds.length > 0) await buildPartition(client, table, batch);
-      await swap(client, prefix, batch.customerIds.length > 0 ? table : null, batch, fit);
+      await dropDetached(client, partitionPrefix(accountId));
+      return await work(client);
     } finally {
       await rawQuery(
         client,
@@ -70,10 +62,80 @@ export async function replaceAccountScores(
   }
 }
 
-async function buildPartition(client: PoolClient, table: string, batch: ScoreBatch): Promise<void> {
+/** A new table name of the account (`cs_<account hex>_<random>`), never one in use. */
+export function newScoreTableName(accountId: string): string {
+  return `${partitionPrefix(accountId)}${randomBytes(4).toString('hex')}`;
+}
+
+/**
+ * Replaces the account's rows of analytics.customer_scores, atomically: builds the new partition
+ * `table` from `lines` ({@link PER_CUSTOMER_COLUMNS} in COPY text, streamed as they are made) unless
+ * there are no rows, then swaps it in. Call it inside {@link withAccountLock}.
+ *
+ * customer_scores is partitioned by account. The new rows are loaded with COPY into a fresh table that
+ * nobody reads yet, its primary key is built in one pass, and ONE short transaction then swaps it in:
+ * detach and drop the account's previous partition, attach the new one, record the fit. A reader sees
+ * the previous recompute or the new one, never a mix, and is never slowed by the load itself.
+ *
+ * Why not `delete` + COPY in one transaction: at a million rows every inserted key finds its own
+ * just-deleted version in the primary key and visits it in the heap; measured here that took 30–70 s,
+ * the swap about a fifth of it. The price is a brief ACCESS EXCLUSIVE lock on customer_scores during
+ * the swap (DETACH PARTITION needs it): it waits at most SWAP_LOCK_TIMEOUT for running readers, then
+ * retries. Tables left by a crash are dropped on the next recompute of the account.
+ *
+ * The DDL, the COPY, the advisory locks and the catalog reads are raw SQL (kysely has no COPY, and the
+ * DDL names a table made up here), each named `write-scores.*`; the fit's upsert and the default
+ * partition's delete are kysely.
+ */
+export async function replaceAccountScores(
+  client: PoolClient,
+  meta: ScoreTable,
+  table: string,
+  lines: AsyncIterable<string> | Iterable<string> | null,
+  fit: ModelFitRow | null,
+): Promise<void> {
+  if (lines) await buildPartition(client, table, meta, lines);
+  await swap(client, partitionPrefix(meta.accountId), lines ? table : null, meta, fit);
+}
+
+/** The longest a streamed statement (a COPY of a whole account) may run, server and client side. */
+export const STREAM_TIMEOUT_MS = 2 * 3_600_000;
+
+/**
+ * A COPY stream that may outlast the pool's query timeouts: a large account's rows take minutes, not
+ * the seconds an ordinary statement gets. Sets the transaction's statement_timeout and the query's
+ * client-side timeout (pg reads `query_timeout` off the submitted object) to {@link STREAM_TIMEOUT_MS}.
+ */
+export async function allowLongStatements(client: PoolClient): Promise<void> {
+  await rawQuery(client, 'write-scores.stream-timeout', `set local statement_timeout = ${STREAM_TIMEOUT_MS}`);
+}
+
+/** See {@link allowLongStatements}: the same bound on the client side of one COPY. */
+export function longQuery<T extends object>(submittable: T): T {
+  (submittable as { query_timeout?: number }).query_timeout = STREAM_TIMEOUT_MS + 5_000;
+  return submittable;
+}
+
+/**
+ * Ends the client-side timer of a COPY TO stream read to its end (or given up). pg clears a query's
+ * timer through the query's callback, which a pg-copy-streams reader never calls: without this the
+ * timer would outlive the stream by up to {@link STREAM_TIMEOUT_MS}, keep a finished process alive
+ * and then fail a stream long done.
+ */
+export function settleCopyOut(stream: object): void {
+  (stream as { callback?: (err: null) => void }).callback?.(null);
+}
+
+async function buildPartition(
+  client: PoolClient,
+  table: string,
+  meta: ScoreTable,
+  lines: AsyncIterable<string> | Iterable<string>,
+): Promise<void> {
   const t = `analytics."${table}"`;
   const literal = (v: string) => client.escapeLiteral(v);
   await inTransaction(client, async () => {
+    await allowLongStatements(client);
     await rawQuery(
       client,
       'write-scores.create-partition',
@@ -83,26 +145,28 @@ async function buildPartition(client: PoolClient, table: string, batch: ScoreBat
     await rawQuery(
       client,
       'write-scores.partition-constraint',
-      `alter table ${t} add constraint account_only check (account_id = ${literal(batch.accountId)})`,
+      `alter table ${t} add constraint account_only check (account_id = ${literal(meta.accountId)})`,
     );
     await rawQuery(
       client,
       'write-scores.set-defaults',
       `alter table ${t}
-      alter column account_id set default ${literal(batch.accountId)},
-      alter column model set default ${literal(batch.result.model)},
-      alter column model_params set default ${literal(JSON.stringify(modelParams(batch.result)))}::jsonb,
-      alter column horizon_days set default ${Number(batch.horizonDays)},
-      alter column as_of set default ${literal(batch.asOf.toISOString())}::timestamptz`,
+      alter column account_id set default ${literal(meta.accountId)},
+      alter column model set default ${literal(meta.fit.model)},
+      alter column model_params set default ${literal(JSON.stringify(modelParams(meta.fit)))}::jsonb,
+      alter column horizon_days set default ${Number(meta.horizonDays)},
+      alter column as_of set default ${literal(meta.asOf.toISOString())}::timestamptz`,
     );
     // FREEZE: the table is new in this transaction, so its rows need no later freezing pass.
     await pipeline(
-      Readable.from(scoreLines(batch)),
+      Readable.from(lines),
       client.query(
-        copyFrom(
-          namedSql(
-            'write-scores.copy-scores',
-            `copy ${t} (${PER_CUSTOMER_COLUMNS.join(', ')}) from stdin with (freeze)`,
+        longQuery(
+          copyFrom(
+            namedSql(
+              'write-scores.copy-scores',
+              `copy ${t} (${PER_CUSTOMER_COLUMNS.join(', ')}) from stdin with (freeze)`,
+            ),
           ),
         ),
       ),
@@ -127,7 +191,7 @@ async function swap(
   client: PoolClient,
   prefix: string,
   table: string | null,
-  batch: ScoreBatch,
+  batch: Pick<ScoreTable, 'accountId' | 'asOf'>,
   fit: ModelFitRow | null,
 ): Promise<void> {
   for (let attempt = 1; ; attempt++) {
@@ -199,7 +263,11 @@ async function dropDetached(client: PoolClient, prefix: string): Promise<void> {
   }
 }
 
-async function insertFit(client: PoolClient, batch: ScoreBatch, fit: ModelFitRow): Promise<void> {
+async function insertFit(
+  client: PoolClient,
+  batch: Pick<ScoreTable, 'accountId' | 'asOf'>,
+  fit: ModelFitRow,
+): Promise<void> {
   await recomputeDbOn(client)
     .insertInto('analytics.model_fits')
     .values({
