@@ -27,6 +27,28 @@ export {
   meanPurchasesWhileAliveByQuadrature,
 } from './bgnbd-predict.js';
 export {
+  fitParetoNbd,
+  groupTriplets,
+  paretoNbdConditionalExpectedPurchases,
+  paretoNbdExpectedPurchases,
+  paretoNbdLogLikelihood,
+  paretoNbdMeanPurchasesWhileAlive,
+  paretoNbdProbabilityAlive,
+  paretoNbdStart,
+} from './pareto-nbd.js';
+export type {
+  ParetoNbdFailure,
+  ParetoNbdFit,
+  ParetoNbdFitOptions,
+  ParetoNbdParams,
+  TripletGroups,
+  WeightedTriplet,
+} from './pareto-nbd.js';
+export { simulateParetoNbd } from './pareto-nbd-simulation.js';
+export type { ParetoNbdSimulation, SimulatedHistory } from './pareto-nbd-simulation.js';
+export { variates } from './random-variates.js';
+export type { Variates } from './random-variates.js';
+export {
   fitGammaGamma,
   fitGammaGammaColumns,
   gammaGammaExpectedSpend,
