@@ -34,6 +34,7 @@ export {
   paretoNbdLogLikelihood,
   paretoNbdMeanPurchasesWhileAlive,
   paretoNbdProbabilityAlive,
+  paretoNbdProbabilityNoPurchase,
   paretoNbdStart,
 } from './pareto-nbd.js';
 export type {
@@ -112,5 +113,22 @@ export type { LogSpaceFit } from './mle.js';
 export type { NelderMeadOptions, NelderMeadResult } from './nelder-mead.js';
 export { OrderCsvError, parseOrderCsv } from './order-csv.js';
 export type { OrderRow } from './order-csv.js';
+export { splitCalibrationHoldout, groupHoldout } from './holdout-split.js';
+export type { HoldoutHistories } from './holdout-split.js';
+export { expectedCalibrationError, holdoutDiagnostics, reliabilityTable } from './holdout-diagnostics.js';
+export type {
+  History,
+  HoldoutDiagnostics,
+  PurchasePredictor,
+  ReliabilityBin,
+} from './holdout-diagnostics.js';
+export {
+  SIMILAR_ERROR,
+  bgnbdPredictor,
+  checkOnHoldout,
+  chooseModel,
+  paretoNbdPredictor,
+} from './model-choice.js';
+export type { Candidate, ChoiceReason, HoldoutCheck, PurchaseModel } from './model-choice.js';
 export { fitFromOrderRows } from './fit-from-rows.js';
 export type { OrderRowsFit } from './fit-from-rows.js';

@@ -443,3 +443,29 @@ export function paretoNbdConditionalExpectedPurchases(
 export function paretoNbdExpectedPurchases(params: ParetoNbdParams, t: number): number {
   return paretoNbdMeanPurchasesWhileAlive(params, { x: 0, tx: 0, T: 0 }, t);
 }
+
+/**
+ * P(no purchase in (T, T+t] | x, t_x, T). Dead at T: certain. Alive at T with rates λ, μ and remaining
+ * lifetime u ~ Exp(μ): no purchase while alive within t, i.e. E[e^(−λ·min(u, t))]
+ * = e^(−(λ+μ)t) + ∫_0^t μ e^(−(λ+μ)v) dv. Over the posterior λ ~ Gamma(r+x, α+T), μ ~ Gamma(s, β+T):
+ *   ((α+T)/(α+T+t))^(r+x) ((β+T)/(β+T+t))^s + s (α+T)^(r+x) (β+T)^s ∫_0^t (α+T+v)^−(r+x) (β+T+v)^−(s+1) dv,
+ * the likelihood's own bracket with α, β shifted by T: the same death integral evaluates it.
+ */
+export function paretoNbdProbabilityNoPurchase(
+  params: ParetoNbdParams,
+  h: WeightedTriplet,
+  t: number,
+): number {
+  const pAlive = paretoNbdProbabilityAlive(params, h);
+  if (!(t > 0)) return 1;
+  const { r, s } = params;
+  const m = r + h.x;
+  const a = params.alpha + h.T;
+  const b = params.beta + h.T;
+  const shifted = { r, alpha: a, s, beta: b };
+  const l1 = -m * Math.log1p(t / a) - s * Math.log1p(t / b);
+  // deathIntegral's L₂ for (x, 0, t) at the shifted rates, plus ln(a^m b^s) to normalise.
+  const l2 = deathIntegral(shifted, h.x, 0, t, false).logTerm + m * Math.log(a) + s * Math.log(b);
+  const quiet = Math.min(1, Math.exp(l1) + Math.exp(l2));
+  return 1 - pAlive + pAlive * quiet;
+}

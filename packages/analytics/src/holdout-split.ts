@@ -1,0 +1,88 @@
+import type { CustomerDays } from './customer-days.js';
+
+/**
+ * Customers of a calibration period and what they did next: row i has the calibration history
+ * (x, t_x, T) and x* purchases (purchase days) in the holdout that followed; `weight` customers share
+ * the row (identical quadruplets are grouped, which also makes the diagnostics cheap).
+ */
+export interface HoldoutHistories {
+  readonly x: Float64Array;
+  readonly tx: Float64Array;
+  readonly T: Float64Array;
+  readonly holdoutPurchases: Float64Array;
+  readonly weight: Float64Array;
+  /** Σ weight: customers acquired by the calibration end. */
+  readonly customers: number;
+  /** Length of the holdout, in the histories' time unit. */
+  readonly holdoutLength: number;
+}
+
+/**
+ * Splits an account's orders at `calibrationEndDay`: every customer with an order on or before it gets
+ * its calibration summary (x, t_x, T to that day) and the purchase days it added up to `endDay`
+ * (x* = transactions by endDay − transactions by calibrationEndDay). Customers acquired in the holdout
+ * are left out, as in the paper's cohort design. `unitDays` is the time unit in days.
+ */
+export function splitCalibrationHoldout(
+  orders: CustomerDays,
+  calibrationEndDay: number,
+  endDay: number,
+  unitDays: number,
+): HoldoutHistories {
+  if (!(endDay > calibrationEndDay)) throw new RangeError('the holdout must end after the calibration');
+  const cal = orders.columns(calibrationEndDay, unitDays);
+  const full = orders.columns(endDay, unitDays);
+  // Transactions by endDay, by customer number.
+  const after = new Float64Array(orders.customers);
+  for (let i = 0; i < full.customer.length; i++) after[full.customer[i]!] = full.columns.transactions[i]!;
+  const rows: { x: number; tx: number; T: number; xStar: number }[] = [];
+  for (let i = 0; i < cal.customer.length; i++) {
+    rows.push({
+      x: cal.columns.frequency[i]!,
+      tx: cal.columns.recency[i]!,
+      T: cal.columns.T[i]!,
+      xStar: after[cal.customer[i]!]! - cal.columns.transactions[i]!,
+    });
+  }
+  return groupHoldout(rows, (endDay - calibrationEndDay) / unitDays);
+}
+
+/** Groups (x, t_x, T, x*) rows into {@link HoldoutHistories}. */
+export function groupHoldout(
+  rows: Iterable<{ x: number; tx: number; T: number; xStar: number }>,
+  holdoutLength: number,
+): HoldoutHistories {
+  const index = new Map<string, number>();
+  const x: number[] = [];
+  const tx: number[] = [];
+  const T: number[] = [];
+  const xs: number[] = [];
+  const w: number[] = [];
+  let customers = 0;
+  for (const row of rows) {
+    if (!(Number.isInteger(row.xStar) && row.xStar >= 0))
+      throw new RangeError(`Invalid holdout count ${row.xStar}`);
+    customers++;
+    const key = `${row.x}|${row.tx}|${row.T}|${row.xStar}`;
+    const at = index.get(key);
+    if (at !== undefined) {
+      w[at]!++;
+      continue;
+    }
+    index.set(key, x.length);
+    x.push(row.x);
+    tx.push(row.tx);
+    T.push(row.T);
+    xs.push(row.xStar);
+    w.push(1);
+  }
+  return {
+    x: Float64Array.from(x),
+    tx: Float64Array.from(tx),
+    T: Float64Array.from(T),
+    holdoutPurchases: Float64Array.from(xs),
+    weight: Float64Array.from(w),
+    customers,
+    holdoutLength,
+  };
+}
