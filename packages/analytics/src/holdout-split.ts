@@ -86,3 +86,18 @@ export function groupHoldout(
     holdoutLength,
   };
 }
+
+/** The longest holdout the model check uses: 52 weeks. */
+export const MAX_HOLDOUT_DAYS = 364;
+/** The shortest: 4 weeks (a shorter one says too little about either model). */
+export const MIN_HOLDOUT_DAYS = 28;
+
+/**
+ * How many of the most recent days the model check holds out, given the days from the account's first
+ * order to the as-of day: half of them in whole weeks (the paper's 39/39-week design on CDNOW's 78),
+ * at most {@link MAX_HOLDOUT_DAYS}; null below {@link MIN_HOLDOUT_DAYS} (no check: too young).
+ */
+export function holdoutDays(historyDays: number): number | null {
+  const days = Math.min(MAX_HOLDOUT_DAYS, Math.round(historyDays / 14) * 7);
+  return days >= MIN_HOLDOUT_DAYS ? days : null;
+}

@@ -113,7 +113,13 @@ export type { LogSpaceFit } from './mle.js';
 export type { NelderMeadOptions, NelderMeadResult } from './nelder-mead.js';
 export { OrderCsvError, parseOrderCsv } from './order-csv.js';
 export type { OrderRow } from './order-csv.js';
-export { splitCalibrationHoldout, groupHoldout } from './holdout-split.js';
+export {
+  MAX_HOLDOUT_DAYS,
+  MIN_HOLDOUT_DAYS,
+  groupHoldout,
+  holdoutDays,
+  splitCalibrationHoldout,
+} from './holdout-split.js';
 export type { HoldoutHistories } from './holdout-split.js';
 export { expectedCalibrationError, holdoutDiagnostics, reliabilityTable } from './holdout-diagnostics.js';
 export type {

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { CustomerDays } from './customer-days.js';
 import { expectedCalibrationError, holdoutDiagnostics, reliabilityTable } from './holdout-diagnostics.js';
 import type { HoldoutDiagnostics } from './holdout-diagnostics.js';
-import { groupHoldout, splitCalibrationHoldout } from './holdout-split.js';
+import { groupHoldout, holdoutDays, splitCalibrationHoldout } from './holdout-split.js';
 import { checkOnHoldout, chooseModel } from './model-choice.js';
 import type { Candidate } from './model-choice.js';
 import { paretoNbdProbabilityNoPurchase } from './pareto-nbd.js';
@@ -191,5 +191,17 @@ describe('CDNOW 39/39 weeks', () => {
       expect(d.calibrationError).toBeLessThan(0.1);
     }
     expect(ms).toBeLessThan(5000);
+  });
+});
+
+describe('holdoutDays', () => {
+  it.each([
+    [545, 273], // CDNOW: 1997-01-01 to 1998-06-30, the paper's 39 weeks
+    [2000, 364], // capped at 52 weeks
+    [56, 28],
+    [50, null], // under 4 weeks: no check
+    [0, null],
+  ])('given %i days of history, then a holdout of %s days', (history, days) => {
+    expect(holdoutDays(history)).toBe(days);
   });
 });

@@ -17,6 +17,14 @@ import {
   heuristicProbabilityAlive,
 } from './heuristic.js';
 import { churnRisk, LIFECYCLE_STATES, lifecycleState } from './lifecycle.js';
+import type { PurchaseModel } from './model-choice.js';
+import {
+  fitParetoNbd,
+  paretoNbdConditionalExpectedPurchases,
+  paretoNbdProbabilityAlive,
+  paretoNbdProbabilityNoPurchase,
+} from './pareto-nbd.js';
+import type { ParetoNbdFit, ParetoNbdParams } from './pareto-nbd.js';
 import type { LifecycleState } from './lifecycle.js';
 import { groupRfm } from './rfm-groups.js';
 import type { RfmRow } from './rfm-groups.js';
@@ -43,6 +51,11 @@ export interface ScoreOptions {
   minRepeatCustomers?: number;
   /** Discounting step (default one month), see `discountedPurchases`. */
   clvStep?: number;
+  /**
+   * The purchase model (default BG/NBD), e.g. as chosen on a holdout (`checkOnHoldout`). A Pareto/NBD
+   * fit that fails falls back to BG/NBD, with fallbackReason `pareto_nbd_<failure>`.
+   */
+  purchaseModel?: PurchaseModel;
 }
 
 /** Scores of one customer. Durations are in the options' time unit. */
@@ -73,7 +86,9 @@ export interface CustomerScore {
 
 /** Parameters behind a {@link ScoreResult}. */
 export type ScoreParams =
-  { bgnbd: BgNbdFit; gammaGamma: GammaGammaFit | null } | { accountMedianGap: number };
+  | { bgnbd: BgNbdFit; gammaGamma: GammaGammaFit | null }
+  | { paretoNbd: ParetoNbdFit; gammaGamma: GammaGammaFit | null }
+  | { accountMedianGap: number };
 
 /**
  * The scores of {@link scoreSummaryColumns}, as columns: row i scores row i of the summary columns, with
@@ -101,7 +116,7 @@ export interface ScoreColumnsResult extends Omit<ScoreResult, 'scores'> {
 
 /** Result of {@link scoreCustomers}. */
 export interface ScoreResult {
-  model: 'bgnbd-gg' | 'heuristic';
+  model: 'bgnbd-gg' | 'pareto-nbd-gg' | 'heuristic';
   params: ScoreParams;
   repeatCustomers: number;
   /** Why the heuristic was used although the threshold was met (a fit did not converge); else null. */
@@ -147,27 +162,54 @@ export function scoreSummaryColumns(columns: SummaryColumns, options: ScoreOptio
     }
   }
   const trained = repeatCustomers >= (options.minRepeatCustomers ?? DEFAULT_MIN_REPEAT_CUSTOMERS);
-  const bgnbd = trained ? fitBgNbd(groupRfm(rfmRows(columns))) : null;
-  if (bgnbd?.converged === true) {
+  const spendModel = () => {
     const gg = hasSpend ? fitGammaGammaColumns(frequency, monetaryValue) : null;
     const gammaGamma = gg?.converged === true && gg.params.q > 1 ? gg : null;
     const spend = (s: ScoredRow): number => {
       const value = gammaGamma ? gammaGammaExpectedSpend(gammaGamma.params, s) : NaN;
       return Number.isFinite(value) ? value : ownMeanSpend(s);
     };
+    return { gammaGamma, spend };
+  };
+  let fallbackReason: string | null = null;
+  if (trained && options.purchaseModel === 'pareto-nbd') {
+    const paretoNbd = fitParetoNbd(paretoRows(columns));
+    if (paretoNbd.converged) {
+      const { gammaGamma, spend } = spendModel();
+      const scores = scoreAll(columns, options, spend, (s) =>
+        paretoModel(paretoNbd.params, s, options.horizon),
+      );
+      return {
+        model: 'pareto-nbd-gg',
+        params: { paretoNbd, gammaGamma },
+        repeatCustomers,
+        fallbackReason: null,
+        scores,
+      };
+    }
+    fallbackReason = `pareto_nbd_${paretoNbd.failure ?? 'not_converged'}`;
+  }
+  const bgnbd = trained ? fitBgNbd(groupRfm(rfmRows(columns))) : null;
+  if (bgnbd?.converged === true) {
+    const { gammaGamma, spend } = spendModel();
     const scores = scoreAll(columns, options, spend, (s) => trainedModel(bgnbd.params, s));
     return {
       model: 'bgnbd-gg',
       params: { bgnbd, gammaGamma },
       repeatCustomers,
-      fallbackReason: null,
+      fallbackReason,
       scores,
     };
   }
   const gap = accountMedianGapOfColumns(columns, 1 / daysPerUnit(unit));
   const scores = scoreAll(columns, options, ownMeanSpend, (s) => heuristicModel(s, gap));
-  const fallbackReason = bgnbd ? 'bgnbd_not_converged' : null;
-  return { model: 'heuristic', params: { accountMedianGap: gap }, repeatCustomers, fallbackReason, scores };
+  return {
+    model: 'heuristic',
+    params: { accountMedianGap: gap },
+    repeatCustomers,
+    fallbackReason: bgnbd ? 'bgnbd_not_converged' : fallbackReason,
+    scores,
+  };
 }
 
 /** The rows of the columns for `groupRfm`, which copies what it needs: one object is reused. */
@@ -187,6 +229,44 @@ function trainedModel(params: BgNbdParams, s: RfmRow): CustomerModel {
     expectedGap: bgnbdExpectedGap(params, s),
     medianNext: bgnbdMedianTimeToNextPurchase(params, s),
     cumulative: (t) => bgnbdConditionalExpectedPurchases(params, s, t),
+  };
+}
+
+/** The histories of the columns for `fitParetoNbd`, grouped (one object per distinct history). */
+function paretoRows(columns: SummaryColumns): { x: number; tx: number; T: number; weight: number }[] {
+  const groups = groupRfm(rfmRows(columns));
+  return Array.from(groups.weight, (weight, i) => ({
+    x: groups.frequency[i]!,
+    tx: groups.recency[i]!,
+    T: groups.T[i]!,
+    weight,
+  }));
+}
+
+/**
+ * Pareto/NBD's customer model. The expected gap is BG/NBD's expression with Pareto/NBD's r and α
+ * (the inverse posterior mean purchase rate at the last purchase). The median wait is found by
+ * bisection on P(no purchase in u) = ½ within the horizon only (a later one is not stored).
+ */
+function paretoModel(params: ParetoNbdParams, s: RfmRow, horizon: number): CustomerModel {
+  const h = { x: s.frequency, tx: s.recency, T: s.T };
+  const quiet = (u: number) => paretoNbdProbabilityNoPurchase(params, h, u);
+  let medianNext: number | null = null;
+  if (quiet(horizon) < 0.5) {
+    let lo = 0;
+    let hi = horizon;
+    for (let k = 0; k < 30; k++) {
+      const mid = (lo + hi) / 2;
+      if (quiet(mid) < 0.5) hi = mid;
+      else lo = mid;
+    }
+    medianNext = hi;
+  }
+  return {
+    pAlive: paretoNbdProbabilityAlive(params, h),
+    expectedGap: (params.alpha + s.recency) / (params.r + s.frequency),
+    medianNext,
+    cumulative: (t) => paretoNbdConditionalExpectedPurchases(params, h, t),
   };
 }
 

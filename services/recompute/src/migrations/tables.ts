@@ -56,7 +56,7 @@ export interface CustomerScoresTable {
   predicted_value: number;
   lifetime_value: number;
   is_holdout: boolean;
-  model: 'bgnbd-gg' | 'heuristic';
+  model: 'bgnbd-gg' | 'pareto-nbd-gg' | 'heuristic';
   model_params: Json<Record<string, unknown>>;
   horizon_days: number;
   as_of: Timestamp;
@@ -66,12 +66,22 @@ export interface CustomerScoresTable {
 export interface ModelFitsTable {
   account_id: string;
   as_of: Timestamp;
-  model: 'bgnbd-gg' | 'heuristic';
+  model: 'bgnbd-gg' | 'pareto-nbd-gg' | 'heuristic';
   params: Json<Record<string, unknown>>;
   log_likelihood: number | null;
   customers: number;
   repeat_customers: number;
   converged: boolean;
+  holdout_weeks: number | null;
+  holdout_customers: number | null;
+  holdout_choice: 'bgnbd' | 'pareto-nbd' | null;
+  holdout_reason: string | null;
+  holdout_aggregate_error: number | null;
+  holdout_correlation: number | null;
+  holdout_mae: number | null;
+  calibration_error: number | null;
+  reliability: ColumnType<unknown[] | null, string | null, string | null>;
+  holdout_candidates: ColumnType<unknown[] | null, string | null, string | null>;
 }
 
 /** The tables of the recompute's own migrations (`migrateRecompute`, `migrateAnalytics`). */
@@ -145,5 +155,15 @@ export const RECOMPUTE_TABLE_COLUMNS = {
     customers: true,
     repeat_customers: true,
     converged: true,
+    holdout_weeks: true,
+    holdout_customers: true,
+    holdout_choice: true,
+    holdout_reason: true,
+    holdout_aggregate_error: true,
+    holdout_correlation: true,
+    holdout_mae: true,
+    calibration_error: true,
+    reliability: true,
+    holdout_candidates: true,
   }),
 } satisfies Record<Exclude<keyof RecomputeTables, 'projection_checkpoints'>, readonly string[]>;

@@ -1,5 +1,14 @@
 import { to as copyTo } from 'pg-copy-streams';
-import { CustomerDays, isHoldout, netOrderAmount, toUtcDay, type SummaryColumns } from '@holdfast/analytics';
+import {
+  CustomerDays,
+  holdoutDays,
+  isHoldout,
+  netOrderAmount,
+  splitCalibrationHoldout,
+  toUtcDay,
+  type HoldoutHistories,
+  type SummaryColumns,
+} from '@holdfast/analytics';
 import {
   inTransaction,
   namedSql,
@@ -30,6 +39,11 @@ export interface AccountData {
   readonly holdout: Set<string>;
   /** Every order and customer row of the account in the snapshot read (a sync task's counters). */
   readonly snapshot: { readonly orders: number; readonly customers: number };
+  /**
+   * With `modelCheck`: the same orders split into a calibration period and the most recent weeks held
+   * out (`holdoutDays`), for the model check; null when not asked or the history is too short.
+   */
+  readonly modelCheck: HoldoutHistories | null;
 }
 
 const NO_DATA: AccountData = Object.freeze({
@@ -46,6 +60,7 @@ const NO_DATA: AccountData = Object.freeze({
   orders: 0,
   holdout: new Set<string>(),
   snapshot: Object.freeze({ orders: 0, customers: 0 }),
+  modelCheck: null,
 });
 
 /** COPY takes no parameters, so literals go in: only a checked UUID and an ISO instant. */
@@ -85,6 +100,7 @@ export async function readAccount(
   accountId: string,
   asOf: Date,
   unitDays: number,
+  modelCheck = false,
 ): Promise<AccountData> {
   const account = checkedAccountId(accountId);
   const orders = await pool.connect();
@@ -150,6 +166,10 @@ export async function readAccount(
     const { columns, customer } = acc.columns(toUtcDay(asOf), unitDays);
     const customerIds = Array.from(customer, (c) => acc.id(c));
     const externalIds = Array.from(customer, (c) => externalIdOf[c]);
+    let historyDays = 0;
+    for (let i = 0; i < columns.T.length; i++) historyDays = Math.max(historyDays, columns.T[i]! * unitDays);
+    const days = modelCheck ? holdoutDays(Math.round(historyDays)) : null;
+    const asOfDay = toUtcDay(asOf);
     return {
       summaries: columns,
       customerIds,
@@ -157,6 +177,7 @@ export async function readAccount(
       orders: acc.orders,
       holdout,
       snapshot: { orders: read.counted.orders, customers: read.counted.customers },
+      modelCheck: days === null ? null : splitCalibrationHoldout(acc, asOfDay - days, asOfDay, unitDays),
     };
   } finally {
     orders.release();

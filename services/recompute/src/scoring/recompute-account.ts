@@ -1,6 +1,11 @@
 import {
+  checkOnHoldout,
   daysPerUnit,
+  DEFAULT_MIN_REPEAT_CUSTOMERS,
   scoreSummaryColumns,
+  type HoldoutCheck,
+  type HoldoutHistories,
+  type PurchaseModel,
   type ScoreColumnsResult,
   type ScoreResult,
   type SummaryColumns,
@@ -8,7 +13,7 @@ import {
 import type { Pool } from '@holdfast/db';
 import { silentLogger, type Logger } from '@holdfast/platform';
 import { readAccount } from './load-account-orders.js';
-import { modelFitRow } from './model-fit.js';
+import { holdoutColumns, modelFitRow } from './model-fit.js';
 import { TIME_UNIT } from './score-rows.js';
 import { replaceAccountScores } from './write-scores.js';
 
@@ -20,6 +25,11 @@ export interface ScoringSettings {
   readonly discountRate: number;
   /** Repeat customers needed for BG/NBD + Gamma-Gamma (default 100, the package's threshold). */
   readonly minRepeatCustomers?: number;
+  /**
+   * Whether the purchase model is chosen on a holdout (BG/NBD or Pareto/NBD, `checkOnHoldout`);
+   * default true. Off: BG/NBD, as before the check existed.
+   */
+  readonly modelCheck?: boolean;
 }
 
 export const DEFAULT_SCORING: ScoringSettings = Object.freeze({ horizonDays: 365, discountRate: 0.1 });
@@ -41,6 +51,8 @@ export interface RecomputeOutcome {
   readonly repeatCustomers: number;
   readonly model: ScoreResult['model'] | null;
   readonly fallbackReason: string | null;
+  /** The model the holdout check chose and why, or null when there was no check. */
+  readonly holdoutChoice: { readonly model: PurchaseModel | null; readonly reason: string } | null;
   /** Every order and customer row of the account in the snapshot scored. */
   readonly snapshot: { readonly orders: number; readonly customers: number };
   readonly ms: { readonly load: number; readonly score: number; readonly write: number };
@@ -65,15 +77,17 @@ export async function recomputeAccount(
   const settings = deps.settings ?? DEFAULT_SCORING;
   const logger = deps.logger ?? silentLogger;
   const t0 = performance.now();
-  const { summaries, customerIds, orders, externalIds, holdout, snapshot } = await readAccount(
+  const { summaries, customerIds, orders, externalIds, holdout, snapshot, modelCheck } = await readAccount(
     deps.pool,
     deps.readModelSchema,
     accountId,
     asOf,
     daysPerUnit(TIME_UNIT),
+    settings.modelCheck ?? true,
   );
   const t1 = performance.now();
-  const { result, rejected } = score(summaries, asOf, settings);
+  const check = modelCheck ? checkModels(modelCheck, settings) : null;
+  const { result, rejected } = score(summaries, asOf, settings, check?.chosen ?? 'bgnbd');
   const t2 = performance.now();
   const fitSettings = {
     time_unit: TIME_UNIT,
@@ -81,7 +95,10 @@ export async function recomputeAccount(
     discount_rate: settings.discountRate,
   };
   const customers = customerIds.length;
-  const fit = customers > 0 ? modelFitRow(result, customers, fitSettings, rejected) : null;
+  const fit =
+    customers > 0
+      ? modelFitRow(result, customers, fitSettings, rejected, check ? holdoutColumns(check) : null)
+      : null;
   await replaceAccountScores(
     deps.pool,
     {
@@ -105,11 +122,24 @@ export async function recomputeAccount(
     repeatCustomers: result.repeatCustomers,
     model: customers > 0 ? result.model : null,
     fallbackReason: result.fallbackReason,
+    holdoutChoice: check ? { model: check.chosen, reason: check.reason } : null,
     snapshot,
     ms: { load: Math.round(t1 - t0), score: Math.round(t2 - t1), write: Math.round(t3 - t2) },
   };
   logger.info('scores_recomputed', { ...outcome, asOf: asOf.toISOString() });
   return outcome;
+}
+
+/**
+ * The model-choice step: with as many repeat customers in the calibration period as training needs,
+ * both models are fitted on it and scored on the weeks held out (`checkOnHoldout`); the account is then
+ * scored with the chosen model refitted on everything. Fewer: no check (BG/NBD, or the heuristic).
+ */
+function checkModels(histories: HoldoutHistories, settings: ScoringSettings): HoldoutCheck | null {
+  let repeat = 0;
+  for (let i = 0; i < histories.x.length; i++) if (histories.x[i]! > 0) repeat += histories.weight[i]!;
+  if (repeat < (settings.minRepeatCustomers ?? DEFAULT_MIN_REPEAT_CUSTOMERS)) return null;
+  return checkOnHoldout(histories);
 }
 
 /** A score that could not be stored (NaN or infinite). */
@@ -138,6 +168,7 @@ function score(
   summaries: SummaryColumns,
   asOf: Date,
   settings: ScoringSettings,
+  purchaseModel: PurchaseModel,
 ): { result: ScoreColumnsResult; rejected: ScoreResult['params'] | null } {
   const options = {
     asOf,
@@ -145,10 +176,11 @@ function score(
     discountRate: settings.discountRate,
     timeUnit: TIME_UNIT,
     minRepeatCustomers: settings.minRepeatCustomers,
+    purchaseModel,
   } as const;
   const result = scoreSummaryColumns(summaries, options);
   if (!notFinite(result)) return { result, rejected: null };
-  if (result.model !== 'bgnbd-gg') throw new RangeError('heuristic scores are not finite');
+  if (result.model === 'heuristic') throw new RangeError('heuristic scores are not finite');
   const heuristic = scoreSummaryColumns(summaries, {
     ...options,
     minRepeatCustomers: Number.POSITIVE_INFINITY,
@@ -158,7 +190,8 @@ function score(
     result: {
       ...heuristic,
       repeatCustomers: result.repeatCustomers,
-      fallbackReason: 'bgnbd_predictions_not_finite',
+      fallbackReason:
+        result.model === 'bgnbd-gg' ? 'bgnbd_predictions_not_finite' : 'pareto_nbd_predictions_not_finite',
     },
     rejected: result.params,
   };

@@ -51,6 +51,13 @@ export interface ScoreBatch {
  */
 export function modelParams(result: Pick<ScoreResult, 'params'>): Record<string, unknown> {
   const p = result.params;
+  if ('paretoNbd' in p) {
+    return {
+      time_unit: TIME_UNIT,
+      pareto_nbd: p.paretoNbd.params,
+      gamma_gamma: p.gammaGamma ? p.gammaGamma.params : null,
+    };
+  }
   if ('bgnbd' in p) {
     return {
       time_unit: TIME_UNIT,
