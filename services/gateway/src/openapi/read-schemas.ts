@@ -23,7 +23,7 @@ const member = {
 export const CustomerScores = {
   type: 'object',
   description:
-    "The customer's scores of the account's latest recompute. Money in the account's reporting currency. `intervals` is null: neither model (bgnbd-gg, heuristic) keeps per-customer intervals.",
+    "The customer's scores of the account's latest recompute. Money in the account's reporting currency. `intervals` is null: no model (bgnbd-gg, pareto-nbd-gg, heuristic) keeps per-customer intervals yet.",
   required: [
     'churn_risk',
     'p_alive',
@@ -49,7 +49,7 @@ export const CustomerScores = {
     predicted_next_purchase_at: nullable(time),
     lifetime_value: money,
     scored_at: time,
-    model: { enum: ['bgnbd-gg', 'heuristic'] },
+    model: { enum: ['bgnbd-gg', 'pareto-nbd-gg', 'heuristic'] },
     intervals: { type: 'null' },
   },
 } as const;
