@@ -45,8 +45,10 @@ export type {
   TripletGroups,
   WeightedTriplet,
 } from './pareto-nbd.js';
-export { simulateParetoNbd } from './pareto-nbd-simulation.js';
-export type { ParetoNbdSimulation, SimulatedHistory } from './pareto-nbd-simulation.js';
+export { simulateBgNbd, simulateParetoNbd } from './pareto-nbd-simulation.js';
+export type { BgNbdSimulation, ParetoNbdSimulation, SimulatedHistory } from './pareto-nbd-simulation.js';
+export { cholesky, logParameterCovariance, purchaseIntervals } from './intervals.js';
+export type { FittedPurchaseModel, IntervalOptions, PurchaseInterval } from './intervals.js';
 export { variates } from './random-variates.js';
 export type { Variates } from './random-variates.js';
 export {
@@ -138,3 +140,5 @@ export {
 export type { Candidate, ChoiceReason, HoldoutCheck, PurchaseModel } from './model-choice.js';
 export { fitFromOrderRows } from './fit-from-rows.js';
 export type { OrderRowsFit } from './fit-from-rows.js';
+export { intervalCoverage } from './interval-coverage.js';
+export type { CoverageResult, CoverageScenario } from './interval-coverage.js';

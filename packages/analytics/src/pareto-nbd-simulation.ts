@@ -1,3 +1,4 @@
+import type { BgNbdParams } from './bgnbd.js';
 import type { ParetoNbdParams } from './pareto-nbd.js';
 import { mulberry32 } from './prng.js';
 import { variates } from './random-variates.js';
@@ -9,6 +10,11 @@ export interface SimulatedHistory {
   T: number;
   /** Purchases in (T, T + holdout]. */
   holdoutPurchases: number;
+  /**
+   * The customer's true expected purchases in (T, T + holdout] given their own rates and whether they
+   * are alive at T (what a perfect model would predict): the target of the intervals' coverage.
+   */
+  latentExpected: number;
 }
 
 /** Options of {@link simulateParetoNbd}. */
@@ -46,7 +52,55 @@ export function simulateParetoNbd(options: ParetoNbdSimulation): SimulatedHistor
       tx = t;
     }
     const aliveInHoldout = Math.max(0, Math.min(death, T + options.holdout) - T);
-    out.push({ x, tx, T, holdoutPurchases: v.poisson(lambda * aliveInHoldout) });
+    // Memoryless lifetime: alive at T, the rest is Exp(μ), so E = λ(1 − e^(−μ·holdout))/μ.
+    const latentExpected = death > T ? (lambda * -Math.expm1(-mu * options.holdout)) / mu : 0;
+    out.push({ x, tx, T, holdoutPurchases: v.poisson(lambda * aliveInHoldout), latentExpected });
+  }
+  return out;
+}
+
+/** Options of {@link simulateBgNbd}: as {@link ParetoNbdSimulation}, with BG/NBD parameters. */
+export interface BgNbdSimulation extends Omit<ParetoNbdSimulation, 'params'> {
+  params: BgNbdParams;
+}
+
+/**
+ * Draws customers from the BG/NBD story: λ ~ Gamma(r, α), p ~ Beta(a, b); purchases a Poisson process
+ * of rate λ from the first purchase at 0, and after each repeat purchase the customer drops out with
+ * probability p. `latentExpected` is (1 − e^(−λp·holdout))/p when still active at T, else 0.
+ */
+export function simulateBgNbd(options: BgNbdSimulation): SimulatedHistory[] {
+  const v = variates(mulberry32(options.seed));
+  const { r, alpha, a, b } = options.params;
+  const out: SimulatedHistory[] = [];
+  for (let i = 0; i < options.customers; i++) {
+    const T = options.minT + (options.maxT - options.minT) * v.uniform();
+    const lambda = v.gamma(r) / alpha;
+    const ga = v.gamma(a);
+    const p = ga / (ga + v.gamma(b));
+    let x = 0;
+    let tx = 0;
+    let holdoutPurchases = 0;
+    // The time of the purchase after which the customer dropped out (∞: never, within the window).
+    let dropAt = Infinity;
+    for (let t = -Math.log(1 - v.uniform()) / lambda; t <= T + options.holdout;) {
+      if (t <= T) {
+        x++;
+        tx = t;
+      } else holdoutPurchases++;
+      if (v.uniform() < p) {
+        dropAt = t;
+        break;
+      }
+      t += -Math.log(1 - v.uniform()) / lambda;
+    }
+    out.push({
+      x,
+      tx,
+      T,
+      holdoutPurchases,
+      latentExpected: dropAt > T ? -Math.expm1(-lambda * p * options.holdout) / p : 0,
+    });
   }
   return out;
 }
