@@ -34,7 +34,7 @@ const SCENARIOS: readonly (Omit<CoverageScenario, 'customers' | 'seed'> & { name
   },
 ];
 
-export async function benchIntervals(args: Record<string, string>): Promise<number> {
+export function benchIntervals(args: Record<string, string>): Promise<number> {
   const customers = Number(args.customers ?? 5000);
   const replications = Number(args.replications ?? 3);
   const table: [string, string | number][] = [];
@@ -72,7 +72,7 @@ export async function benchIntervals(args: Record<string, string>): Promise<numb
     ]);
   }
   report('intervals', { customers, replications, ...figures }, table);
-  return failed ? 1 : 0;
+  return Promise.resolve(failed ? 1 : 0);
 }
 
 function round(v: number): number {
