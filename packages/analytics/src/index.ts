@@ -142,3 +142,5 @@ export { fitFromOrderRows } from './fit-from-rows.js';
 export type { OrderRowsFit } from './fit-from-rows.js';
 export { intervalCoverage } from './interval-coverage.js';
 export type { CoverageResult, CoverageScenario } from './interval-coverage.js';
+export { scoreIntervals } from './score-intervals.js';
+export type { IntervalColumns } from './score-intervals.js';

@@ -15,6 +15,15 @@ export async function up(db: Kysely<any>): Promise<void> {
     alter table analytics.model_fits add constraint model_fits_model_check
       check (model in ('bgnbd-gg', 'pareto-nbd-gg', 'heuristic'));
 
+    -- 90% intervals of each customer's expected purchases and lifetime value (null for the heuristic,
+    -- which has no fitted parameters to be uncertain about). New partitions are created LIKE the
+    -- parent, so they have the columns; the COPY of a recompute that does not list them leaves null.
+    alter table analytics.customer_scores
+      add column expected_purchases_low double precision,
+      add column expected_purchases_high double precision,
+      add column lifetime_value_low numeric,
+      add column lifetime_value_high numeric;
+
     -- The holdout check behind the model (null when the account's history was too short for one).
     alter table analytics.model_fits
       add column holdout_weeks double precision,
@@ -38,6 +47,9 @@ export async function up(db: Kysely<any>): Promise<void> {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export async function down(db: Kysely<any>): Promise<void> {
   await sql`
+    alter table analytics.customer_scores
+      drop column expected_purchases_low, drop column expected_purchases_high,
+      drop column lifetime_value_low, drop column lifetime_value_high;
     alter table analytics.model_fits
       drop column holdout_weeks, drop column holdout_customers, drop column holdout_choice,
       drop column holdout_reason, drop column holdout_aggregate_error, drop column holdout_correlation,

@@ -60,6 +60,10 @@ export interface CustomerScoresTable {
   model_params: Json<Record<string, unknown>>;
   horizon_days: number;
   as_of: Timestamp;
+  expected_purchases_low: number | null;
+  expected_purchases_high: number | null;
+  lifetime_value_low: number | null;
+  lifetime_value_high: number | null;
 }
 
 /** analytics.model_fits: every fit, one row per recompute. */
@@ -124,6 +128,10 @@ const SCORE_COLUMNS = rowColumns<CustomerScoresTable>()({
   model_params: true,
   horizon_days: true,
   as_of: true,
+  expected_purchases_low: true,
+  expected_purchases_high: true,
+  lifetime_value_low: true,
+  lifetime_value_high: true,
 });
 
 /** Every column of each table, in table order. */

@@ -110,6 +110,30 @@ describe('the model-choice step', () => {
       [account],
     );
     expect(rows).toEqual([{ model: 'pareto-nbd-gg', n: 2357 }]);
+    // Every trained score carries its 90% intervals around the point estimates.
+    const { rows: scores } = await t.pool.query<{
+      expected_purchases: number;
+      expected_purchases_low: number;
+      expected_purchases_high: number;
+      lifetime_value: string;
+      lifetime_value_low: string;
+      lifetime_value_high: string;
+      realised_revenue: string;
+    }>(`select * from analytics.customer_scores where account_id = $1`, [account]);
+    let inside = 0;
+    for (const r of scores) {
+      expect(r.expected_purchases_low).toBeGreaterThanOrEqual(0);
+      expect(r.expected_purchases_high).toBeGreaterThanOrEqual(r.expected_purchases_low);
+      if (
+        r.expected_purchases >= r.expected_purchases_low &&
+        r.expected_purchases <= r.expected_purchases_high
+      )
+        inside++;
+      expect(Number(r.lifetime_value_low)).toBeGreaterThanOrEqual(Number(r.realised_revenue) - 1e-4);
+      expect(Number(r.lifetime_value_high)).toBeGreaterThanOrEqual(Number(r.lifetime_value_low));
+    }
+    // The mean lies inside the interval but for the almost surely lapsed, whose interval is [0, 0].
+    expect(inside / scores.length).toBeGreaterThan(0.95);
   });
 
   it('given the check switched off, then BG/NBD as before and no holdout columns', async () => {

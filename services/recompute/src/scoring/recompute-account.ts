@@ -2,6 +2,7 @@ import {
   checkOnHoldout,
   daysPerUnit,
   DEFAULT_MIN_REPEAT_CUSTOMERS,
+  scoreIntervals,
   scoreSummaryColumns,
   type HoldoutCheck,
   type HoldoutHistories,
@@ -30,6 +31,8 @@ export interface ScoringSettings {
    * default true. Off: BG/NBD, as before the check existed.
    */
   readonly modelCheck?: boolean;
+  /** Whether 90% intervals are computed for trained models (`scoreIntervals`); default true. */
+  readonly intervals?: boolean;
 }
 
 export const DEFAULT_SCORING: ScoringSettings = Object.freeze({ horizonDays: 365, discountRate: 0.1 });
@@ -88,6 +91,10 @@ export async function recomputeAccount(
   const t1 = performance.now();
   const check = modelCheck ? checkModels(modelCheck, settings) : null;
   const { result, rejected } = score(summaries, asOf, settings, check?.chosen ?? 'bgnbd');
+  const intervals =
+    settings.intervals === false
+      ? null
+      : scoreIntervals(result, summaries, settings.horizonDays / daysPerUnit(TIME_UNIT), { seed: 1 });
   const t2 = performance.now();
   const fitSettings = {
     time_unit: TIME_UNIT,
@@ -110,6 +117,7 @@ export async function recomputeAccount(
       customerIds,
       externalIds,
       holdout,
+      intervals,
     },
     fit,
   );

@@ -1,5 +1,6 @@
 import {
   churnRisk,
+  type IntervalColumns,
   LIFECYCLE_STATES,
   type ScoreColumnsResult,
   type ScoreResult,
@@ -25,6 +26,10 @@ export const PER_CUSTOMER_COLUMNS = [
   'predicted_value',
   'lifetime_value',
   'is_holdout',
+  'expected_purchases_low',
+  'expected_purchases_high',
+  'lifetime_value_low',
+  'lifetime_value_high',
 ] as const;
 
 /** The models' time unit (of t_x, T, α and the gap in model_params): weeks, as the CDNOW validation. */
@@ -43,6 +48,8 @@ export interface ScoreBatch {
   readonly externalIds: readonly (string | undefined)[];
   /** Customer ids in the universal holdout (`isHoldout` of @holdfast/analytics). */
   readonly holdout: ReadonlySet<string>;
+  /** 90% intervals of expected purchases and lifetime value (`scoreIntervals`); null: none (heuristic). */
+  readonly intervals?: IntervalColumns | null;
 }
 
 /**
@@ -83,6 +90,8 @@ const float = (v: number): string => String(finite(v));
  */
 export function* scoreLines(batch: ScoreBatch, chunkRows = 5000): Generator<string> {
   const { externalIds, customerIds, holdout } = batch;
+  const iv = batch.intervals ?? null;
+  const NULLS = '\\N\t\\N\t\\N\t\\N';
   const scores = batch.result.scores;
   const revenue = batch.summaries.totalRevenue;
   const rowCount = customerIds.length;
@@ -98,7 +107,8 @@ export function* scoreLines(batch: ScoreBatch, chunkRows = 5000): Generator<stri
       `${customerId}\t${externalIds[i] ?? '\\N'}\t${float(churnRisk(pAlive))}\t${LIFECYCLE_STATES[scores.state[i]!]}\t` +
       `${float(pAlive)}\t${Number.isNaN(next) ? '\\N' : new Date(next).toISOString()}\t` +
       `${float(scores.expectedPurchases[i]!)}\t${money(scores.expectedSpend[i]!)}\t${money(revenue[i]!)}\t` +
-      `${money(scores.predictedValue[i]!)}\t${money(scores.lifetimeValue[i]!)}\t${holdout.has(customerId) ? 't' : 'f'}\n`;
+      `${money(scores.predictedValue[i]!)}\t${money(scores.lifetimeValue[i]!)}\t${holdout.has(customerId) ? 't' : 'f'}\t` +
+      `${iv ? `${float(iv.purchasesLow[i]!)}\t${float(iv.purchasesHigh[i]!)}\t${money(iv.lifetimeValueLow[i]!)}\t${money(iv.lifetimeValueHigh[i]!)}` : NULLS}\n`;
     if (++rows === chunkRows) {
       yield chunk;
       chunk = '';
