@@ -35,16 +35,18 @@ export function splitCalibrationHoldout(
   // Transactions by endDay, by customer number.
   const after = new Float64Array(orders.customers);
   for (let i = 0; i < full.customer.length; i++) after[full.customer[i]!] = full.columns.transactions[i]!;
-  const rows: { x: number; tx: number; T: number; xStar: number }[] = [];
-  for (let i = 0; i < cal.customer.length; i++) {
-    rows.push({
-      x: cal.columns.frequency[i]!,
-      tx: cal.columns.recency[i]!,
-      T: cal.columns.T[i]!,
-      xStar: after[cal.customer[i]!]! - cal.columns.transactions[i]!,
-    });
+  // One reused row: groupHoldout copies what it keeps, so no object per customer is held.
+  function* rows(): Generator<{ x: number; tx: number; T: number; xStar: number }> {
+    const row = { x: 0, tx: 0, T: 0, xStar: 0 };
+    for (let i = 0; i < cal.customer.length; i++) {
+      row.x = cal.columns.frequency[i]!;
+      row.tx = cal.columns.recency[i]!;
+      row.T = cal.columns.T[i]!;
+      row.xStar = after[cal.customer[i]!]! - cal.columns.transactions[i]!;
+      yield row;
+    }
   }
-  return groupHoldout(rows, (endDay - calibrationEndDay) / unitDays);
+  return groupHoldout(rows(), (endDay - calibrationEndDay) / unitDays);
 }
 
 /** Groups (x, t_x, T, x*) rows into {@link HoldoutHistories}. */

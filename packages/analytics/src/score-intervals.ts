@@ -37,12 +37,17 @@ export function scoreIntervals(
         : null;
   const n = summaries.frequency.length;
   if (!fitted || n === 0) return null;
-  const rows = Array.from({ length: n }, (_, i) => ({
-    x: summaries.frequency[i]!,
-    tx: summaries.recency[i]!,
-    T: summaries.T[i]!,
-  }));
-  const groups = groupTriplets(rows);
+  // One reused row (groupTriplets copies what it keeps): no object per customer.
+  function* rows(): Generator<{ x: number; tx: number; T: number }> {
+    const row = { x: 0, tx: 0, T: 0 };
+    for (let i = 0; i < n; i++) {
+      row.x = summaries.frequency[i]!;
+      row.tx = summaries.recency[i]!;
+      row.T = summaries.T[i]!;
+      yield row;
+    }
+  }
+  const groups = groupTriplets(rows());
   const distinct = Array.from(groups.weight, (_, i) => ({
     x: groups.x[i]!,
     tx: groups.tx[i]!,
@@ -59,7 +64,7 @@ export function scoreIntervals(
   };
   const s = result.scores;
   for (let i = 0; i < n; i++) {
-    const iv = intervals[at.get(`${rows[i]!.x}|${rows[i]!.tx}|${rows[i]!.T}`)!]!;
+    const iv = intervals[at.get(`${summaries.frequency[i]!}|${summaries.recency[i]!}|${summaries.T[i]!}`)!]!;
     const expected = s.expectedPurchases[i]!;
     const perPurchase = expected > 0 ? s.predictedValue[i]! / expected : 0;
     const realised = s.lifetimeValue[i]! - s.predictedValue[i]!;
