@@ -97,9 +97,10 @@ export const MIN_HOLDOUT_DAYS = 28;
 /**
  * How many of the most recent days the model check holds out, given the days from the account's first
  * order to the as-of day: half of them in whole weeks (the paper's 39/39-week design on CDNOW's 78),
- * at most {@link MAX_HOLDOUT_DAYS}; null below {@link MIN_HOLDOUT_DAYS} (no check: too young).
+ * at most {@link MAX_HOLDOUT_DAYS}; null for a history shorter than twice {@link MIN_HOLDOUT_DAYS}
+ * (no check: too young).
  */
 export function holdoutDays(historyDays: number): number | null {
-  const days = Math.min(MAX_HOLDOUT_DAYS, Math.round(historyDays / 14) * 7);
-  return days >= MIN_HOLDOUT_DAYS ? days : null;
+  if (!(historyDays >= 2 * MIN_HOLDOUT_DAYS)) return null;
+  return Math.min(MAX_HOLDOUT_DAYS, Math.round(historyDays / 14) * 7);
 }
