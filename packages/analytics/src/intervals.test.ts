@@ -4,6 +4,7 @@
  * rule of the quantiles.
  */
 import { describe, expect, it } from 'vitest';
+import { fitBgNbd } from './bgnbd.js';
 import { intervalCoverage } from './interval-coverage.js';
 import { cholesky, logParameterCovariance, purchaseIntervals } from './intervals.js';
 import { fitParetoNbd, groupTriplets } from './pareto-nbd.js';
@@ -77,6 +78,22 @@ describe('purchaseIntervals', () => {
     expect(intervals[1]!.pDead).toBeLessThan(0.05);
     expect(intervals[1]!.low).toBeGreaterThan(5);
     expect(intervals[1]!.high).toBeGreaterThan(intervals[1]!.low * 1.5);
+  });
+
+  it('given a BG/NBD fit run off to its limit (nobody drops out), then no covariance and customer-only intervals', () => {
+    const rows = Array.from({ length: 300 }, (_, i) => ({
+      x: 1 + (i % 6),
+      tx: 20 + (i % 10),
+      T: 20 + (i % 10),
+    }));
+    const g = groupTriplets(rows.map((r) => ({ x: r.x, tx: r.tx, T: r.T })));
+    const fit = fitBgNbd({ frequency: g.x, recency: g.tx, T: g.T, weight: g.weight, customers: g.customers });
+    expect(fit.params.b).toBeGreaterThan(1e3);
+    const model = { model: 'bgnbd' as const, params: fit.params };
+    expect(logParameterCovariance(model, g)).toBeNull();
+    const { intervals, parameterUncertainty } = purchaseIntervals(model, g, [rows[0]!], 52);
+    expect(parameterUncertainty).toBe(false);
+    expect(Number.isFinite(intervals[0]!.high)).toBe(true);
   });
 
   it('given a non-positive-definite matrix, then no Cholesky factor', () => {

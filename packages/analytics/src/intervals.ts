@@ -20,6 +20,8 @@ export interface IntervalOptions {
   parameterDraws?: number;
   /** Draws of the customer's own rates per parameter vector (default 25). */
   customerDraws?: number;
+  /** Whether to draw parameter vectors at all (default true); false: the customer's uncertainty only. */
+  parameterUncertainty?: boolean;
   seed?: number;
 }
 
@@ -81,8 +83,13 @@ export function logParameterCovariance(m: FittedPurchaseModel, data: TripletGrou
   for (let i = 0; i < n; i++)
     for (let j = 0; j < i; j++) info[i]![j] = info[j]![i] = (info[i]![j]! + info[j]![i]!) / 2;
   const inverse = invertSpd(info);
-  return inverse && inverse.every((row) => row.every(Number.isFinite)) ? inverse : null;
+  // A log-scale variance above 4 (a standard error of a factor e² ≈ 7.4 on the parameter) is a ridge
+  // towards a limit (e.g. BG/NBD's a, b → ∞ when nobody drops out), not a usable normal approximation.
+  if (!inverse || !inverse.every((row) => row.every(Number.isFinite))) return null;
+  return inverse.every((row, i) => row[i]! > 0 && row[i]! <= MAX_LOG_VARIANCE) ? inverse : null;
 }
+
+const MAX_LOG_VARIANCE = 4;
 
 /** Cholesky factor L (lower) of a symmetric positive-definite matrix, or null. */
 export function cholesky(a: readonly (readonly number[])[]): number[][] | null {
@@ -165,7 +172,7 @@ export function purchaseIntervals(
   const K = options.parameterDraws ?? 20;
   const M = options.customerDraws ?? 25;
   const v = variates(mulberry32(options.seed ?? 1));
-  const cov = logParameterCovariance(fitted, data);
+  const cov = options.parameterUncertainty === false ? null : logParameterCovariance(fitted, data);
   const l = cov ? cholesky(cov) : null;
   const theta = vectorOf(fitted).map(Math.log);
   const models: FittedPurchaseModel[] = [];

@@ -20,7 +20,8 @@ export interface IntervalColumns {
  * value scaled by low/expected and high/expected purchases: the customer's expected spend and the
  * discounting profile are taken as they are in the point estimate, so the interval carries the
  * uncertainty of the purchases, not of the spend per purchase. Null for the heuristic (no fitted
- * parameters) and for an empty account.
+ * parameters), for an empty account, and when even the customer-only intervals are not finite (a fit
+ * at an extreme the predictions overflow at): the scores are then stored without intervals.
  */
 export function scoreIntervals(
   result: ScoreColumnsResult,
@@ -53,7 +54,18 @@ export function scoreIntervals(
     tx: groups.tx[i]!,
     T: groups.T[i]!,
   }));
-  const { intervals, parameterUncertainty } = purchaseIntervals(fitted, groups, distinct, horizon, options);
+  let { intervals, parameterUncertainty } = purchaseIntervals(fitted, groups, distinct, horizon, options);
+  const finite = (list: typeof intervals) =>
+    list.every((iv) => Number.isFinite(iv.low) && Number.isFinite(iv.high));
+  if (!finite(intervals) && parameterUncertainty) {
+    // A parameter draw far out on a ridge can make a prediction overflow: keep the customer's own
+    // uncertainty only rather than no interval.
+    ({ intervals, parameterUncertainty } = purchaseIntervals(fitted, groups, distinct, horizon, {
+      ...options,
+      parameterUncertainty: false,
+    }));
+  }
+  if (!finite(intervals)) return null;
   const at = new Map(distinct.map((h, i) => [`${h.x}|${h.tx}|${h.T}`, i]));
   const out: IntervalColumns = {
     purchasesLow: new Float64Array(n),
