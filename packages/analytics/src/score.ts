@@ -136,7 +136,9 @@ interface CustomerModel {
 
 /**
  * Scores every customer. With at least `minRepeatCustomers` repeat customers BG/NBD and Gamma-Gamma are
- * fitted and used (`bgnbd-gg`); otherwise, or when the BG/NBD fit does not converge, the heuristic
+ * fitted and used (`bgnbd-gg`), or Pareto/NBD and Gamma-Gamma (`pareto-nbd-gg`) with
+ * `purchaseModel: 'pareto-nbd'` (a failed Pareto/NBD fit falls back to BG/NBD, fallbackReason
+ * `pareto_nbd_<failure>`); otherwise, or when the BG/NBD fit does not converge, the heuristic
  * (`heuristic`). Spend falls back to the customer's mean transaction value when Gamma-Gamma is
  * unavailable (no convergence, or q ≤ 1 so the population mean spend does not exist).
  */

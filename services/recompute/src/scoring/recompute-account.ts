@@ -63,14 +63,15 @@ export interface RecomputeOutcome {
 
 /**
  * Recomputes one account's customer scores as of `asOf`: reads its orders and customers from the read
- * models in one snapshot, summarises per customer (calibration end = the as-of UTC day), scores with
- * `scoreSummaryColumns` (scoreCustomers over typed arrays: BG/NBD + Gamma-Gamma with ≥ 100 repeat
- * customers, else the heuristic) and replaces
- * the account's rows of analytics.customer_scores atomically.
+ * models in one snapshot, summarises per customer (calibration end = the as-of UTC day), chooses the
+ * purchase model on a holdout (`checkOnHoldout`: BG/NBD or Pareto/NBD), scores with
+ * `scoreSummaryColumns` (scoreCustomers over typed arrays: the chosen model + Gamma-Gamma with ≥ 100
+ * repeat customers, else the heuristic), adds 90% intervals (`scoreIntervals`) and replaces the
+ * account's rows of analytics.customer_scores atomically, with the fit and the check in model_fits.
  *
  * @example
  * const outcome = await recomputeAccount({ pool, readModelSchema: 'read_models' }, accountId, new Date());
- * outcome.model; // 'bgnbd-gg' | 'heuristic' | null (no orders)
+ * outcome.model; // 'bgnbd-gg' | 'pareto-nbd-gg' | 'heuristic' | null (no orders)
  */
 export async function recomputeAccount(
   deps: RecomputeDeps,
