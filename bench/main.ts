@@ -8,6 +8,7 @@ import { benchErasure } from './erasure.js';
 import { benchLift } from './lift.js';
 import { benchObservability } from './observability.js';
 import { benchFuzz } from './fuzz.js';
+import { benchIntervals } from './intervals.js';
 import { benchPixel } from './pixel.js';
 import { benchProject } from './project.js';
 import { benchReadApi } from './read-api.js';
@@ -35,6 +36,7 @@ const BENCHES: Record<string, Bench> = {
   'analyst-rls': benchAnalystRls,
   erasure: benchErasure,
   'read-api': benchReadApi,
+  intervals: benchIntervals,
 };
 
 function parseArgs(argv: string[]): Record<string, string> {

@@ -30,6 +30,31 @@ export {
   meanPurchasesWhileAliveByQuadrature,
 } from './bgnbd-predict.js';
 export {
+  fitParetoNbd,
+  groupTriplets,
+  paretoNbdConditionalExpectedPurchases,
+  paretoNbdExpectedPurchases,
+  paretoNbdLogLikelihood,
+  paretoNbdMeanPurchasesWhileAlive,
+  paretoNbdProbabilityAlive,
+  paretoNbdProbabilityNoPurchase,
+  paretoNbdStart,
+} from './pareto-nbd.js';
+export type {
+  ParetoNbdFailure,
+  ParetoNbdFit,
+  ParetoNbdFitOptions,
+  ParetoNbdParams,
+  TripletGroups,
+  WeightedTriplet,
+} from './pareto-nbd.js';
+export { simulateBgNbd, simulateParetoNbd } from './pareto-nbd-simulation.js';
+export type { BgNbdSimulation, ParetoNbdSimulation, SimulatedHistory } from './pareto-nbd-simulation.js';
+export { cholesky, intervalDraws, intervalOf, logParameterCovariance, purchaseIntervals } from './intervals.js';
+export type { FittedPurchaseModel, IntervalDraws, IntervalOptions, PurchaseInterval } from './intervals.js';
+export { variates } from './random-variates.js';
+export type { Variates } from './random-variates.js';
+export {
   fitGammaGamma,
   fitGammaGammaColumns,
   gammaGammaExpectedSpend,
@@ -105,5 +130,33 @@ export type { LogSpaceFit } from './mle.js';
 export type { NelderMeadOptions, NelderMeadResult } from './nelder-mead.js';
 export { OrderCsvError, parseOrderCsv } from './order-csv.js';
 export type { OrderRow } from './order-csv.js';
+export {
+  MAX_HOLDOUT_DAYS,
+  MIN_HOLDOUT_DAYS,
+  HoldoutGroups,
+  groupHoldout,
+  holdoutDays,
+  splitCalibrationHoldout,
+} from './holdout-split.js';
+export type { HoldoutHistories } from './holdout-split.js';
+export { expectedCalibrationError, holdoutDiagnostics, reliabilityTable } from './holdout-diagnostics.js';
+export type {
+  History,
+  HoldoutDiagnostics,
+  PurchasePredictor,
+  ReliabilityBin,
+} from './holdout-diagnostics.js';
+export {
+  SIMILAR_ERROR,
+  bgnbdPredictor,
+  checkOnHoldout,
+  chooseModel,
+  paretoNbdPredictor,
+} from './model-choice.js';
+export type { Candidate, ChoiceReason, HoldoutCheck, PurchaseModel } from './model-choice.js';
 export { fitFromOrderRows } from './fit-from-rows.js';
 export type { OrderRowsFit } from './fit-from-rows.js';
+export { intervalCoverage } from './interval-coverage.js';
+export type { CoverageResult, CoverageScenario } from './interval-coverage.js';
+export { IntervalScorer, scoreIntervals } from './score-intervals.js';
+export type { IntervalColumns } from './score-intervals.js';

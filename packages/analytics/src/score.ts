@@ -17,6 +17,14 @@ import {
   heuristicProbabilityAlive,
 } from './heuristic.js';
 import { churnRisk, LIFECYCLE_STATES, lifecycleState } from './lifecycle.js';
+import type { PurchaseModel } from './model-choice.js';
+import {
+  fitParetoNbd,
+  paretoNbdConditionalExpectedPurchases,
+  paretoNbdProbabilityAlive,
+  paretoNbdProbabilityNoPurchase,
+} from './pareto-nbd.js';
+import type { ParetoNbdFit, ParetoNbdParams } from './pareto-nbd.js';
 import type { LifecycleState } from './lifecycle.js';
 import { groupRfm } from './rfm-groups.js';
 import type { RfmGroups, RfmRow } from './rfm-groups.js';
@@ -43,6 +51,11 @@ export interface ScoreOptions {
   minRepeatCustomers?: number;
   /** Discounting step (default one month), see `discountedPurchases`. */
   clvStep?: number;
+  /**
+   * The purchase model (default BG/NBD), e.g. as chosen on a holdout (`checkOnHoldout`). A Pareto/NBD
+   * fit that fails falls back to BG/NBD, with fallbackReason `pareto_nbd_<failure>`.
+   */
+  purchaseModel?: PurchaseModel;
 }
 
 /** Scores of one customer. Durations are in the options' time unit. */
@@ -73,7 +86,9 @@ export interface CustomerScore {
 
 /** Parameters behind a {@link ScoreResult}. */
 export type ScoreParams =
-  { bgnbd: BgNbdFit; gammaGamma: GammaGammaFit | null } | { accountMedianGap: number };
+  | { bgnbd: BgNbdFit; gammaGamma: GammaGammaFit | null }
+  | { paretoNbd: ParetoNbdFit; gammaGamma: GammaGammaFit | null }
+  | { accountMedianGap: number };
 
 /**
  * The scores of {@link scoreSummaryColumns}, as columns: row i scores row i of the summary columns, with
@@ -101,7 +116,7 @@ export interface ScoreColumnsResult extends Omit<ScoreResult, 'scores'> {
 
 /** Result of {@link scoreCustomers}. */
 export interface ScoreResult {
-  model: 'bgnbd-gg' | 'heuristic';
+  model: 'bgnbd-gg' | 'pareto-nbd-gg' | 'heuristic';
   params: ScoreParams;
   repeatCustomers: number;
   /** Why the heuristic was used although the threshold was met (a fit did not converge); else null. */
@@ -121,7 +136,9 @@ interface CustomerModel {
 
 /**
  * Scores every customer. With at least `minRepeatCustomers` repeat customers BG/NBD and Gamma-Gamma are
- * fitted and used (`bgnbd-gg`); otherwise, or when the BG/NBD fit does not converge, the heuristic
+ * fitted and used (`bgnbd-gg`), or Pareto/NBD and Gamma-Gamma (`pareto-nbd-gg`) with
+ * `purchaseModel: 'pareto-nbd'` (a failed Pareto/NBD fit falls back to BG/NBD, fallbackReason
+ * `pareto_nbd_<failure>`); otherwise, or when the BG/NBD fit does not converge, the heuristic
  * (`heuristic`). Spend falls back to the customer's mean transaction value when Gamma-Gamma is
  * unavailable (no convergence, or q ≤ 1 so the population mean spend does not exist).
  */
@@ -170,14 +187,16 @@ export function accountStatistics(columns: SummaryColumns): AccountStatistics {
 }
 
 /**
- * Chooses and fits the account's model from its statistics. With at least `minRepeatCustomers` repeat
- * customers BG/NBD and Gamma-Gamma are fitted (`bgnbd-gg`); otherwise, or when the BG/NBD fit does not
+ * Fits the account's model from its statistics. With at least `minRepeatCustomers` repeat customers
+ * BG/NBD and Gamma-Gamma are fitted (`bgnbd-gg`), or Pareto/NBD and Gamma-Gamma (`pareto-nbd-gg`) with
+ * `purchaseModel: 'pareto-nbd'` (as chosen on a holdout, `checkOnHoldout`; a failed Pareto/NBD fit
+ * falls back to BG/NBD with fallbackReason `pareto_nbd_<failure>`); otherwise, or when the BG/NBD fit does not
  * converge, the heuristic with the account's median gap (`heuristic`). Gamma-Gamma is dropped when it
  * does not converge or q ≤ 1 (the population mean spend does not exist).
  */
 export function fitAccount(
   stats: AccountStatistics,
-  options: Pick<ScoreOptions, 'timeUnit' | 'minRepeatCustomers'>,
+  options: Pick<ScoreOptions, 'timeUnit' | 'minRepeatCustomers' | 'purchaseModel'>,
 ): AccountFit {
   const unit = options.timeUnit ?? 'weeks';
   const { rfm, spend } = stats;
@@ -193,8 +212,7 @@ export function fitAccount(
       (spend.weight === undefined || (spend.weight[i] as number) > 0);
   }
   const trained = repeatCustomers >= (options.minRepeatCustomers ?? DEFAULT_MIN_REPEAT_CUSTOMERS);
-  const bgnbd = trained ? fitBgNbd(rfm) : null;
-  if (bgnbd?.converged === true) {
+  const spendModel = () => {
     const gg = hasSpend
       ? fitGammaGammaColumns(
           spend.frequency,
@@ -202,11 +220,30 @@ export function fitAccount(
           spend.weight ? { weight: spend.weight } : {},
         )
       : null;
-    const gammaGamma = gg?.converged === true && gg.params.q > 1 ? gg : null;
-    return { model: 'bgnbd-gg', params: { bgnbd, gammaGamma }, repeatCustomers, fallbackReason: null };
+    return gg?.converged === true && gg.params.q > 1 ? gg : null;
+  };
+  let fallbackReason: string | null = null;
+  if (trained && options.purchaseModel === 'pareto-nbd') {
+    const paretoNbd = fitParetoNbd({
+      x: rfm.frequency,
+      tx: rfm.recency,
+      T: rfm.T,
+      weight: rfm.weight,
+      customers: rfm.customers,
+    });
+    if (paretoNbd.converged) {
+      const params = { paretoNbd, gammaGamma: spendModel() };
+      return { model: 'pareto-nbd-gg', params, repeatCustomers, fallbackReason: null };
+    }
+    fallbackReason = `pareto_nbd_${paretoNbd.failure ?? 'not_converged'}`;
+  }
+  const bgnbd = trained ? fitBgNbd(rfm) : null;
+  if (bgnbd?.converged === true) {
+    const params = { bgnbd, gammaGamma: spendModel() };
+    return { model: 'bgnbd-gg', params, repeatCustomers, fallbackReason };
   }
   const gap = accountMedianGapOfGroups(rfm, 1 / daysPerUnit(unit));
-  const fallbackReason = bgnbd ? 'bgnbd_not_converged' : null;
+  if (bgnbd) fallbackReason = 'bgnbd_not_converged';
   return { model: 'heuristic', params: { accountMedianGap: gap }, repeatCustomers, fallbackReason };
 }
 
@@ -255,6 +292,20 @@ export function scoreWithFit(
     };
     return scoreAll(columns, options, spend, (s) => trainedModel(bgnbd.params, s), cache);
   }
+  if ('paretoNbd' in p) {
+    const { paretoNbd, gammaGamma } = p;
+    const spend = (s: ScoredRow): number => {
+      const value = gammaGamma ? gammaGammaExpectedSpend(gammaGamma.params, s) : NaN;
+      return Number.isFinite(value) ? value : ownMeanSpend(s);
+    };
+    return scoreAll(
+      columns,
+      options,
+      spend,
+      (s) => paretoModel(paretoNbd.params, s, options.horizon),
+      cache,
+    );
+  }
   const gap = p.accountMedianGap;
   return scoreAll(columns, options, ownMeanSpend, (s) => heuristicModel(s, gap), cache);
 }
@@ -276,6 +327,33 @@ function trainedModel(params: BgNbdParams, s: RfmRow): CustomerModel {
     expectedGap: bgnbdExpectedGap(params, s),
     medianNext: bgnbdMedianTimeToNextPurchase(params, s),
     cumulative: (t) => bgnbdConditionalExpectedPurchases(params, s, t),
+  };
+}
+
+/**
+ * Pareto/NBD's customer model. The expected gap is BG/NBD's expression with Pareto/NBD's r and α
+ * (the inverse posterior mean purchase rate at the last purchase). The median wait is found by
+ * bisection on P(no purchase in u) = ½ within the horizon only (a later one is not stored).
+ */
+function paretoModel(params: ParetoNbdParams, s: RfmRow, horizon: number): CustomerModel {
+  const h = { x: s.frequency, tx: s.recency, T: s.T };
+  const quiet = (u: number) => paretoNbdProbabilityNoPurchase(params, h, u);
+  let medianNext: number | null = null;
+  if (quiet(horizon) < 0.5) {
+    let lo = 0;
+    let hi = horizon;
+    for (let k = 0; k < 30; k++) {
+      const mid = (lo + hi) / 2;
+      if (quiet(mid) < 0.5) hi = mid;
+      else lo = mid;
+    }
+    medianNext = hi;
+  }
+  return {
+    pAlive: paretoNbdProbabilityAlive(params, h),
+    expectedGap: (params.alpha + s.recency) / (params.r + s.frequency),
+    medianNext,
+    cumulative: (t) => paretoNbdConditionalExpectedPurchases(params, h, t),
   };
 }
 

@@ -1,10 +1,16 @@
 import {
+  checkOnHoldout,
   daysPerUnit,
+  DEFAULT_MIN_REPEAT_CUSTOMERS,
   fitAccount,
+  IntervalScorer,
   scoreWithFit,
   scoringCache,
   type AccountFit,
   type AccountStatistics,
+  type HoldoutCheck,
+  type HoldoutHistories,
+  type PurchaseModel,
   type RfmGroups,
   type ScoreOptions,
   type ScoreResult,
@@ -13,7 +19,7 @@ import {
 import type { Pool } from '@holdfast/db';
 import { silentLogger, type Logger } from '@holdfast/platform';
 import { checkedAccountId } from './account-id.js';
-import { modelFitRow } from './model-fit.js';
+import { holdoutColumns, modelFitRow } from './model-fit.js';
 import { TIME_UNIT } from './score-rows.js';
 import { dropStage, scoredLines, stageAccount, type StagedAccount } from './stream-account.js';
 import { newScoreTableName, replaceAccountScores, withAccountLock } from './write-scores.js';
@@ -26,6 +32,13 @@ export interface ScoringSettings {
   readonly discountRate: number;
   /** Repeat customers needed for BG/NBD + Gamma-Gamma (default 100, the package's threshold). */
   readonly minRepeatCustomers?: number;
+  /**
+   * Whether the purchase model is chosen on a holdout (BG/NBD or Pareto/NBD, `checkOnHoldout`);
+   * default true. Off: BG/NBD, as before the check existed.
+   */
+  readonly modelCheck?: boolean;
+  /** Whether 90% intervals are computed for trained models (`scoreIntervals`); default true. */
+  readonly intervals?: boolean;
 }
 
 export const DEFAULT_SCORING: ScoringSettings = Object.freeze({ horizonDays: 365, discountRate: 0.1 });
@@ -47,6 +60,8 @@ export interface RecomputeOutcome {
   readonly repeatCustomers: number;
   readonly model: ScoreResult['model'] | null;
   readonly fallbackReason: string | null;
+  /** The model the holdout check chose and why, or null when there was no check. */
+  readonly holdoutChoice: { readonly model: PurchaseModel | null; readonly reason: string } | null;
   /** Every order and customer row of the account in the snapshot scored. */
   readonly snapshot: { readonly orders: number; readonly customers: number };
   /** Distinct (x, t_x, T) and (x, m_x) groups the fit ran on (what its memory grows with). */
@@ -63,15 +78,20 @@ export interface RecomputeOutcome {
  *
  * 1. load: `stageAccount` reads the orders customer by customer in one snapshot, summarises each
  *    customer in their local time zone (their US ZIP's, else the account's store_timezone) as of the
- *    as-of day there, stages the summaries in an unlogged table and groups the fit's statistics;
- * 2. score (the fit): `fitAccount` on the grouped statistics (BG/NBD + Gamma-Gamma with ≥ 100 repeat
- *    customers, else the heuristic), checked on every distinct history ({@link guardedFit});
- * 3. write: `scoredLines` scores the staged summaries in chunks and `replaceAccountScores` streams
- *    them into a new partition and swaps it in atomically.
+ *    as-of day there, stages the summaries in an unlogged table and groups the fit's statistics, and,
+ *    for the model check, each customer's calibration history and holdout purchases (grouped too);
+ * 2. score (the fit): the model check (`checkOnHoldout` on the grouped calibration/holdout histories:
+ *    BG/NBD or Pareto/NBD), then `fitAccount` with the chosen model on all the grouped statistics
+ *    (the chosen model + Gamma-Gamma with ≥ 100 repeat customers, else the heuristic), checked on
+ *    every distinct history ({@link guardedFit}), and the intervals' parameter draws
+ *    (`IntervalScorer`, checked on every distinct history too);
+ * 3. write: `scoredLines` scores the staged summaries in chunks, with their 90% intervals, and
+ *    `replaceAccountScores` streams them into a new partition and swaps it in atomically, with the fit
+ *    and the check in model_fits.
  *
  * @example
  * const outcome = await recomputeAccount({ pool, readModelSchema: 'read_models' }, accountId, new Date());
- * outcome.model; // 'bgnbd-gg' | 'heuristic' | null (no orders)
+ * outcome.model; // 'bgnbd-gg' | 'pareto-nbd-gg' | 'heuristic' | null (no orders)
  */
 export async function recomputeAccount(
   deps: RecomputeDeps,
@@ -82,23 +102,39 @@ export async function recomputeAccount(
   const logger = deps.logger ?? silentLogger;
   const account = checkedAccountId(accountId);
   const unitDays = daysPerUnit(TIME_UNIT);
-  const options: ScoreOptions = {
-    asOf,
-    horizon: settings.horizonDays / unitDays,
-    discountRate: settings.discountRate,
-    timeUnit: TIME_UNIT,
-    minRepeatCustomers: settings.minRepeatCustomers,
-  };
+  const horizon = settings.horizonDays / unitDays;
   const outcome = await withAccountLock(deps.pool, account, async (writer) => {
     const reader = await deps.pool.connect();
     const table = newScoreTableName(account);
     const stage = `${table}_in`;
     try {
       const t0 = performance.now();
-      const staged = await stageAccount(reader, writer, deps.readModelSchema, account, asOf, stage, unitDays);
+      const staged = await stageAccount(
+        reader,
+        writer,
+        deps.readModelSchema,
+        account,
+        asOf,
+        stage,
+        unitDays,
+        settings.modelCheck ?? true,
+      );
       const t1 = performance.now();
       const customers = staged?.groups.customers ?? 0;
-      const { fit, rejected, cache } = guardedFit(staged, options);
+      const check = staged?.holdout ? checkModels(staged.holdout, settings) : null;
+      const options: ScoreOptions = {
+        asOf,
+        horizon,
+        discountRate: settings.discountRate,
+        timeUnit: TIME_UNIT,
+        minRepeatCustomers: settings.minRepeatCustomers,
+        purchaseModel: check?.chosen ?? 'bgnbd',
+      };
+      const { fit, rejected, cache, stats } = guardedFit(staged, options);
+      const intervals =
+        settings.intervals === false || customers === 0
+          ? null
+          : IntervalScorer.of(fit, tripletGroups(stats.rfm), horizon, { seed: 1 });
       const t2 = performance.now();
       const fitSettings = {
         time_unit: TIME_UNIT,
@@ -106,8 +142,12 @@ export async function recomputeAccount(
         discount_rate: settings.discountRate,
         store_timezone: staged?.storeZone ?? null,
       };
-      const fitRow = customers > 0 ? modelFitRow(fit, customers, fitSettings, rejected) : null;
-      const lines = customers > 0 ? scoredLines(reader, stage, account, fit, options, cache, unitDays) : null;
+      const fitRow =
+        customers > 0
+          ? modelFitRow(fit, customers, fitSettings, rejected, check ? holdoutColumns(check) : null)
+          : null;
+      const lines =
+        customers > 0 ? scoredLines(reader, stage, account, fit, options, cache, unitDays, intervals) : null;
       await replaceAccountScores(
         writer,
         { accountId: account, asOf, horizonDays: settings.horizonDays, fit },
@@ -124,6 +164,7 @@ export async function recomputeAccount(
         repeatCustomers: fit.repeatCustomers,
         model: customers > 0 ? fit.model : null,
         fallbackReason: fit.fallbackReason,
+        holdoutChoice: check ? { model: check.chosen, reason: check.reason } : null,
         snapshot: staged?.snapshot ?? { orders: 0, customers: 0 },
         groups: staged?.groups.groups ?? { rfm: 0, spend: 0 },
         storeZone: staged?.storeZone ?? null,
@@ -136,6 +177,23 @@ export async function recomputeAccount(
   });
   logger.info('scores_recomputed', { ...outcome, asOf: asOf.toISOString() });
   return outcome;
+}
+
+/**
+ * The model-choice step: with as many repeat customers in the calibration period as training needs,
+ * both models are fitted on it and scored on the weeks held out (`checkOnHoldout`); the account is then
+ * scored with the chosen model refitted on everything. Fewer: no check (BG/NBD, or the heuristic).
+ */
+function checkModels(histories: HoldoutHistories, settings: ScoringSettings): HoldoutCheck | null {
+  let repeat = 0;
+  for (let i = 0; i < histories.x.length; i++) if (histories.x[i]! > 0) repeat += histories.weight[i]!;
+  if (repeat < (settings.minRepeatCustomers ?? DEFAULT_MIN_REPEAT_CUSTOMERS)) return null;
+  return checkOnHoldout(histories);
+}
+
+/** The account's (x, t_x, T) groups as the intervals' information matrix reads them. */
+function tripletGroups(rfm: RfmGroups) {
+  return { x: rfm.frequency, tx: rfm.recency, T: rfm.T, weight: rfm.weight, customers: rfm.customers };
 }
 
 /** True when every prediction of `fit` on every distinct history of the account is finite. */
@@ -178,12 +236,17 @@ function finiteOnGroups(
 function guardedFit(
   staged: StagedAccount | null,
   options: ScoreOptions,
-): { fit: AccountFit; rejected: ScoreResult['params'] | null; cache: ScoringCache } {
+): {
+  fit: AccountFit;
+  rejected: ScoreResult['params'] | null;
+  cache: ScoringCache;
+  stats: AccountStatistics;
+} {
   const stats = staged?.groups.statistics() ?? EMPTY_STATISTICS;
   const fit = fitAccount(stats, options);
   const cache = scoringCache();
-  if (finiteOnGroups(stats.rfm, fit, options, cache)) return { fit, rejected: null, cache };
-  if (fit.model !== 'bgnbd-gg') throw new RangeError('heuristic scores are not finite');
+  if (finiteOnGroups(stats.rfm, fit, options, cache)) return { fit, rejected: null, cache, stats };
+  if (fit.model === 'heuristic') throw new RangeError('heuristic scores are not finite');
   const heuristic = fitAccount(stats, { ...options, minRepeatCustomers: Number.POSITIVE_INFINITY });
   const heuristicCache = scoringCache();
   if (!finiteOnGroups(stats.rfm, heuristic, options, heuristicCache))
@@ -192,10 +255,12 @@ function guardedFit(
     fit: {
       ...heuristic,
       repeatCustomers: fit.repeatCustomers,
-      fallbackReason: 'bgnbd_predictions_not_finite',
+      fallbackReason:
+        fit.model === 'bgnbd-gg' ? 'bgnbd_predictions_not_finite' : 'pareto_nbd_predictions_not_finite',
     },
     rejected: fit.params,
     cache: heuristicCache,
+    stats,
   };
 }
 

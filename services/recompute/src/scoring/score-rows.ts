@@ -1,4 +1,10 @@
-import { churnRisk, LIFECYCLE_STATES, type ScoreColumns, type ScoreResult } from '@holdfast/analytics';
+import {
+  churnRisk,
+  LIFECYCLE_STATES,
+  type IntervalColumns,
+  type ScoreColumns,
+  type ScoreResult,
+} from '@holdfast/analytics';
 
 /**
  * The per-customer columns of analytics.customer_scores, in the order {@link scoreLines} writes them.
@@ -19,6 +25,10 @@ export const PER_CUSTOMER_COLUMNS = [
   'predicted_value',
   'lifetime_value',
   'is_holdout',
+  'expected_purchases_low',
+  'expected_purchases_high',
+  'lifetime_value_low',
+  'lifetime_value_high',
 ] as const;
 
 /** The models' time unit (of t_x, T, α and the gap in model_params): weeks, as the CDNOW validation. */
@@ -34,6 +44,8 @@ export interface ScoreChunk {
   readonly externalIds: readonly (string | undefined)[];
   /** Whether each row's customer is in the universal holdout (`isHoldout` of @holdfast/analytics). */
   readonly holdout: ArrayLike<boolean>;
+  /** 90% intervals of expected purchases and lifetime value, row i for row i; null: none (heuristic). */
+  readonly intervals?: IntervalColumns | null;
 }
 
 /**
@@ -42,6 +54,13 @@ export interface ScoreChunk {
  */
 export function modelParams(result: Pick<ScoreResult, 'params'>): Record<string, unknown> {
   const p = result.params;
+  if ('paretoNbd' in p) {
+    return {
+      time_unit: TIME_UNIT,
+      pareto_nbd: p.paretoNbd.params,
+      gamma_gamma: p.gammaGamma ? p.gammaGamma.params : null,
+    };
+  }
   if ('bgnbd' in p) {
     return {
       time_unit: TIME_UNIT,
@@ -67,6 +86,8 @@ const float = (v: number): string => String(finite(v));
  */
 export function scoreLines(chunk: ScoreChunk): string {
   const { externalIds, customerIds, holdout, scores } = chunk;
+  const iv = chunk.intervals ?? null;
+  const NULLS = '\\N\t\\N\t\\N\t\\N';
   const revenue = chunk.totalRevenue;
   const rowCount = customerIds.length;
   if (
@@ -84,7 +105,8 @@ export function scoreLines(chunk: ScoreChunk): string {
       `${customerIds[i]}\t${externalIds[i] ?? '\\N'}\t${float(churnRisk(pAlive))}\t${LIFECYCLE_STATES[scores.state[i]!]}\t` +
       `${float(pAlive)}\t${Number.isNaN(next) ? '\\N' : new Date(next).toISOString()}\t` +
       `${float(scores.expectedPurchases[i]!)}\t${money(scores.expectedSpend[i]!)}\t${money(revenue[i]!)}\t` +
-      `${money(scores.predictedValue[i]!)}\t${money(scores.lifetimeValue[i]!)}\t${holdout[i] ? 't' : 'f'}\n`;
+      `${money(scores.predictedValue[i]!)}\t${money(scores.lifetimeValue[i]!)}\t${holdout[i] ? 't' : 'f'}\t` +
+      `${iv ? `${float(iv.purchasesLow[i]!)}\t${float(iv.purchasesHigh[i]!)}\t${money(iv.lifetimeValueLow[i]!)}\t${money(iv.lifetimeValueHigh[i]!)}` : NULLS}\n`;
   }
   return text;
 }

@@ -2,12 +2,16 @@ import { to as copyTo, from as copyFrom } from 'pg-copy-streams';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import {
+  HoldoutGroups,
+  holdoutDays,
   isHoldout,
   netOrderAmount,
   scoreWithFit,
   summarizeDays,
   zeroSummaryNumbers,
   type AccountFit,
+  type HoldoutHistories,
+  type IntervalScorer,
   type ScoreOptions,
   type ScoringCache,
 } from '@holdfast/analytics';
@@ -34,6 +38,12 @@ export interface StagedAccount {
   readonly snapshot: { readonly orders: number; readonly customers: number };
   /** The account's store_timezone as the recompute reads it (`storeZoneOf`). */
   readonly storeZone: string;
+  /**
+   * With the model check asked for and a history long enough (`holdoutDays`): every customer acquired
+   * by the calibration end, with their calibration (x, t_x, T) and their purchase days in the holdout,
+   * grouped; else null.
+   */
+  readonly holdout: HoldoutHistories | null;
 }
 
 const SNAPSHOT_READ: TransactionOptions = { isolation: 'repeatable read', readOnly: true };
@@ -53,6 +63,12 @@ const SNAPSHOT_READ: TransactionOptions = { isolation: 'repeatable read', readOn
  *   orders without a resolved customer do not count;
  * - the summary is `summarizeDays` (CustomerDays' semantics).
  *
+ * With `modelCheck`, the same pass splits each customer's days for the holdout check: the account's
+ * history (its first counted order to the as-of day, in the store's zone) gives the days held out
+ * (`holdoutDays`: half, in whole weeks, at most 52); a customer's calibration summary is
+ * `summarizeDays` to their local as-of day minus those days, and their holdout purchases the purchase
+ * days added after it. They are grouped by (x, t_x, T, x*) (`HoldoutGroups`), never kept per customer.
+ *
  * Returns null when the read models do not exist yet (the projector has not started).
  */
 export async function stageAccount(
@@ -63,6 +79,7 @@ export async function stageAccount(
   asOf: Date,
   stage: string,
   unitDays: number,
+  modelCheck = false,
 ): Promise<StagedAccount | null> {
   return inTransaction(
     reader,
@@ -106,6 +123,7 @@ export async function stageAccount(
       // Plain scans: JIT compilation costs about a second here and saves less.
       await rawQuery(reader, 'stream-account.jit-off', 'set local jit = off');
       const groups = new AccountGroups(unitDays);
+      const check = modelCheck ? await holdoutPlan(reader, schema, account, asOf, storeZone, unitDays) : null;
       let orders = 0;
       await inTransaction(writer, async () => {
         await allowLongStatements(writer);
@@ -115,7 +133,7 @@ export async function stageAccount(
           `create unlogged table analytics."${stage}" (customer_id text, external_id text, x integer,
              tx_days integer, t_days integer, monetary text, total text)`,
         );
-        const source = stagedLines(reader, schema, account, asOf, storeZone, groups, (n) => (orders += n));
+        const source = stagedLines(reader, schema, account, asOf, storeZone, groups, check, (n) => (orders += n));
         await pipeline(
           Readable.from(source),
           writer.query(
@@ -132,10 +150,50 @@ export async function stageAccount(
         orders,
         snapshot: { orders: counted.orders, customers: counted.customers },
         storeZone,
+        holdout: check ? check.groups.histories(check.days / unitDays) : null,
       };
     },
     SNAPSHOT_READ,
   );
+}
+
+/** The model check's split: the days held out, and where the customers' split histories gather. */
+interface HoldoutPlan {
+  readonly days: number;
+  readonly groups: HoldoutGroups;
+  readonly unitDays: number;
+}
+
+/** No zone is more than 14 h ahead of UTC: nothing on or before the as-of day of any zone is later. */
+function readEnd(asOf: Date): string {
+  return new Date((Math.floor(asOf.getTime() / DAY_MS) + 2) * DAY_MS).toISOString();
+}
+
+/**
+ * The holdout of the model check, from the account's first counted order (in the snapshot `reader`
+ * reads), its history measured in the store's zone: null when it is too short (`holdoutDays`).
+ */
+async function holdoutPlan(
+  reader: PoolClient,
+  schema: string,
+  account: string,
+  asOf: Date,
+  storeZone: string,
+  unitDays: number,
+): Promise<HoldoutPlan | null> {
+  const first = await recomputeDbOn(reader)
+    .withSchema(schema)
+    .selectFrom('orders')
+    .select((eb) => eb.fn.min('order_date').as('first'))
+    .where('account_id', '=', account)
+    .where('cancelled_at', 'is', null)
+    .where('customer_id', 'is not', null)
+    .where('order_date', '<', new Date(readEnd(asOf)))
+    .executeTakeFirst();
+  if (!first?.first) return null;
+  const historyDays = localDayOf(asOf, storeZone) - localDayOf(new Date(first.first).getTime(), storeZone);
+  const days = holdoutDays(historyDays);
+  return days === null ? null : { days, groups: new HoldoutGroups(), unitDays };
 }
 
 /** The staged lines of pass 1 (see {@link stageAccount}), made as the orders stream in. */
@@ -146,10 +204,10 @@ async function* stagedLines(
   asOf: Date,
   storeZone: string,
   groups: AccountGroups,
+  check: HoldoutPlan | null,
   counted: (orders: number) => void,
 ): AsyncGenerator<string> {
-  // No zone is more than 14 h ahead of UTC: nothing on or before the as-of day of any zone is later.
-  const before = new Date((Math.floor(asOf.getTime() / DAY_MS) + 2) * DAY_MS).toISOString();
+  const before = readEnd(asOf);
   const stream = reader.query(
     longQuery(
       copyTo(
@@ -193,6 +251,7 @@ async function* stagedLines(
   let externalId = '';
   let zone = storeZone;
   const numbers = zeroSummaryNumbers();
+  const calibration = zeroSummaryNumbers();
   let out = '';
   const flush = () => {
     if (n === 0) return;
@@ -203,6 +262,15 @@ async function* stagedLines(
       for (let i = 0; i < n; i++) if (days[i]! <= endDay) orders++;
       counted(orders);
       groups.add(numbers);
+      // summarizeDays sorted the days already: the calibration summary reads the same arrays.
+      if (check && summarizeDays(days, amounts, n, endDay - check.days, 1, calibration)) {
+        check.groups.add(
+          calibration.frequency,
+          calibration.recency / check.unitDays,
+          calibration.T / check.unitDays,
+          numbers.transactions - calibration.transactions,
+        );
+      }
       out +=
         `${customer}\t${externalId}\t${numbers.frequency}\t${numbers.recency}\t${numbers.T}\t` +
         `${numbers.monetaryValue}\t${numbers.totalRevenue}\n`;
@@ -257,7 +325,8 @@ async function* stagedLines(
 
 /**
  * Pass 2 of a streamed recompute: reads the staged summaries back, scores them CHUNK_ROWS at a time
- * under `fit` (one `cache`, so each distinct history is modelled once) and yields their rows of
+ * under `fit` (one `cache`, so each distinct history is modelled once), with their 90% intervals
+ * when `intervals` is given (its own cache: once per distinct history too), and yields their rows of
  * analytics.customer_scores in COPY text. Each customer's holdout flag is `isHoldout`.
  */
 export async function* scoredLines(
@@ -268,6 +337,7 @@ export async function* scoredLines(
   options: ScoreOptions,
   cache: ScoringCache,
   unitDays: number,
+  intervals: IntervalScorer | null = null,
 ): AsyncGenerator<string> {
   const chunk = {
     frequency: new Float64Array(CHUNK_ROWS),
@@ -289,12 +359,14 @@ export async function* scoredLines(
       totalRevenue: chunk.totalRevenue.subarray(0, rows),
       transactions: chunk.transactions.subarray(0, rows),
     };
+    const scores = scoreWithFit(columns, fit, options, cache);
     const text = scoreLines({
-      scores: scoreWithFit(columns, fit, options, cache),
+      scores,
       totalRevenue: columns.totalRevenue,
       customerIds,
       externalIds,
       holdout,
+      intervals: intervals?.columns(columns, scores) ?? null,
     });
     customerIds = [];
     externalIds = [];

@@ -7,7 +7,7 @@ import { recomputeDbOn } from '../recompute-database.js';
 import { checkedAccountId } from './account-id.js';
 import type { AccountFit } from '@holdfast/analytics';
 import { modelParams, PER_CUSTOMER_COLUMNS } from './score-rows.js';
-import type { ModelFitRow } from './model-fit.js';
+import type { HoldoutColumns, ModelFitRow } from './model-fit.js';
 
 /** How long the swap waits for readers of customer_scores before it retries (it blocks new ones meanwhile). */
 const SWAP_LOCK_TIMEOUT = '5s';
@@ -279,6 +279,7 @@ async function insertFit(
       customers: fit.customers,
       repeat_customers: fit.repeatCustomers,
       converged: fit.converged,
+      ...holdoutValues(fit.holdout),
     })
     .onConflict((oc) =>
       oc.columns(['account_id', 'as_of']).doUpdateSet((eb) => ({
@@ -288,7 +289,33 @@ async function insertFit(
         customers: eb.ref('excluded.customers'),
         repeat_customers: eb.ref('excluded.repeat_customers'),
         converged: eb.ref('excluded.converged'),
+        holdout_weeks: eb.ref('excluded.holdout_weeks'),
+        holdout_customers: eb.ref('excluded.holdout_customers'),
+        holdout_choice: eb.ref('excluded.holdout_choice'),
+        holdout_reason: eb.ref('excluded.holdout_reason'),
+        holdout_aggregate_error: eb.ref('excluded.holdout_aggregate_error'),
+        holdout_correlation: eb.ref('excluded.holdout_correlation'),
+        holdout_mae: eb.ref('excluded.holdout_mae'),
+        calibration_error: eb.ref('excluded.calibration_error'),
+        reliability: eb.ref('excluded.reliability'),
+        holdout_candidates: eb.ref('excluded.holdout_candidates'),
       })),
     )
     .execute();
+}
+
+/** The holdout check's columns of model_fits (all null without a check). */
+function holdoutValues(h: HoldoutColumns | null) {
+  return {
+    holdout_weeks: h?.holdoutWeeks ?? null,
+    holdout_customers: h?.holdoutCustomers ?? null,
+    holdout_choice: h?.choice ?? null,
+    holdout_reason: h?.reason ?? null,
+    holdout_aggregate_error: h?.chosen?.aggregateError ?? null,
+    holdout_correlation: h?.chosen?.correlation ?? null,
+    holdout_mae: h?.chosen?.meanAbsoluteError ?? null,
+    calibration_error: h?.chosen?.calibrationError ?? null,
+    reliability: h?.reliability ? JSON.stringify(h.reliability) : null,
+    holdout_candidates: h ? JSON.stringify(h.candidates) : null,
+  };
 }
