@@ -50,7 +50,13 @@ export type {
 } from './pareto-nbd.js';
 export { simulateBgNbd, simulateParetoNbd } from './pareto-nbd-simulation.js';
 export type { BgNbdSimulation, ParetoNbdSimulation, SimulatedHistory } from './pareto-nbd-simulation.js';
-export { cholesky, intervalDraws, intervalOf, logParameterCovariance, purchaseIntervals } from './intervals.js';
+export {
+  cholesky,
+  intervalDraws,
+  intervalOf,
+  logParameterCovariance,
+  purchaseIntervals,
+} from './intervals.js';
 export type { FittedPurchaseModel, IntervalDraws, IntervalOptions, PurchaseInterval } from './intervals.js';
 export { variates } from './random-variates.js';
 export type { Variates } from './random-variates.js';

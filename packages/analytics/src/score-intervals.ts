@@ -148,7 +148,10 @@ export class IntervalScorer {
   }
 
   /** The intervals of a chunk: row i for row i of `summaries` and of its `scores`. */
-  columns(summaries: Pick<SummaryColumns, 'frequency' | 'recency' | 'T'>, scores: ScoreColumns): IntervalColumns {
+  columns(
+    summaries: Pick<SummaryColumns, 'frequency' | 'recency' | 'T'>,
+    scores: ScoreColumns,
+  ): IntervalColumns {
     const n = summaries.frequency.length;
     const out: IntervalColumns = {
       purchasesLow: new Float64Array(n),

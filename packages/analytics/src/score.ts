@@ -298,13 +298,7 @@ export function scoreWithFit(
       const value = gammaGamma ? gammaGammaExpectedSpend(gammaGamma.params, s) : NaN;
       return Number.isFinite(value) ? value : ownMeanSpend(s);
     };
-    return scoreAll(
-      columns,
-      options,
-      spend,
-      (s) => paretoModel(paretoNbd.params, s, options.horizon),
-      cache,
-    );
+    return scoreAll(columns, options, spend, (s) => paretoModel(paretoNbd.params, s, options.horizon), cache);
   }
   const gap = p.accountMedianGap;
   return scoreAll(columns, options, ownMeanSpend, (s) => heuristicModel(s, gap), cache);

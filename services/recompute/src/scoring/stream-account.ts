@@ -133,7 +133,16 @@ export async function stageAccount(
           `create unlogged table analytics."${stage}" (customer_id text, external_id text, x integer,
              tx_days integer, t_days integer, monetary text, total text)`,
         );
-        const source = stagedLines(reader, schema, account, asOf, storeZone, groups, check, (n) => (orders += n));
+        const source = stagedLines(
+          reader,
+          schema,
+          account,
+          asOf,
+          storeZone,
+          groups,
+          check,
+          (n) => (orders += n),
+        );
         await pipeline(
           Readable.from(source),
           writer.query(
