@@ -107,9 +107,11 @@ export default tseslint.config(
       'packages/analytics/src/**/*.ts',
       'packages/charts/src/**/*.ts',
       'packages/dashboards/src/**/*.ts',
+      'packages/local-time/src/**/*.ts',
       'packages/contracts/src/http/**/*.ts',
     ],
-    ignores: ['**/*.test.ts'],
+    // Tests and their support (packages/analytics/src/testing reads the CDNOW files) are not shipped.
+    ignores: ['**/*.test.ts', 'packages/analytics/src/testing/**'],
     rules: {
       'no-restricted-imports': 'off',
       '@typescript-eslint/no-restricted-imports': ['error', pureImports],
@@ -123,6 +125,7 @@ export default tseslint.config(
       'packages/analytics/src/**',
       'packages/charts/src/**',
       'packages/dashboards/src/**',
+      'packages/local-time/src/**',
       'packages/contracts/src/http/**',
     ],
     rules: {

@@ -11,6 +11,7 @@ import { benchLift } from './lift.js';
 import { benchObservability } from './observability.js';
 import { benchFit } from './fit.js';
 import { benchFuzz } from './fuzz.js';
+import { benchIntervals } from './intervals.js';
 import { benchPixel } from './pixel.js';
 import { benchProject } from './project.js';
 import { benchReadApi } from './read-api.js';
@@ -41,6 +42,7 @@ const BENCHES: Record<string, Bench> = {
   fairness: benchFairness,
   'read-api': benchReadApi,
   dashboards: benchDashboards,
+  intervals: benchIntervals,
 };
 
 function parseArgs(argv: string[]): Record<string, string> {

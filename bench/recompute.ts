@@ -1,14 +1,21 @@
-// npm run bench -- recompute --customers N [--orders-per-customer K] [--runs 3]: seconds to fit and
-// score N customers (K: the replenishment shape, K orders each about weekly, e.g. 15114 × 80). The
-// measurement is the analytics engineer's services/recompute/src/bench/recompute-bench.ts (a script:
-// it loads N customers' orders by COPY into a throwaway database, then times one recompute of the
-// account); this runs it as a child process per run, samples its RSS and reports the median.
+// npm run bench -- recompute --customers N [--orders-per-customer K] [--runs 3] [--keep] [--reuse DB]
+//   [--checkout DIR]: seconds to fit and score N customers (K: the replenishment shape, K orders each
+// about weekly, e.g. 15114 × 80). The measurement is services/recompute/src/bench/recompute-bench.ts
+// (a script: it loads N customers' orders by COPY into a throwaway database, then times one recompute
+// of the account); this runs it as a child process per run, samples its RSS and reports the median.
+// --keep keeps the loaded database, --reuse DB recomputes a kept one without loading (every run then
+// measures the same data), --checkout DIR runs the script of another checkout of the repository (a
+// `git worktree` of an older commit, with its own node_modules) against that same data: the old path
+// and the new side by side.
 import { spawn } from 'node:child_process';
 import { loadSettings } from '../infra/lib/settings.mjs';
 import { up } from '../infra/lib/stack.mjs';
 import { report } from './report.js';
 import { repeat } from './runs.js';
 import { rssMb } from './rss.js';
+
+/** The recompute service's --max-old-space-size (deploy/kubernetes/holdfast-recompute.yaml). */
+const RECOMPUTE_HEAP_MB = 640;
 
 interface RecomputeRun {
   readonly seconds: number;
@@ -17,26 +24,36 @@ interface RecomputeRun {
   readonly orders: number;
   readonly model: string;
   readonly phases_seconds: Record<string, number>;
+  /** The recompute process's own CPU time: what the machine's load does not inflate. */
+  readonly node_cpu_seconds: number;
   readonly peak_rss_mb: number;
+  /** Distinct (x, t_x, T) and (x, m_x) groups of the fit (the streamed path reports them). */
+  readonly groups?: { readonly rfm: number; readonly spend: number };
 }
 
 function runOnce(
   customers: number,
   perCustomer: string | undefined,
   env: Record<string, string>,
+  extra: readonly string[],
+  cwd: string | undefined,
 ): Promise<RecomputeRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
       [
+        // As the service runs (deploy/: kubernetes, systemd): its V8 heap is sized, not V8's default.
+        // Another checkout (an older path) runs as its own deploy ran it: with V8's default.
+        ...(cwd === undefined ? [`--max-old-space-size=${RECOMPUTE_HEAP_MB}`] : []),
         '--conditions=source',
         '--import',
         'tsx',
         'services/recompute/src/bench/recompute-bench.ts',
         String(customers),
         ...(perCustomer === undefined ? [] : ['--orders-per-customer', perCustomer]),
+        ...extra,
       ],
-      { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] },
+      { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'], cwd },
     );
     let out = '';
     let peak = 0;
@@ -56,6 +73,10 @@ export async function benchRecompute(args: Record<string, string>): Promise<void
   const customers = Number(args.customers ?? 1_000_000);
   const runs = Number(args.runs ?? 3);
   const perCustomer = args['orders-per-customer'];
+  const extra = [
+    ...(args.reuse ? ['--reuse', args.reuse] : []),
+    ...(args.keep !== undefined ? ['--keep'] : []),
+  ];
   const stack = await up(loadSettings(), (m) => console.error(`[infra] ${m}`));
   const {
     median,
@@ -65,7 +86,7 @@ export async function benchRecompute(args: Record<string, string>): Promise<void
   } = await repeat(
     'recompute',
     runs,
-    () => runOnce(customers, perCustomer, { DATABASE_URL: stack.DATABASE_URL }),
+    () => runOnce(customers, perCustomer, { DATABASE_URL: stack.DATABASE_URL }, extra, args.checkout),
     (x) => x.seconds,
   );
   report(
@@ -78,7 +99,10 @@ export async function benchRecompute(args: Record<string, string>): Promise<void
       seconds: median,
       us_per_order: r.us_per_order,
       orders_per_customer: perCustomer ?? 'cdnow',
+      checkout: args.checkout ?? 'this one',
+      ...(r.groups ? { groups: { rfm: r.groups.rfm, spend: r.groups.spend } } : {}),
       phases_seconds: r.phases_seconds,
+      node_cpu_seconds: r.node_cpu_seconds,
       all_seconds: figures.join(' '),
       loads: loads.join(' '),
       peak_rss_mb: { recompute: Math.max(...[r.peak_rss_mb]) },
@@ -88,8 +112,10 @@ export async function benchRecompute(args: Record<string, string>): Promise<void
       ['seconds to fit and score (median)', `${median} (target < 60 s for 1,000,000)`],
       ['µs per order (median run)', r.us_per_order],
       ['phases (s)', JSON.stringify(r.phases_seconds)],
+      ['recompute process CPU s (median run)', r.node_cpu_seconds],
       ['runs: seconds / load averages', `${figures.join(' ')} / ${loads.join(' ')}`],
       ['peak RSS MiB (recompute process)', r.peak_rss_mb],
+      ['fit groups (x,t_x,T) / (x,m_x)', r.groups ? `${r.groups.rfm} / ${r.groups.spend}` : 'n/a'],
     ],
   );
 }

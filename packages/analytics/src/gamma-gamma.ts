@@ -46,6 +46,8 @@ export function gammaGammaLogLikelihood(params: GammaGammaParams, rows: Iterable
 interface SpendColumns {
   readonly x: Float64Array;
   readonly m: Float64Array;
+  /** How many customers each row stands for (absent: one each). */
+  readonly w?: Float64Array;
 }
 
 /** Gradient ∂ℓ/∂(p, q, γ) of {@link gammaGammaLogLikelihood}. */
@@ -74,7 +76,7 @@ function evaluate(params: GammaGammaParams, data: SpendColumns, gradient?: numbe
  * formula computes, summed in the same order, so the result is the same to the bit.
  */
 function compileGammaGamma(data: SpendColumns): (params: GammaGammaParams, gradient?: number[]) => number {
-  const { x: xs, m: ms } = data;
+  const { x: xs, m: ms, w: ws } = data;
   const n = xs.length;
   const slot = new Uint32Array(n);
   const distinct: number[] = [];
@@ -115,7 +117,7 @@ function compileGammaGamma(data: SpendColumns): (params: GammaGammaParams, gradi
       const lm = lnM[i] as number;
       const lx = lnX[k] as number;
       const lnDen = Math.log(gamma + x * m);
-      total +=
+      const term =
         (lgPxQ[k] as number) -
         (lgPx[k] as number) -
         lgq +
@@ -123,11 +125,17 @@ function compileGammaGamma(data: SpendColumns): (params: GammaGammaParams, gradi
         (px - 1) * lm +
         px * lx -
         (px + q) * lnDen;
+      // Unweighted rows add the term itself (not 1 × term) so that their sums stay the same to the bit.
+      const w = ws ? (ws[i] as number) : 1;
+      total += ws ? w * term : term;
       if (gradient) {
         const psi = psiPxQ[k] as number;
-        dp += x * (psi - (psiPx[k] as number) + lm + lx - lnDen);
-        dq += psi - psiQ + lnGamma - lnDen;
-        dg += q / gamma - (px + q) / (gamma + x * m);
+        const gp = x * (psi - (psiPx[k] as number) + lm + lx - lnDen);
+        const gq = psi - psiQ + lnGamma - lnDen;
+        const gg = q / gamma - (px + q) / (gamma + x * m);
+        dp += ws ? w * gp : gp;
+        dq += ws ? w * gq : gq;
+        dg += ws ? w * gg : gg;
       }
     }
     if (gradient) [gradient[0], gradient[1], gradient[2]] = [dp, dq, dg];
@@ -150,21 +158,31 @@ export function fitGammaGamma(
 /**
  * {@link fitGammaGamma} over columns (row i: x = frequency[i], m_x = monetaryValue[i]), for callers that
  * hold their customers as typed arrays; the same rows give the same fit, bit for bit.
+ *
+ * With `weight`, row i stands for weight[i] customers with that same (x, m_x): the likelihood depends on
+ * a customer through (x, m_x) only, so identical customers grouped into one weighted row give the fit
+ * of the ungrouped rows (to rounding: the sums are taken in another order). A streamed recompute
+ * groups its repeat buyers this way.
  */
 export function fitGammaGammaColumns(
   frequency: ArrayLike<number>,
   monetaryValue: ArrayLike<number>,
-  options: { maxIterations?: number } = {},
+  options: { maxIterations?: number; weight?: ArrayLike<number> } = {},
 ): GammaGammaFit {
-  return fitUsable(usableColumns(frequency, monetaryValue), options);
+  return fitUsable(usableColumns(frequency, monetaryValue, options.weight), options);
 }
 
 function fitUsable(data: SpendColumns, options: { maxIterations?: number }): GammaGammaFit {
   const n = data.x.length;
   if (n === 0) throw new RangeError('Gamma-Gamma needs at least one repeat buyer with positive spend');
   let sum = 0;
-  for (let i = 0; i < n; i++) sum += data.m[i] as number;
-  const meanSpend = sum / n;
+  let customers = 0;
+  for (let i = 0; i < n; i++) {
+    const w = data.w ? (data.w[i] as number) : 1;
+    sum += data.w ? w * (data.m[i] as number) : (data.m[i] as number);
+    customers += w;
+  }
+  const meanSpend = sum / customers;
   const ll = compileGammaGamma(data);
   const result = maximizeInLogSpace(
     ([p, q, gamma], gradient) => ll({ p, q, gamma } as GammaGammaParams, gradient),
@@ -177,7 +195,7 @@ function fitUsable(data: SpendColumns, options: { maxIterations?: number }): Gam
     logLikelihood: result.logLikelihood,
     converged: result.converged,
     iterations: result.iterations,
-    customers: n,
+    customers,
   };
 }
 
@@ -208,16 +226,26 @@ function usable(rows: Iterable<SpendRow>): SpendColumns {
   return { x: Float64Array.from(x), m: Float64Array.from(m) };
 }
 
-function usableColumns(frequency: ArrayLike<number>, monetaryValue: ArrayLike<number>): SpendColumns {
+function usableColumns(
+  frequency: ArrayLike<number>,
+  monetaryValue: ArrayLike<number>,
+  weight?: ArrayLike<number>,
+): SpendColumns {
+  if (weight && weight.length !== frequency.length) throw new RangeError('weights and rows differ in length');
+  const keep = (i: number) =>
+    frequency[i]! > 0 && monetaryValue[i]! > 0 && (!weight || (weight[i]! > 0 && Number.isFinite(weight[i])));
   let n = 0;
-  for (let i = 0; i < frequency.length; i++) if (frequency[i]! > 0 && monetaryValue[i]! > 0) n++;
+  for (let i = 0; i < frequency.length; i++) if (keep(i)) n++;
   const x = new Float64Array(n);
   const m = new Float64Array(n);
+  const w = weight ? new Float64Array(n) : undefined;
   for (let i = 0, k = 0; i < frequency.length; i++) {
-    if (frequency[i]! > 0 && monetaryValue[i]! > 0) {
+    if (keep(i)) {
       x[k] = frequency[i]!;
-      m[k++] = monetaryValue[i]!;
+      m[k] = monetaryValue[i]!;
+      if (w) w[k] = weight![i]!;
+      k++;
     }
   }
-  return { x, m };
+  return w ? { x, m, w } : { x, m };
 }

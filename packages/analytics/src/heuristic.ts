@@ -1,5 +1,6 @@
 import { summaryColumns } from './summary.js';
 import type { CustomerSummary, SummaryColumns } from './summary.js';
+import type { RfmGroups } from './rfm-groups.js';
 import { median } from './special-functions.js';
 
 /**
@@ -39,6 +40,49 @@ export function accountMedianGapOfColumns(columns: SummaryColumns, minimum: numb
   }
   const g = gaps.length > 0 ? median(gaps) : median(Array.from(T));
   return Number.isFinite(g) ? Math.max(g, minimum) : minimum;
+}
+
+/**
+ * {@link accountMedianGap} of customers grouped by (x, t_x, T) with weights (see `groupRfm`): the same
+ * median, since a median reads the sorted values, whatever their grouping.
+ */
+export function accountMedianGapOfGroups(
+  groups: Pick<RfmGroups, 'frequency' | 'recency' | 'T' | 'weight'>,
+  minimum: number,
+): number {
+  const gaps: number[] = [];
+  const gapWeights: number[] = [];
+  for (let i = 0; i < groups.frequency.length; i++) {
+    const x = groups.frequency[i] as number;
+    if (x > 0) {
+      gaps.push((groups.recency[i] as number) / x);
+      gapWeights.push(groups.weight[i] as number);
+    }
+  }
+  const g =
+    gaps.length > 0
+      ? weightedMedian(gaps, gapWeights)
+      : weightedMedian(Array.from(groups.T), Array.from(groups.weight));
+  return Number.isFinite(g) ? Math.max(g, minimum) : minimum;
+}
+
+/** The median of values repeated weight[i] times (integer weights), as `median` of the repeated list. */
+function weightedMedian(values: readonly number[], weights: readonly number[]): number {
+  const order = values.map((_, i) => i).sort((a, b) => (values[a] as number) - (values[b] as number));
+  let n = 0;
+  for (const w of weights) n += w;
+  if (n === 0) return NaN;
+  // The elements at (0-based) positions ⌊(n−1)/2⌋ and ⌊n/2⌋ of the repeated, sorted list.
+  const lo = Math.floor((n - 1) / 2);
+  const hi = Math.floor(n / 2);
+  let seen = 0;
+  let low = NaN;
+  for (const i of order) {
+    seen += weights[i] as number;
+    if (Number.isNaN(low) && seen > lo) low = values[i] as number;
+    if (seen > hi) return lo === hi ? low : (low + (values[i] as number)) / 2;
+  }
+  return low;
 }
 
 /** Heuristic model of one customer (see {@link HeuristicCustomer}). */

@@ -7,6 +7,9 @@ export { addUnits, daysPerUnit, toEpochMs, toUtcDay, unitsPerYear, utcDayToDate 
 export type { Instant, TimeUnit } from './time.js';
 export { summarizeCustomer, summarizeOrders, summaryColumns } from './summary.js';
 export { CustomerDays, netOrderAmount } from './customer-days.js';
+export { summarizeDays } from './day-summary.js';
+export { zeroSummaryNumbers } from './summary-numbers.js';
+export type { SummaryNumbers } from './summary-numbers.js';
 export type { CustomerSummary, OrderInput, SummaryColumns, SummaryOptions } from './summary.js';
 export { groupRfm } from './rfm-groups.js';
 export type { RfmGroups, RfmRow } from './rfm-groups.js';
@@ -27,6 +30,37 @@ export {
   meanPurchasesWhileAliveByQuadrature,
 } from './bgnbd-predict.js';
 export {
+  fitParetoNbd,
+  groupTriplets,
+  paretoNbdConditionalExpectedPurchases,
+  paretoNbdExpectedPurchases,
+  paretoNbdLogLikelihood,
+  paretoNbdMeanPurchasesWhileAlive,
+  paretoNbdProbabilityAlive,
+  paretoNbdProbabilityNoPurchase,
+  paretoNbdStart,
+} from './pareto-nbd.js';
+export type {
+  ParetoNbdFailure,
+  ParetoNbdFit,
+  ParetoNbdFitOptions,
+  ParetoNbdParams,
+  TripletGroups,
+  WeightedTriplet,
+} from './pareto-nbd.js';
+export { simulateBgNbd, simulateParetoNbd } from './pareto-nbd-simulation.js';
+export type { BgNbdSimulation, ParetoNbdSimulation, SimulatedHistory } from './pareto-nbd-simulation.js';
+export {
+  cholesky,
+  intervalDraws,
+  intervalOf,
+  logParameterCovariance,
+  purchaseIntervals,
+} from './intervals.js';
+export type { FittedPurchaseModel, IntervalDraws, IntervalOptions, PurchaseInterval } from './intervals.js';
+export { variates } from './random-variates.js';
+export type { Variates } from './random-variates.js';
+export {
   fitGammaGamma,
   fitGammaGammaColumns,
   gammaGammaExpectedSpend,
@@ -39,6 +73,7 @@ export type { ClvOptions } from './clv.js';
 export {
   accountMedianGap,
   accountMedianGapOfColumns,
+  accountMedianGapOfGroups,
   heuristicCustomer,
   heuristicExpectedPurchases,
   heuristicMedianTimeToNextPurchase,
@@ -47,8 +82,19 @@ export {
 export type { HeuristicCustomer } from './heuristic.js';
 export { LIFECYCLE_STATES, OVERDUE_GAPS, churnRisk, lifecycleState } from './lifecycle.js';
 export type { LifecycleInput, LifecycleState } from './lifecycle.js';
-export { DEFAULT_MIN_REPEAT_CUSTOMERS, scoreCustomers, scoreSummaryColumns } from './score.js';
+export {
+  DEFAULT_MIN_REPEAT_CUSTOMERS,
+  accountStatistics,
+  fitAccount,
+  scoreCustomers,
+  scoreSummaryColumns,
+  scoreWithFit,
+  scoringCache,
+} from './score.js';
 export type {
+  AccountFit,
+  AccountStatistics,
+  ScoringCache,
   CustomerScore,
   ScoreColumns,
   ScoreColumnsResult,
@@ -97,5 +143,33 @@ export type { LogSpaceFit } from './mle.js';
 export type { NelderMeadOptions, NelderMeadResult } from './nelder-mead.js';
 export { OrderCsvError, parseOrderCsv } from './order-csv.js';
 export type { OrderRow } from './order-csv.js';
+export {
+  MAX_HOLDOUT_DAYS,
+  MIN_HOLDOUT_DAYS,
+  HoldoutGroups,
+  groupHoldout,
+  holdoutDays,
+  splitCalibrationHoldout,
+} from './holdout-split.js';
+export type { HoldoutHistories } from './holdout-split.js';
+export { expectedCalibrationError, holdoutDiagnostics, reliabilityTable } from './holdout-diagnostics.js';
+export type {
+  History,
+  HoldoutDiagnostics,
+  PurchasePredictor,
+  ReliabilityBin,
+} from './holdout-diagnostics.js';
+export {
+  SIMILAR_ERROR,
+  bgnbdPredictor,
+  checkOnHoldout,
+  chooseModel,
+  paretoNbdPredictor,
+} from './model-choice.js';
+export type { Candidate, ChoiceReason, HoldoutCheck, PurchaseModel } from './model-choice.js';
 export { fitFromOrderRows } from './fit-from-rows.js';
 export type { OrderRowsFit } from './fit-from-rows.js';
+export { intervalCoverage } from './interval-coverage.js';
+export type { CoverageResult, CoverageScenario } from './interval-coverage.js';
+export { IntervalScorer, scoreIntervals } from './score-intervals.js';
+export type { IntervalColumns } from './score-intervals.js';

@@ -10,16 +10,24 @@ import { discountedPurchases } from './clv.js';
 import { fitGammaGammaColumns, gammaGammaExpectedSpend } from './gamma-gamma.js';
 import type { GammaGammaFit } from './gamma-gamma.js';
 import {
-  accountMedianGapOfColumns,
+  accountMedianGapOfGroups,
   heuristicCustomer,
   heuristicExpectedPurchases,
   heuristicMedianTimeToNextPurchase,
   heuristicProbabilityAlive,
 } from './heuristic.js';
 import { churnRisk, LIFECYCLE_STATES, lifecycleState } from './lifecycle.js';
+import type { PurchaseModel } from './model-choice.js';
+import {
+  fitParetoNbd,
+  paretoNbdConditionalExpectedPurchases,
+  paretoNbdProbabilityAlive,
+  paretoNbdProbabilityNoPurchase,
+} from './pareto-nbd.js';
+import type { ParetoNbdFit, ParetoNbdParams } from './pareto-nbd.js';
 import type { LifecycleState } from './lifecycle.js';
 import { groupRfm } from './rfm-groups.js';
-import type { RfmRow } from './rfm-groups.js';
+import type { RfmGroups, RfmRow } from './rfm-groups.js';
 import { summaryColumns } from './summary.js';
 import { zeroSummaryNumbers } from './summary-numbers.js';
 import type { CustomerSummary, SummaryColumns } from './summary.js';
@@ -43,6 +51,11 @@ export interface ScoreOptions {
   minRepeatCustomers?: number;
   /** Discounting step (default one month), see `discountedPurchases`. */
   clvStep?: number;
+  /**
+   * The purchase model (default BG/NBD), e.g. as chosen on a holdout (`checkOnHoldout`). A Pareto/NBD
+   * fit that fails falls back to BG/NBD, with fallbackReason `pareto_nbd_<failure>`.
+   */
+  purchaseModel?: PurchaseModel;
 }
 
 /** Scores of one customer. Durations are in the options' time unit. */
@@ -73,7 +86,9 @@ export interface CustomerScore {
 
 /** Parameters behind a {@link ScoreResult}. */
 export type ScoreParams =
-  { bgnbd: BgNbdFit; gammaGamma: GammaGammaFit | null } | { accountMedianGap: number };
+  | { bgnbd: BgNbdFit; gammaGamma: GammaGammaFit | null }
+  | { paretoNbd: ParetoNbdFit; gammaGamma: GammaGammaFit | null }
+  | { accountMedianGap: number };
 
 /**
  * The scores of {@link scoreSummaryColumns}, as columns: row i scores row i of the summary columns, with
@@ -101,7 +116,7 @@ export interface ScoreColumnsResult extends Omit<ScoreResult, 'scores'> {
 
 /** Result of {@link scoreCustomers}. */
 export interface ScoreResult {
-  model: 'bgnbd-gg' | 'heuristic';
+  model: 'bgnbd-gg' | 'pareto-nbd-gg' | 'heuristic';
   params: ScoreParams;
   repeatCustomers: number;
   /** Why the heuristic was used although the threshold was met (a fit did not converge); else null. */
@@ -121,7 +136,9 @@ interface CustomerModel {
 
 /**
  * Scores every customer. With at least `minRepeatCustomers` repeat customers BG/NBD and Gamma-Gamma are
- * fitted and used (`bgnbd-gg`); otherwise, or when the BG/NBD fit does not converge, the heuristic
+ * fitted and used (`bgnbd-gg`), or Pareto/NBD and Gamma-Gamma (`pareto-nbd-gg`) with
+ * `purchaseModel: 'pareto-nbd'` (a failed Pareto/NBD fit falls back to BG/NBD, fallbackReason
+ * `pareto_nbd_<failure>`); otherwise, or when the BG/NBD fit does not converge, the heuristic
  * (`heuristic`). Spend falls back to the customer's mean transaction value when Gamma-Gamma is
  * unavailable (no convergence, or q ≤ 1 so the population mean spend does not exist).
  */
@@ -133,41 +150,158 @@ export function scoreCustomers(summaries: readonly CustomerSummary[], options: S
 /**
  * {@link scoreCustomers} over summaries held as columns, with the scores as columns too: the same
  * model, parameters and numbers, bit for bit, without an object per customer (a million-customer
- * account would otherwise hold two million objects at once).
+ * account would otherwise hold two million objects at once). It is {@link fitAccount} on the columns'
+ * {@link accountStatistics}, then {@link scoreWithFit}.
  */
 export function scoreSummaryColumns(columns: SummaryColumns, options: ScoreOptions): ScoreColumnsResult {
+  const fit = fitAccount(accountStatistics(columns), options);
+  return { ...fit, scores: scoreWithFit(columns, fit, options) };
+}
+
+/**
+ * What fitting an account needs of its customers: BG/NBD depends on a customer through (x, t_x, T)
+ * only and Gamma-Gamma through (x, m_x) only, so customers with the same values can be grouped into
+ * one row with a weight (how many customers it stands for) and the fit is the same. A streamed
+ * recompute builds these groups without ever holding a row per customer.
+ */
+export interface AccountStatistics {
+  /** Every customer, grouped by (x, t_x, T) (`groupRfm`). */
+  readonly rfm: RfmGroups;
+  /** The customers' (x, m_x); rows with x = 0 or m_x ≤ 0 are ignored. `weight` absent: one each. */
+  readonly spend: {
+    readonly frequency: ArrayLike<number>;
+    readonly monetaryValue: ArrayLike<number>;
+    readonly weight?: ArrayLike<number>;
+  };
+}
+
+/** A fitted account model: everything of a {@link ScoreResult} but the scores. */
+export type AccountFit = Omit<ScoreResult, 'scores'>;
+
+/** The {@link AccountStatistics} of summary columns, held in memory (spend rows ungrouped). */
+export function accountStatistics(columns: SummaryColumns): AccountStatistics {
+  return {
+    rfm: groupRfm(rfmRows(columns)),
+    spend: { frequency: columns.frequency, monetaryValue: columns.monetaryValue },
+  };
+}
+
+/**
+ * Fits the account's model from its statistics. With at least `minRepeatCustomers` repeat customers
+ * BG/NBD and Gamma-Gamma are fitted (`bgnbd-gg`), or Pareto/NBD and Gamma-Gamma (`pareto-nbd-gg`) with
+ * `purchaseModel: 'pareto-nbd'` (as chosen on a holdout, `checkOnHoldout`; a failed Pareto/NBD fit
+ * falls back to BG/NBD with fallbackReason `pareto_nbd_<failure>`); otherwise, or when the BG/NBD fit does not
+ * converge, the heuristic with the account's median gap (`heuristic`). Gamma-Gamma is dropped when it
+ * does not converge or q ≤ 1 (the population mean spend does not exist).
+ */
+export function fitAccount(
+  stats: AccountStatistics,
+  options: Pick<ScoreOptions, 'timeUnit' | 'minRepeatCustomers' | 'purchaseModel'>,
+): AccountFit {
   const unit = options.timeUnit ?? 'weeks';
-  const { frequency, monetaryValue } = columns;
+  const { rfm, spend } = stats;
   let repeatCustomers = 0;
+  for (let i = 0; i < rfm.frequency.length; i++) {
+    if ((rfm.frequency[i] as number) > 0) repeatCustomers += rfm.weight[i] as number;
+  }
   let hasSpend = false;
-  for (let i = 0; i < frequency.length; i++) {
-    if ((frequency[i] as number) > 0) {
-      repeatCustomers++;
-      if ((monetaryValue[i] as number) > 0) hasSpend = true;
-    }
+  for (let i = 0; i < spend.frequency.length && !hasSpend; i++) {
+    hasSpend =
+      (spend.frequency[i] as number) > 0 &&
+      (spend.monetaryValue[i] as number) > 0 &&
+      (spend.weight === undefined || (spend.weight[i] as number) > 0);
   }
   const trained = repeatCustomers >= (options.minRepeatCustomers ?? DEFAULT_MIN_REPEAT_CUSTOMERS);
-  const bgnbd = trained ? fitBgNbd(groupRfm(rfmRows(columns))) : null;
+  const spendModel = () => {
+    const gg = hasSpend
+      ? fitGammaGammaColumns(
+          spend.frequency,
+          spend.monetaryValue,
+          spend.weight ? { weight: spend.weight } : {},
+        )
+      : null;
+    return gg?.converged === true && gg.params.q > 1 ? gg : null;
+  };
+  let fallbackReason: string | null = null;
+  if (trained && options.purchaseModel === 'pareto-nbd') {
+    const paretoNbd = fitParetoNbd({
+      x: rfm.frequency,
+      tx: rfm.recency,
+      T: rfm.T,
+      weight: rfm.weight,
+      customers: rfm.customers,
+    });
+    if (paretoNbd.converged) {
+      const params = { paretoNbd, gammaGamma: spendModel() };
+      return { model: 'pareto-nbd-gg', params, repeatCustomers, fallbackReason: null };
+    }
+    fallbackReason = `pareto_nbd_${paretoNbd.failure ?? 'not_converged'}`;
+  }
+  const bgnbd = trained ? fitBgNbd(rfm) : null;
   if (bgnbd?.converged === true) {
-    const gg = hasSpend ? fitGammaGammaColumns(frequency, monetaryValue) : null;
-    const gammaGamma = gg?.converged === true && gg.params.q > 1 ? gg : null;
+    const params = { bgnbd, gammaGamma: spendModel() };
+    return { model: 'bgnbd-gg', params, repeatCustomers, fallbackReason };
+  }
+  const gap = accountMedianGapOfGroups(rfm, 1 / daysPerUnit(unit));
+  if (bgnbd) fallbackReason = 'bgnbd_not_converged';
+  return { model: 'heuristic', params: { accountMedianGap: gap }, repeatCustomers, fallbackReason };
+}
+
+/**
+ * What {@link scoreWithFit} computes once per distinct (x, t_x, T) under one fit. Pass the same cache
+ * to every chunk of one account (and one fit) and each history is modelled once; it holds a few
+ * numbers per distinct history, and is emptied when it reaches {@link SCORING_CACHE_LIMIT} histories
+ * (a history met again is then modelled again: the same numbers, at the cost of a recomputation), so
+ * its memory stays bounded however many histories a large account has.
+ */
+export interface ScoringCache {
+  readonly slot: Map<string, number>;
+  readonly pAlive: number[];
+  readonly expectedGap: number[];
+  readonly nextMs: number[];
+  readonly expected: number[];
+  readonly discounted: number[];
+}
+
+/** Distinct histories a {@link ScoringCache} holds at most (about 40 MB). */
+export const SCORING_CACHE_LIMIT = 250_000;
+
+/** An empty {@link ScoringCache}. */
+export function scoringCache(): ScoringCache {
+  return { slot: new Map(), pAlive: [], expectedGap: [], nextMs: [], expected: [], discounted: [] };
+}
+
+/**
+ * Scores summary columns under a fitted model ({@link fitAccount}): row i of the result scores row i
+ * of the columns. Spend falls back to the customer's mean transaction value where Gamma-Gamma is
+ * unavailable. Chunks of one account scored with one `cache` give the numbers scoring them together
+ * would.
+ */
+export function scoreWithFit(
+  columns: SummaryColumns,
+  fit: AccountFit,
+  options: ScoreOptions,
+  cache: ScoringCache = scoringCache(),
+): ScoreColumns {
+  const p = fit.params;
+  if ('bgnbd' in p) {
+    const { bgnbd, gammaGamma } = p;
     const spend = (s: ScoredRow): number => {
       const value = gammaGamma ? gammaGammaExpectedSpend(gammaGamma.params, s) : NaN;
       return Number.isFinite(value) ? value : ownMeanSpend(s);
     };
-    const scores = scoreAll(columns, options, spend, (s) => trainedModel(bgnbd.params, s));
-    return {
-      model: 'bgnbd-gg',
-      params: { bgnbd, gammaGamma },
-      repeatCustomers,
-      fallbackReason: null,
-      scores,
-    };
+    return scoreAll(columns, options, spend, (s) => trainedModel(bgnbd.params, s), cache);
   }
-  const gap = accountMedianGapOfColumns(columns, 1 / daysPerUnit(unit));
-  const scores = scoreAll(columns, options, ownMeanSpend, (s) => heuristicModel(s, gap));
-  const fallbackReason = bgnbd ? 'bgnbd_not_converged' : null;
-  return { model: 'heuristic', params: { accountMedianGap: gap }, repeatCustomers, fallbackReason, scores };
+  if ('paretoNbd' in p) {
+    const { paretoNbd, gammaGamma } = p;
+    const spend = (s: ScoredRow): number => {
+      const value = gammaGamma ? gammaGammaExpectedSpend(gammaGamma.params, s) : NaN;
+      return Number.isFinite(value) ? value : ownMeanSpend(s);
+    };
+    return scoreAll(columns, options, spend, (s) => paretoModel(paretoNbd.params, s, options.horizon), cache);
+  }
+  const gap = p.accountMedianGap;
+  return scoreAll(columns, options, ownMeanSpend, (s) => heuristicModel(s, gap), cache);
 }
 
 /** The rows of the columns for `groupRfm`, which copies what it needs: one object is reused. */
@@ -187,6 +321,33 @@ function trainedModel(params: BgNbdParams, s: RfmRow): CustomerModel {
     expectedGap: bgnbdExpectedGap(params, s),
     medianNext: bgnbdMedianTimeToNextPurchase(params, s),
     cumulative: (t) => bgnbdConditionalExpectedPurchases(params, s, t),
+  };
+}
+
+/**
+ * Pareto/NBD's customer model. The expected gap is BG/NBD's expression with Pareto/NBD's r and α
+ * (the inverse posterior mean purchase rate at the last purchase). The median wait is found by
+ * bisection on P(no purchase in u) = ½ within the horizon only (a later one is not stored).
+ */
+function paretoModel(params: ParetoNbdParams, s: RfmRow, horizon: number): CustomerModel {
+  const h = { x: s.frequency, tx: s.recency, T: s.T };
+  const quiet = (u: number) => paretoNbdProbabilityNoPurchase(params, h, u);
+  let medianNext: number | null = null;
+  if (quiet(horizon) < 0.5) {
+    let lo = 0;
+    let hi = horizon;
+    for (let k = 0; k < 30; k++) {
+      const mid = (lo + hi) / 2;
+      if (quiet(mid) < 0.5) hi = mid;
+      else lo = mid;
+    }
+    medianNext = hi;
+  }
+  return {
+    pAlive: paretoNbdProbabilityAlive(params, h),
+    expectedGap: (params.alpha + s.recency) / (params.r + s.frequency),
+    medianNext,
+    cumulative: (t) => paretoNbdConditionalExpectedPurchases(params, h, t),
   };
 }
 
@@ -210,6 +371,7 @@ function scoreAll(
   options: ScoreOptions,
   spendOf: (s: ScoredRow) => number,
   modelOf: (s: RfmRow) => CustomerModel,
+  cache: ScoringCache,
 ): ScoreColumns {
   const unit = options.timeUnit ?? 'weeks';
   const asOf = new Date(toEpochMs(options.asOf));
@@ -233,12 +395,7 @@ function scoreAll(
   };
   // Everything but spend depends on (x, t_x, T) and the account-level model only, so identical
   // histories (common with day-bucketed dates) are computed once, into one slot of these arrays.
-  const cache = new Map<string, number>();
-  const pAlive: number[] = [];
-  const expectedGap: number[] = [];
-  const nextMs: number[] = [];
-  const expected: number[] = [];
-  const discounted: number[] = [];
+  const { pAlive, expectedGap, nextMs, expected, discounted } = cache;
   const row: ScoredRow = zeroSummaryNumbers();
   for (let i = 0; i < n; i++) {
     row.frequency = columns.frequency[i] as number;
@@ -248,12 +405,16 @@ function scoreAll(
     row.totalRevenue = columns.totalRevenue[i] as number;
     row.transactions = columns.transactions[i] as number;
     const key = `${row.frequency}|${row.recency}|${row.T}`;
-    let k = cache.get(key);
+    let k = cache.slot.get(key);
     if (k === undefined) {
+      if (cache.slot.size >= SCORING_CACHE_LIMIT) {
+        cache.slot.clear();
+        for (const column of [pAlive, expectedGap, nextMs, expected, discounted]) column.length = 0;
+      }
       // A row of its own: the model's closures keep it.
       const model = modelOf({ frequency: row.frequency, recency: row.recency, T: row.T });
       k = pAlive.length;
-      cache.set(key, k);
+      cache.slot.set(key, k);
       pAlive.push(model.pAlive);
       expectedGap.push(model.expectedGap);
       nextMs.push(

@@ -43,6 +43,7 @@ interface Fit {
   customers: number;
   repeat_customers: number;
   bgnbd: Record<'r' | 'alpha' | 'a' | 'b' | 'log_likelihood', number>;
+  pareto_nbd: Record<'r' | 'alpha' | 's' | 'beta' | 'log_likelihood', number> & { failure: string | null };
   gamma_gamma: Record<'p' | 'q' | 'gamma' | 'log_likelihood', number>;
 }
 
@@ -58,7 +59,15 @@ describe('holdfast analytics fit', () => {
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     const fit = run.json<Fit>();
-    expect(Object.keys(fit)).toEqual(['customers', 'repeat_customers', 'bgnbd', 'gamma_gamma']);
+    expect(Object.keys(fit)).toEqual(['customers', 'repeat_customers', 'bgnbd', 'pareto_nbd', 'gamma_gamma']);
+    expect(Object.keys(fit.pareto_nbd).sort()).toEqual([
+      'alpha',
+      'beta',
+      'failure',
+      'log_likelihood',
+      'r',
+      's',
+    ]);
     expect(Object.keys(fit.bgnbd).sort()).toEqual(['a', 'alpha', 'b', 'log_likelihood', 'r']);
     expect(Object.keys(fit.gamma_gamma).sort()).toEqual(['gamma', 'log_likelihood', 'p', 'q']);
     expect(fit).toMatchObject({ customers: 2357, repeat_customers: 946 });
@@ -67,6 +76,13 @@ describe('holdfast analytics fit', () => {
     within(fit.bgnbd.a, 0.793, 0.005);
     within(fit.bgnbd.b, 2.426, 0.005);
     expect(fit.bgnbd.log_likelihood).toBeCloseTo(-9582.4, 0);
+    // Pareto/NBD as CLVTools fits it (docs/analytics.md, "Pareto/NBD").
+    expect(fit.pareto_nbd.failure).toBeNull();
+    within(fit.pareto_nbd.r, 0.55315, 5e-4);
+    within(fit.pareto_nbd.alpha, 10.57633, 5e-4);
+    within(fit.pareto_nbd.s, 0.60625, 5e-4);
+    within(fit.pareto_nbd.beta, 11.6715, 5e-4);
+    within(-fit.pareto_nbd.log_likelihood, 9594.976, 1e-6);
     within(fit.gamma_gamma.p, 6.25, 0.005);
     within(fit.gamma_gamma.q, 3.74, 0.005);
     within(fit.gamma_gamma.gamma, 15.44, 0.005);
@@ -80,6 +96,9 @@ describe('holdfast analytics fit', () => {
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(
       /^customers 2357, repeat customers 946\nBG\/NBD {7}r=0\.2425\d+ alpha=4\.413\d+ a=0\.7929\d+ b=2\.4259\d+/,
+    );
+    expect(run.stdout).toMatch(
+      /\nPareto\/NBD {3}r=0\.5532\d+ alpha=10\.577\d+ s=0\.6062\d+ beta=11\.668\d+ {2}log-likelihood -9594\.976\n/,
     );
   });
 

@@ -65,10 +65,14 @@ export async function readOrderCsv(file: string): Promise<OrderRow[]> {
 function fitText(fit: OrderRowsFit): string {
   const f = (v: number) => v.toPrecision(6);
   const gg = fit.gamma_gamma;
+  const pn = fit.pareto_nbd;
   return [
     `customers ${fit.customers}, repeat customers ${fit.repeat_customers}`,
     `BG/NBD       r=${f(fit.bgnbd.r)} alpha=${f(fit.bgnbd.alpha)} a=${f(fit.bgnbd.a)} b=${f(fit.bgnbd.b)}` +
       `  log-likelihood ${fit.bgnbd.log_likelihood.toFixed(3)}`,
+    `Pareto/NBD   r=${f(pn.r)} alpha=${f(pn.alpha)} s=${f(pn.s)} beta=${f(pn.beta)}` +
+      `  log-likelihood ${pn.log_likelihood.toFixed(3)}` +
+      (pn.failure === null ? '' : `  NOT USABLE: ${pn.failure}`),
     gg
       ? `Gamma-Gamma  p=${f(gg.p)} q=${f(gg.q)} gamma=${f(gg.gamma)}  log-likelihood ${gg.log_likelihood.toFixed(3)}`
       : 'Gamma-Gamma  not fitted (no repeat customer with positive spend)',
@@ -76,15 +80,17 @@ function fitText(fit: OrderRowsFit): string {
 }
 
 /**
- * `holdfast analytics fit --orders FILE --calibration-end DATE`: fits BG/NBD and Gamma-Gamma to an
- * order export, offline (no stack needed), exactly as the recompute summarises orders (same-day
+ * `holdfast analytics fit --orders FILE --calibration-end DATE`: fits BG/NBD, Pareto/NBD and Gamma-Gamma
+ * to an order export, offline (no stack needed), exactly as the recompute summarises orders (same-day
  * orders are one transaction, T measured to the calibration-end day, durations in weeks).
  */
 export const registerAnalytics: RegisterCommand = (program, context) => {
   const analytics = program.command('analytics').description('customer analytics on files, offline');
   analytics
     .command('fit')
-    .description('fit BG/NBD and Gamma-Gamma to an order CSV (customer_id,order_date,order_amount)')
+    .description(
+      'fit BG/NBD, Pareto/NBD and Gamma-Gamma to an order CSV (customer_id,order_date,order_amount)',
+    )
     .requiredOption('--orders <file>', 'CSV with the header customer_id,order_date,order_amount')
     .requiredOption('--calibration-end <date>', 'last day of the calibration period, UTC (e.g. 1997-09-30)')
     .addOption(
@@ -96,8 +102,10 @@ export const registerAnalytics: RegisterCommand = (program, context) => {
       'after',
       `
 Prints {"customers","repeat_customers","bgnbd":{"r","alpha","a","b","log_likelihood"},
+"pareto_nbd":{"r","alpha","s","beta","log_likelihood","failure"},
 "gamma_gamma":{"p","q","gamma","log_likelihood"}} with --json (gamma_gamma is null when no repeat
-customer has positive spend). Orders after the calibration-end day are ignored.
+customer has positive spend; pareto_nbd.failure is null when the fit converged, else
+no_repeat_purchases, not_converged, at_bound or not_finite). Orders after the calibration-end day are ignored.
 Exit codes: 0 fitted, 2 bad CSV, bad date or no repeat purchase to fit, 3 file not found.`,
     )
     .action(async (o: { orders: string; calibrationEnd: string; timeUnit: 'weeks' | 'days' }) => {

@@ -23,7 +23,7 @@ const member = {
 export const CustomerScores = {
   type: 'object',
   description:
-    "The customer's scores of the account's latest recompute. Money in the account's reporting currency. `intervals` is null: neither model (bgnbd-gg, heuristic) keeps per-customer intervals.",
+    "The customer's scores of the account's latest recompute. Money in the account's reporting currency. `intervals`: 90% intervals of expected_purchases and lifetime_value (docs/analytics.md, \"Intervals\"); null for the heuristic model, which has no fitted parameters.",
   required: [
     'churn_risk',
     'p_alive',
@@ -49,8 +49,27 @@ export const CustomerScores = {
     predicted_next_purchase_at: nullable(time),
     lifetime_value: money,
     scored_at: time,
-    model: { enum: ['bgnbd-gg', 'heuristic'] },
-    intervals: { type: 'null' },
+    model: { enum: ['bgnbd-gg', 'pareto-nbd-gg', 'heuristic'] },
+    intervals: nullable({
+      type: 'object',
+      required: ['level', 'expected_purchases', 'lifetime_value'],
+      additionalProperties: false,
+      properties: {
+        level: num,
+        expected_purchases: {
+          type: 'object',
+          required: ['low', 'high'],
+          additionalProperties: false,
+          properties: { low: num, high: num },
+        },
+        lifetime_value: {
+          type: 'object',
+          required: ['low', 'high', 'currency'],
+          additionalProperties: false,
+          properties: { low: num, high: num, currency: { type: 'string', pattern: '^[A-Z]{3}$' } },
+        },
+      },
+    }),
   },
 } as const;
 

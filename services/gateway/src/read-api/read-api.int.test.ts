@@ -159,6 +159,27 @@ describe('GET /v1/customers/{external_id}', () => {
     expect(r.headers.get('ratelimit')).toMatch(/^"read";r=\d+;t=\d+$/);
   });
 
+  it('answers the 90% intervals stored with the scores, in the reporting currency', async () => {
+    const set = (v: number | null) =>
+      t.pool.query(
+        `update analytics.customer_scores set expected_purchases_low = $2, expected_purchases_high = $3,
+           lifetime_value_low = $4, lifetime_value_high = $5 where customer_id = $1`,
+        [ids.E3, v, v === null ? null : 3.25, v === null ? null : 100, v === null ? null : 180.5],
+      );
+    await set(0.5);
+    try {
+      const r = await get(a.readKey, '/v1/customers/E3');
+      expectValid(r, 'Customer');
+      expect(r.json.scores.intervals).toEqual({
+        level: 0.9,
+        expected_purchases: { low: 0.5, high: 3.25 },
+        lifetime_value: { low: 100, high: 180.5, currency: 'USD' },
+      });
+    } finally {
+      await set(null);
+    }
+  });
+
   it('answers null scores before the customer’s first recompute', async () => {
     const r = await get(a.readKey, '/v1/customers/E7');
     expectValid(r, 'Customer');

@@ -18,8 +18,8 @@ const ISO = (col: string) => `to_char(${col} at time zone 'UTC', 'YYYY-MM-DD"T"H
  * built by PostgreSQL: a 5,000-row page is then one text the gateway hashes and sends, instead of
  * 135,000 values parsed into objects and serialised again (docs/read-api.md has the figures).
  * The profile, then `scores` (null until the customer's first recompute); money in the reporting
- * currency (parameter `currency`); `intervals` is null: neither stored model (bgnbd-gg, heuristic)
- * keeps a per-customer interval, analytics.customer_scores holds point estimates only. Timestamps
+ * currency (parameter `currency`); `intervals` the 90% intervals stored with the scores (null for the
+ * heuristic, and for rows written before intervals existed). Timestamps
  * are UTC ISO 8601 with milliseconds, as Date.toISOString writes them.
  */
 const customerJson = (currency: string) => `json_build_object(
@@ -42,7 +42,11 @@ const customerJson = (currency: string) => `json_build_object(
       'lifetime_value', json_build_object('amount', s.lifetime_value, 'currency', ${currency}::text),
       'scored_at', ${ISO('s.as_of')},
       'model', s.model,
-      'intervals', null) end)`;
+      'intervals', case when s.expected_purchases_low is null then null else json_build_object(
+        'level', 0.9,
+        'expected_purchases', json_build_object('low', s.expected_purchases_low, 'high', s.expected_purchases_high),
+        'lifetime_value', json_build_object('low', s.lifetime_value_low, 'high', s.lifetime_value_high,
+                            'currency', ${currency}::text)) end) end)`;
 
 /** The reporting currency of account `$1` (fx.account_currencies; USD when never set), in SQL. */
 const CURRENCY = `coalesce((select reporting_currency from fx.account_currencies where account_id = $1), 'USD')`;

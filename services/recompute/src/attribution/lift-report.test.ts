@@ -116,6 +116,29 @@ describe('monthPeriods', () => {
       ['2025-01-01T00:00:00.000Z', '2025-02-01T00:00:00.000Z'],
     ]);
   });
+
+  it('given a store in New York, when New Year has come in UTC but not there, then the months are New York’s December and November', () => {
+    expect(
+      monthPeriods(new Date('2026-01-01T03:00:00Z'), 1, 'America/New_York').map((p) => [
+        p.start.toISOString(),
+        p.end.toISOString(),
+      ]),
+    ).toEqual([
+      ['2025-11-01T04:00:00.000Z', '2025-12-01T05:00:00.000Z'], // EDT until 2 November
+      ['2025-12-01T05:00:00.000Z', '2026-01-01T05:00:00.000Z'],
+    ]);
+  });
+
+  it('given a store in Berlin, then settling periods are Berlin months whose bounds move with DST', () => {
+    const starts = settlingPeriods(new Date('2026-04-10T12:00:00Z'), 60, 'Europe/Berlin').map((p) =>
+      p.start.toISOString(),
+    );
+    expect(starts.slice(-3)).toEqual([
+      '2026-01-31T23:00:00.000Z',
+      '2026-02-28T23:00:00.000Z',
+      '2026-03-31T22:00:00.000Z', // CEST from 29 March
+    ]);
+  });
 });
 
 describe('settlement', () => {

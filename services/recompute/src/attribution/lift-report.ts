@@ -1,3 +1,4 @@
+import { localMonths, type Period as LocalPeriod } from '@holdfast/local-time';
 import { liftStatistics, type LiftOptions } from '@holdfast/analytics';
 
 /** The statistical columns of one analytics.lift_reports row (money in the account's currency). */
@@ -60,27 +61,22 @@ export function liftFigures(
 }
 
 /** A report period: [start, end). */
-export interface Period {
-  readonly start: Date;
-  readonly end: Date;
-}
+export type Period = LocalPeriod;
 
 /**
- * The calendar months (UTC) a recompute refreshes: the current month and the `previous` before it
- * (late refunds and late orders still move them).
+ * The calendar months a recompute refreshes, in the account's zone (its store_timezone; UTC when it
+ * has none): the current month there and the `previous` before it (late refunds and late orders
+ * still move them), oldest first, each from local midnight of its first day (`localMonths` of
+ * @holdfast/local-time).
  *
  * @example
  * monthPeriods(new Date('2025-03-10T00:00:00Z'), 1);
  * // [{start: 2025-02-01, end: 2025-03-01}, {start: 2025-03-01, end: 2025-04-01}]
+ * monthPeriods(new Date('2026-01-01T03:00:00Z'), 0, 'America/New_York');
+ * // [{start: 2025-12-01T05:00Z, end: 2026-01-01T05:00Z}]: still December in New York
  */
-export function monthPeriods(now: Date, previous = 1): Period[] {
-  const y = now.getUTCFullYear();
-  const m = now.getUTCMonth();
-  const periods: Period[] = [];
-  for (let k = previous; k >= 0; k--) {
-    periods.push({ start: new Date(Date.UTC(y, m - k, 1)), end: new Date(Date.UTC(y, m - k + 1, 1)) });
-  }
-  return periods;
+export function monthPeriods(now: Date, previous = 1, zone = 'UTC'): Period[] {
+  return localMonths(now, previous, zone).reverse();
 }
 
 /** Days after a period's end during which refunds still change its billable figure (default). */
@@ -102,8 +98,13 @@ export function settlement(
  *
  * @example
  * settlingPeriods(new Date('2025-06-10T00:00:00Z'), 60).map((p) => p.start.toISOString().slice(0, 7));
+ * // (months of the zone given, UTC by default)
  * // ['2025-02', '2025-03', '2025-04', '2025-05', '2025-06']
  */
-export function settlingPeriods(now: Date, settlementDays: number = DEFAULT_SETTLEMENT_DAYS): Period[] {
-  return monthPeriods(now, Math.ceil(settlementDays / 28) + 1);
+export function settlingPeriods(
+  now: Date,
+  settlementDays: number = DEFAULT_SETTLEMENT_DAYS,
+  zone = 'UTC',
+): Period[] {
+  return monthPeriods(now, Math.ceil(settlementDays / 28) + 1, zone);
 }

@@ -1,6 +1,7 @@
 import { recordOutboundEvents, sql, type Database, type Pool } from '@holdfast/db';
 import type { Kysely } from 'kysely';
 import { liftProven, TREATED_ARM_STATUSES } from '@holdfast/domain';
+import { storeZoneOf } from '@holdfast/local-time';
 import { recomputeDb } from '../recompute-database.js';
 import { liftFigures, settlement, settlingPeriods, type Period } from './lift-report.js';
 
@@ -8,7 +9,10 @@ export interface LiftReportInput {
   readonly accountId: string;
   readonly readModelSchema: string;
   readonly now: Date;
-  /** Periods to (re)compute; default: every month not yet settled (`settlingPeriods`). */
+  /**
+   * Periods to (re)compute; default: every month not yet settled (`settlingPeriods`), calendar months
+   * in the account's store_timezone (UTC when it has none).
+   */
   readonly periods?: readonly Period[];
   /** Days after a period's end during which refunds still change its billable figure (default 60). */
   readonly settlementDays?: number;
@@ -36,10 +40,23 @@ export interface LiftReportInput {
  * first run at or after period end + `settlementDays`, which computes it once more with the refunds
  * known then, stores it as `final` with `final_billable_revenue`, and never changes it again.
  */
+/** The account's zone for its monthly reports: `storeZoneOf` its store_timezone. */
+async function storeZone(pool: Pool, r: LiftReportInput): Promise<string> {
+  const row = await recomputeDb(pool)
+    .withSchema(r.readModelSchema)
+    .selectFrom('account_settings')
+    .select('store_timezone')
+    .where('account_id', '=', r.accountId)
+    .executeTakeFirst()
+    .catch(() => undefined); // account_settings is created by its own projection, maybe not yet
+  return storeZoneOf(row?.store_timezone);
+}
+
 export async function computeLiftReports(pool: Pool, r: LiftReportInput): Promise<number> {
   const db = recomputeDb(pool);
   let written = 0;
-  for (const p of r.periods ?? settlingPeriods(r.now, r.settlementDays)) {
+  const periods = r.periods ?? settlingPeriods(r.now, r.settlementDays, await storeZone(pool, r));
+  for (const p of periods) {
     const settle = settlement(p, r.now, r.settlementDays);
     const frozen = await db
       .selectFrom('analytics.lift_reports')

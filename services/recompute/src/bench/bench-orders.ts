@@ -49,7 +49,8 @@ export interface LoadedOrders {
 }
 
 /**
- * Loads `customers` customers of `accountId` with their orders over the two years before `asOf`, drawn
+ * Loads `customers` customers of `accountId` (ZIPs across the US zones, store_timezone
+ * America/New_York) with their orders over the two years before `asOf`, drawn
  * from BG/NBD and Gamma-Gamma at CDNOW's parameters (so the fits behave as on real data); 5% of orders
  * are half refunded and 1% cancelled. With `ordersPerCustomer`, the histories are the replenishment
  * shape instead: that many orders per customer, about weekly.
@@ -128,12 +129,20 @@ export async function loadSyntheticOrders(
     }
     if (lines.length) yield `${lines.join('\n')}\n`;
   }
+  // Customers spread over the US zones by ZIP (one in eight without a ZIP, on the store's clock), so the
+  // recompute's per-customer zones and local days are measured as a nationwide store has them.
+  const ZIPS = ['10001', '60601', '80202', '94110', '85004', '99501', '96813', '\\N'];
   function* customerLines(): Generator<string> {
     const created = new Date(start).toISOString();
     for (let i = 0; i < customers; i += 5000) {
       const end = Math.min(customers, i + 5000);
       const lines: string[] = [];
-      for (let j = i; j < end; j++) lines.push(`${accountId}\t${id(j)}\tc-${j}\t${created}\t${created}`);
+      for (let j = i; j < end; j++) {
+        const zip = ZIPS[j % ZIPS.length]!;
+        lines.push(
+          `${accountId}\t${id(j)}\tc-${j}\t${zip}\t${zip === '\\N' ? '\\N' : 'US'}\t${created}\t${created}`,
+        );
+      }
       yield `${lines.join('\n')}\n`;
     }
   }
@@ -160,17 +169,25 @@ export async function loadSyntheticOrders(
         copyFrom(
           namedSql(
             'bench-orders.copy-customers',
-            `copy "${schema}".customers (account_id, customer_id, external_id, created_at, updated_at) from stdin`,
+            `copy "${schema}".customers (account_id, customer_id, external_id, address_zip, address_country,
+          created_at, updated_at) from stdin`,
           ),
         ),
       ),
+    );
+    await rawQuery(
+      client,
+      'bench-orders.store-timezone',
+      `insert into "${schema}".account_settings (account_id, store_timezone, updated_at)
+       values ($1, 'America/New_York', now()) on conflict (account_id) do nothing`,
+      [accountId],
     );
     // A freshly loaded table's first scan sets every row's hint bits (a write per page); a live
     // read model was vacuumed long before its nightly recompute, so measure that steady state.
     await rawQuery(
       client,
       'bench-orders.vacuum',
-      `vacuum (analyze) "${schema}".orders, "${schema}".customers`,
+      `vacuum (analyze) "${schema}".orders, "${schema}".customers, "${schema}".account_settings`,
     );
     await rawQuery(client, 'bench-orders.reset-timeout', 'reset statement_timeout');
   } finally {

@@ -115,6 +115,7 @@ try {
         repeat_customers: outcome.repeatCustomers,
         model: outcome.model,
         rows_written: scored?.n,
+        ...('groups' in outcome ? { groups: outcome.groups } : {}),
         seconds: seconds(wall),
         us_per_order: Number(((wall * 1000) / Math.max(1, outcome.orders)).toFixed(2)),
         phases_seconds: {

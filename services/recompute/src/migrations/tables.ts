@@ -56,22 +56,36 @@ export interface CustomerScoresTable {
   predicted_value: number;
   lifetime_value: number;
   is_holdout: boolean;
-  model: 'bgnbd-gg' | 'heuristic';
+  model: 'bgnbd-gg' | 'pareto-nbd-gg' | 'heuristic';
   model_params: Json<Record<string, unknown>>;
   horizon_days: number;
   as_of: Timestamp;
+  expected_purchases_low: number | null;
+  expected_purchases_high: number | null;
+  lifetime_value_low: number | null;
+  lifetime_value_high: number | null;
 }
 
 /** analytics.model_fits: every fit, one row per recompute. */
 export interface ModelFitsTable {
   account_id: string;
   as_of: Timestamp;
-  model: 'bgnbd-gg' | 'heuristic';
+  model: 'bgnbd-gg' | 'pareto-nbd-gg' | 'heuristic';
   params: Json<Record<string, unknown>>;
   log_likelihood: number | null;
   customers: number;
   repeat_customers: number;
   converged: boolean;
+  holdout_weeks: number | null;
+  holdout_customers: number | null;
+  holdout_choice: 'bgnbd' | 'pareto-nbd' | null;
+  holdout_reason: string | null;
+  holdout_aggregate_error: number | null;
+  holdout_correlation: number | null;
+  holdout_mae: number | null;
+  calibration_error: number | null;
+  reliability: ColumnType<unknown[] | null, string | null, string | null>;
+  holdout_candidates: ColumnType<unknown[] | null, string | null, string | null>;
 }
 
 /** analytics.lifecycle_mix: customers per lifecycle state of every recompute (write-scores.ts). */
@@ -144,6 +158,10 @@ const SCORE_COLUMNS = rowColumns<CustomerScoresTable>()({
   model_params: true,
   horizon_days: true,
   as_of: true,
+  expected_purchases_low: true,
+  expected_purchases_high: true,
+  lifetime_value_low: true,
+  lifetime_value_high: true,
 });
 
 /** Every column of each table, in table order. */
@@ -175,6 +193,16 @@ export const RECOMPUTE_TABLE_COLUMNS = {
     customers: true,
     repeat_customers: true,
     converged: true,
+    holdout_weeks: true,
+    holdout_customers: true,
+    holdout_choice: true,
+    holdout_reason: true,
+    holdout_aggregate_error: true,
+    holdout_correlation: true,
+    holdout_mae: true,
+    calibration_error: true,
+    reliability: true,
+    holdout_candidates: true,
   }),
   'analytics.lifecycle_mix': rowColumns<LifecycleMixTable>()({
     account_id: true,

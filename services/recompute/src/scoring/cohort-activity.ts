@@ -6,7 +6,7 @@ const DAY_MS = 86_400_000;
  * Refreshes the account's monthly cohort activity (analytics.cohort_activity) from its orders: for each
  * cohort (the UTC month of a customer's first counted order, as year × 12 + month − 1) and each month
  * since, how many of its customers ordered. Counted orders are those the scores count: not cancelled,
- * with a resolved customer, on or before the as-of UTC day (load-account-orders.ts). One transaction: a reader sees the previous table or the new one. Returns
+ * with a resolved customer, on or before the as-of UTC day (stream-account.ts). One transaction: a reader sees the previous table or the new one. Returns
  * the rows written.
  *
  * Why here and not at read time: at a million customers (2.4 M orders) the aggregation takes seconds

@@ -1,17 +1,29 @@
 import {
+  checkOnHoldout,
   daysPerUnit,
-  scoreSummaryColumns,
-  type ScoreColumnsResult,
+  DEFAULT_MIN_REPEAT_CUSTOMERS,
+  fitAccount,
+  IntervalScorer,
+  scoreWithFit,
+  scoringCache,
+  type AccountFit,
+  type AccountStatistics,
+  type HoldoutCheck,
+  type HoldoutHistories,
+  type PurchaseModel,
+  type RfmGroups,
+  type ScoreOptions,
   type ScoreResult,
-  type SummaryColumns,
+  type ScoringCache,
 } from '@holdfast/analytics';
 import type { Pool } from '@holdfast/db';
 import { silentLogger, type Logger } from '@holdfast/platform';
-import { readAccount } from './load-account-orders.js';
+import { checkedAccountId } from './account-id.js';
 import { refreshCohortActivity } from './cohort-activity.js';
-import { modelFitRow } from './model-fit.js';
+import { holdoutColumns, modelFitRow } from './model-fit.js';
 import { TIME_UNIT } from './score-rows.js';
-import { replaceAccountScores } from './write-scores.js';
+import { dropStage, scoredLines, stageAccount, type StagedAccount } from './stream-account.js';
+import { newScoreTableName, replaceAccountScores, withAccountLock } from './write-scores.js';
 
 /** How scores are computed; the defaults are documented in docs/analytics.md. */
 export interface ScoringSettings {
@@ -21,6 +33,13 @@ export interface ScoringSettings {
   readonly discountRate: number;
   /** Repeat customers needed for BG/NBD + Gamma-Gamma (default 100, the package's threshold). */
   readonly minRepeatCustomers?: number;
+  /**
+   * Whether the purchase model is chosen on a holdout (BG/NBD or Pareto/NBD, `checkOnHoldout`);
+   * default true. Off: BG/NBD, as before the check existed.
+   */
+  readonly modelCheck?: boolean;
+  /** Whether 90% intervals are computed for trained models (`scoreIntervals`); default true. */
+  readonly intervals?: boolean;
 }
 
 export const DEFAULT_SCORING: ScoringSettings = Object.freeze({ horizonDays: 365, discountRate: 0.1 });
@@ -42,27 +61,46 @@ export interface RecomputeOutcome {
   readonly repeatCustomers: number;
   readonly model: ScoreResult['model'] | null;
   readonly fallbackReason: string | null;
+  /** The model the holdout check chose and why, or null when there was no check. */
+  readonly holdoutChoice: { readonly model: PurchaseModel | null; readonly reason: string } | null;
   /** Every order and customer row of the account in the snapshot scored. */
   readonly snapshot: { readonly orders: number; readonly customers: number };
+  /** Distinct (x, t_x, T) and (x, m_x) groups the fit ran on (what its memory grows with). */
+  readonly groups: { readonly rfm: number; readonly spend: number };
+  /** The account's zone as read (null: the read models do not exist yet). */
+  readonly storeZone: string | null;
+  /**
+   * load: pass 1 (read, summarise, stage); score: the fit; write: pass 2 (score, COPY) and the swap;
+   * cohorts: refreshing analytics.cohort_activity (the dashboards' cohort retention).
+   */
   readonly ms: {
     readonly load: number;
     readonly score: number;
     readonly write: number;
-    /** Refreshing analytics.cohort_activity (the dashboards' cohort retention). */
     readonly cohorts: number;
   };
 }
 
 /**
- * Recomputes one account's customer scores as of `asOf`: reads its orders and customers from the read
- * models in one snapshot, summarises per customer (calibration end = the as-of UTC day), scores with
- * `scoreSummaryColumns` (scoreCustomers over typed arrays: BG/NBD + Gamma-Gamma with ≥ 100 repeat
- * customers, else the heuristic) and replaces
- * the account's rows of analytics.customer_scores atomically.
+ * Recomputes one account's customer scores as of `asOf`, streamed: memory stays bounded whatever the
+ * account's size (docs/analytics.md "Memory").
+ *
+ * 1. load: `stageAccount` reads the orders customer by customer in one snapshot, summarises each
+ *    customer in their local time zone (their US ZIP's, else the account's store_timezone) as of the
+ *    as-of day there, stages the summaries in an unlogged table and groups the fit's statistics, and,
+ *    for the model check, each customer's calibration history and holdout purchases (grouped too);
+ * 2. score (the fit): the model check (`checkOnHoldout` on the grouped calibration/holdout histories:
+ *    BG/NBD or Pareto/NBD), then `fitAccount` with the chosen model on all the grouped statistics
+ *    (the chosen model + Gamma-Gamma with ≥ 100 repeat customers, else the heuristic), checked on
+ *    every distinct history ({@link guardedFit}), and the intervals' parameter draws
+ *    (`IntervalScorer`, checked on every distinct history too);
+ * 3. write: `scoredLines` scores the staged summaries in chunks, with their 90% intervals, and
+ *    `replaceAccountScores` streams them into a new partition and swaps it in atomically, with the fit
+ *    and the check in model_fits.
  *
  * @example
  * const outcome = await recomputeAccount({ pool, readModelSchema: 'read_models' }, accountId, new Date());
- * outcome.model; // 'bgnbd-gg' | 'heuristic' | null (no orders)
+ * outcome.model; // 'bgnbd-gg' | 'pareto-nbd-gg' | 'heuristic' | null (no orders)
  */
 export async function recomputeAccount(
   deps: RecomputeDeps,
@@ -71,45 +109,88 @@ export async function recomputeAccount(
 ): Promise<RecomputeOutcome> {
   const settings = deps.settings ?? DEFAULT_SCORING;
   const logger = deps.logger ?? silentLogger;
-  const t0 = performance.now();
-  const { summaries, customerIds, orders, externalIds, holdout, snapshot } = await readAccount(
-    deps.pool,
-    deps.readModelSchema,
-    accountId,
-    asOf,
-    daysPerUnit(TIME_UNIT),
-  );
-  const t1 = performance.now();
-  const { result, rejected } = score(summaries, asOf, settings);
-  const t2 = performance.now();
-  const fitSettings = {
-    time_unit: TIME_UNIT,
-    horizon_days: settings.horizonDays,
-    discount_rate: settings.discountRate,
-  };
-  const customers = customerIds.length;
-  const fit = customers > 0 ? modelFitRow(result, customers, fitSettings, rejected) : null;
-  await replaceAccountScores(
-    deps.pool,
-    {
-      accountId,
-      asOf,
-      horizonDays: settings.horizonDays,
-      result,
-      summaries,
-      customerIds,
-      externalIds,
-      holdout,
-    },
-    fit,
-  );
-  const t3 = performance.now();
+  const account = checkedAccountId(accountId);
+  const unitDays = daysPerUnit(TIME_UNIT);
+  const horizon = settings.horizonDays / unitDays;
+  const scored = await withAccountLock(deps.pool, account, async (writer) => {
+    const reader = await deps.pool.connect();
+    const table = newScoreTableName(account);
+    const stage = `${table}_in`;
+    try {
+      const t0 = performance.now();
+      const staged = await stageAccount(
+        reader,
+        writer,
+        deps.readModelSchema,
+        account,
+        asOf,
+        stage,
+        unitDays,
+        settings.modelCheck ?? true,
+      );
+      const t1 = performance.now();
+      const customers = staged?.groups.customers ?? 0;
+      const check = staged?.holdout ? checkModels(staged.holdout, settings) : null;
+      const options: ScoreOptions = {
+        asOf,
+        horizon,
+        discountRate: settings.discountRate,
+        timeUnit: TIME_UNIT,
+        minRepeatCustomers: settings.minRepeatCustomers,
+        purchaseModel: check?.chosen ?? 'bgnbd',
+      };
+      const { fit, rejected, cache, stats } = guardedFit(staged, options);
+      const intervals =
+        settings.intervals === false || customers === 0
+          ? null
+          : IntervalScorer.of(fit, tripletGroups(stats.rfm), horizon, { seed: 1 });
+      const t2 = performance.now();
+      const fitSettings = {
+        time_unit: TIME_UNIT,
+        horizon_days: settings.horizonDays,
+        discount_rate: settings.discountRate,
+        store_timezone: staged?.storeZone ?? null,
+      };
+      const fitRow =
+        customers > 0
+          ? modelFitRow(fit, customers, fitSettings, rejected, check ? holdoutColumns(check) : null)
+          : null;
+      const lines =
+        customers > 0 ? scoredLines(reader, stage, account, fit, options, cache, unitDays, intervals) : null;
+      await replaceAccountScores(
+        writer,
+        { accountId: account, asOf, horizonDays: settings.horizonDays, fit, stage },
+        table,
+        lines,
+        fitRow,
+      );
+      const t3 = performance.now();
+      return {
+        accountId,
+        asOf,
+        orders: staged?.orders ?? 0,
+        customers,
+        repeatCustomers: fit.repeatCustomers,
+        model: customers > 0 ? fit.model : null,
+        fallbackReason: fit.fallbackReason,
+        holdoutChoice: check ? { model: check.chosen, reason: check.reason } : null,
+        snapshot: staged?.snapshot ?? { orders: 0, customers: 0 },
+        groups: staged?.groups.groups ?? { rfm: 0, spend: 0 },
+        storeZone: staged?.storeZone ?? null,
+        ms: { load: Math.round(t1 - t0), score: Math.round(t2 - t1), write: Math.round(t3 - t2) },
+      };
+    } finally {
+      reader.release();
+      await dropStage(writer, stage);
+    }
+  });
+  const t4 = performance.now();
   // The dashboards' cohort retention, from the orders (seconds at a million customers: kept here, not
   // computed per page view). The scores are what a recompute is for and they are in: when the refresh
   // fails (a statement timeout on a loaded database, a lost connection) the previous cohorts stay,
   // the failure is logged, and the next recompute tries again.
   try {
-    await refreshCohortActivity(deps.pool, deps.readModelSchema, accountId, asOf);
+    await refreshCohortActivity(deps.pool, deps.readModelSchema, account, asOf);
   } catch (err) {
     logger.warn('cohort_activity_not_refreshed', {
       accountId,
@@ -117,78 +198,109 @@ export async function recomputeAccount(
       error: err instanceof Error ? err.name : 'unknown',
     });
   }
-  const t4 = performance.now();
   const outcome: RecomputeOutcome = {
-    accountId,
-    asOf,
-    orders,
-    customers,
-    repeatCustomers: result.repeatCustomers,
-    model: customers > 0 ? result.model : null,
-    fallbackReason: result.fallbackReason,
-    snapshot,
-    ms: {
-      load: Math.round(t1 - t0),
-      score: Math.round(t2 - t1),
-      write: Math.round(t3 - t2),
-      cohorts: Math.round(t4 - t3),
-    },
+    ...scored,
+    ms: { ...scored.ms, cohorts: Math.round(performance.now() - t4) },
   };
   logger.info('scores_recomputed', { ...outcome, asOf: asOf.toISOString() });
   return outcome;
 }
 
-/** A score that could not be stored (NaN or infinite). */
-function notFinite(r: ScoreColumnsResult): boolean {
-  const s = r.scores;
-  for (let i = 0; i < s.pAlive.length; i++) {
+/**
+ * The model-choice step: with as many repeat customers in the calibration period as training needs,
+ * both models are fitted on it and scored on the weeks held out (`checkOnHoldout`); the account is then
+ * scored with the chosen model refitted on everything. Fewer: no check (BG/NBD, or the heuristic).
+ */
+function checkModels(histories: HoldoutHistories, settings: ScoringSettings): HoldoutCheck | null {
+  let repeat = 0;
+  for (let i = 0; i < histories.x.length; i++) if (histories.x[i]! > 0) repeat += histories.weight[i]!;
+  if (repeat < (settings.minRepeatCustomers ?? DEFAULT_MIN_REPEAT_CUSTOMERS)) return null;
+  return checkOnHoldout(histories);
+}
+
+/** The account's (x, t_x, T) groups as the intervals' information matrix reads them. */
+function tripletGroups(rfm: RfmGroups) {
+  return { x: rfm.frequency, tx: rfm.recency, T: rfm.T, weight: rfm.weight, customers: rfm.customers };
+}
+
+/** True when every prediction of `fit` on every distinct history of the account is finite. */
+function finiteOnGroups(
+  rfm: RfmGroups,
+  fit: AccountFit,
+  options: ScoreOptions,
+  cache: ScoringCache,
+): boolean {
+  const n = rfm.frequency.length;
+  const columns = {
+    frequency: rfm.frequency,
+    recency: rfm.recency,
+    T: rfm.T,
+    monetaryValue: new Float64Array(n),
+    totalRevenue: new Float64Array(n),
+    transactions: rfm.frequency.map((x) => x + 1),
+  };
+  const s = scoreWithFit(columns, fit, options, cache);
+  for (let i = 0; i < n; i++) {
     if (
       !Number.isFinite(s.pAlive[i]) ||
       !Number.isFinite(s.expectedPurchases[i]) ||
       !Number.isFinite(s.expectedSpend[i]) ||
-      !Number.isFinite(s.predictedValue[i]) ||
-      !Number.isFinite(s.lifetimeValue[i])
+      !Number.isFinite(s.predictedValue[i])
     )
-      return true;
+      return false;
   }
-  return false;
+  return true;
 }
 
 /**
- * scoreCustomers, with one guard: when a trained fit lands on extreme parameters (the "optimum at
- * infinity" of docs/analytics.md §2) some predictions can come out NaN. Rather than leave the account
- * without scores, it is scored with the heuristic, and fallback_reason `bgnbd_predictions_not_finite`
- * says why (model_fits keeps the rejected fit). The heuristic failing as well is an error.
+ * The account's fit, with one guard: when a trained fit lands on extreme parameters (the "optimum at
+ * infinity" of docs/analytics.md §2) some predictions can come out NaN. Every distinct history is
+ * scored once before any row is written (into the cache the write phase then reuses); if any comes out
+ * non-finite the account is scored with the heuristic instead, and fallback_reason
+ * `bgnbd_predictions_not_finite` says why (model_fits keeps the rejected fit). The heuristic failing
+ * as well is an error.
  */
-function score(
-  summaries: SummaryColumns,
-  asOf: Date,
-  settings: ScoringSettings,
-): { result: ScoreColumnsResult; rejected: ScoreResult['params'] | null } {
-  const options = {
-    asOf,
-    horizon: settings.horizonDays / daysPerUnit(TIME_UNIT),
-    discountRate: settings.discountRate,
-    timeUnit: TIME_UNIT,
-    minRepeatCustomers: settings.minRepeatCustomers,
-  } as const;
-  const result = scoreSummaryColumns(summaries, options);
-  if (!notFinite(result)) return { result, rejected: null };
-  if (result.model !== 'bgnbd-gg') throw new RangeError('heuristic scores are not finite');
-  const heuristic = scoreSummaryColumns(summaries, {
-    ...options,
-    minRepeatCustomers: Number.POSITIVE_INFINITY,
-  });
-  if (notFinite(heuristic)) throw new RangeError('heuristic scores are not finite');
+function guardedFit(
+  staged: StagedAccount | null,
+  options: ScoreOptions,
+): {
+  fit: AccountFit;
+  rejected: ScoreResult['params'] | null;
+  cache: ScoringCache;
+  stats: AccountStatistics;
+} {
+  const stats = staged?.groups.statistics() ?? EMPTY_STATISTICS;
+  const fit = fitAccount(stats, options);
+  const cache = scoringCache();
+  if (finiteOnGroups(stats.rfm, fit, options, cache)) return { fit, rejected: null, cache, stats };
+  if (fit.model === 'heuristic') throw new RangeError('heuristic scores are not finite');
+  const heuristic = fitAccount(stats, { ...options, minRepeatCustomers: Number.POSITIVE_INFINITY });
+  const heuristicCache = scoringCache();
+  if (!finiteOnGroups(stats.rfm, heuristic, options, heuristicCache))
+    throw new RangeError('heuristic scores are not finite');
   return {
-    result: {
+    fit: {
       ...heuristic,
-      repeatCustomers: result.repeatCustomers,
-      fallbackReason: 'bgnbd_predictions_not_finite',
+      repeatCustomers: fit.repeatCustomers,
+      fallbackReason:
+        fit.model === 'bgnbd-gg' ? 'bgnbd_predictions_not_finite' : 'pareto_nbd_predictions_not_finite',
     },
-    rejected: result.params,
+    rejected: fit.params,
+    cache: heuristicCache,
+    stats,
   };
 }
+
+const EMPTY_STATISTICS: AccountStatistics = Object.freeze({
+  rfm: {
+    frequency: new Float64Array(0),
+    recency: new Float64Array(0),
+    T: new Float64Array(0),
+    weight: new Float64Array(0),
+    customers: 0,
+  },
+  spend: { frequency: new Float64Array(0), monetaryValue: new Float64Array(0), weight: new Float64Array(0) },
+});
 
 /**
  * The sync consumer's `recompute` hook: scores the task's account as of the moment the task runs

@@ -1,9 +1,9 @@
 import {
   churnRisk,
   LIFECYCLE_STATES,
-  type ScoreColumnsResult,
+  type IntervalColumns,
+  type ScoreColumns,
   type ScoreResult,
-  type SummaryColumns,
 } from '@holdfast/analytics';
 
 /**
@@ -25,24 +25,27 @@ export const PER_CUSTOMER_COLUMNS = [
   'predicted_value',
   'lifetime_value',
   'is_holdout',
+  'expected_purchases_low',
+  'expected_purchases_high',
+  'lifetime_value_low',
+  'lifetime_value_high',
 ] as const;
 
 /** The models' time unit (of t_x, T, α and the gap in model_params): weeks, as the CDNOW validation. */
 export const TIME_UNIT = 'weeks';
 
-/** Everything the rows of one recompute are made of: row i of every column is customer `customerIds[i]`. */
-export interface ScoreBatch {
-  readonly accountId: string;
-  readonly asOf: Date;
-  readonly horizonDays: number;
-  readonly result: ScoreColumnsResult;
-  /** The summaries `result` was scored from, in the same order (realised revenue comes from them). */
-  readonly summaries: Pick<SummaryColumns, 'totalRevenue' | 'transactions'>;
+/** A chunk of one recompute's rows: row i of every column is customer `customerIds[i]`. */
+export interface ScoreChunk {
+  readonly scores: ScoreColumns;
+  /** Each customer's realised net revenue (the summaries' totalRevenue). */
+  readonly totalRevenue: ArrayLike<number>;
   readonly customerIds: readonly string[];
   /** Each row's external id, already in COPY text escaping. */
   readonly externalIds: readonly (string | undefined)[];
-  /** Customer ids in the universal holdout (`isHoldout` of @holdfast/analytics). */
-  readonly holdout: ReadonlySet<string>;
+  /** Whether each row's customer is in the universal holdout (`isHoldout` of @holdfast/analytics). */
+  readonly holdout: ArrayLike<boolean>;
+  /** 90% intervals of expected purchases and lifetime value, row i for row i; null: none (heuristic). */
+  readonly intervals?: IntervalColumns | null;
 }
 
 /**
@@ -51,6 +54,13 @@ export interface ScoreBatch {
  */
 export function modelParams(result: Pick<ScoreResult, 'params'>): Record<string, unknown> {
   const p = result.params;
+  if ('paretoNbd' in p) {
+    return {
+      time_unit: TIME_UNIT,
+      pareto_nbd: p.paretoNbd.params,
+      gamma_gamma: p.gammaGamma ? p.gammaGamma.params : null,
+    };
+  }
   if ('bgnbd' in p) {
     return {
       time_unit: TIME_UNIT,
@@ -71,50 +81,32 @@ const money = (v: number): string => String(Math.round(finite(v) * 10_000) / 10_
 const float = (v: number): string => String(finite(v));
 
 /**
- * The customers this batch scores Lapsed, with their purchase counts (the natural key of a
- * `customer.churned` occurrence: `customerChurned` of @holdfast/domain).
+ * The rows of one chunk of analytics.customer_scores ({@link PER_CUSTOMER_COLUMNS}) in COPY text
+ * format, one string: the recompute makes and streams them chunk by chunk.
  */
-export function lapsedCustomers(batch: ScoreBatch): { ids: string[]; purchases: Map<string, number> } {
-  const ids: string[] = [];
-  const purchases = new Map<string, number>();
-  const lapsed = LIFECYCLE_STATES.indexOf('Lapsed');
-  const states = batch.result.scores.state;
-  for (let i = 0; i < batch.customerIds.length; i++)
-    if (states[i] === lapsed) {
-      const id = batch.customerIds[i]!;
-      ids.push(id);
-      purchases.set(id, batch.summaries.transactions[i]!);
-    }
-  return { ids, purchases };
-}
-
-/**
- * The rows of analytics.customer_scores ({@link PER_CUSTOMER_COLUMNS}) in COPY text format,
- * `chunkRows` lines per string, so that a million rows stream into COPY as they are made.
- */
-export function* scoreLines(batch: ScoreBatch, chunkRows = 5000): Generator<string> {
-  const { externalIds, customerIds, holdout } = batch;
-  const scores = batch.result.scores;
-  const revenue = batch.summaries.totalRevenue;
+export function scoreLines(chunk: ScoreChunk): string {
+  const { externalIds, customerIds, holdout, scores } = chunk;
+  const iv = chunk.intervals ?? null;
+  const NULLS = '\\N\t\\N\t\\N\t\\N';
+  const revenue = chunk.totalRevenue;
   const rowCount = customerIds.length;
-  if (revenue.length !== rowCount || scores.pAlive.length !== rowCount || externalIds.length !== rowCount)
+  if (
+    revenue.length !== rowCount ||
+    scores.pAlive.length !== rowCount ||
+    externalIds.length !== rowCount ||
+    holdout.length !== rowCount
+  )
     throw new Error('scores and summaries differ in length');
-  let chunk = '';
-  let rows = 0;
+  let text = '';
   for (let i = 0; i < rowCount; i++) {
-    const customerId = customerIds[i]!;
     const pAlive = scores.pAlive[i]!;
     const next = scores.predictedNextPurchaseMs[i]!;
-    chunk +=
-      `${customerId}\t${externalIds[i] ?? '\\N'}\t${float(churnRisk(pAlive))}\t${LIFECYCLE_STATES[scores.state[i]!]}\t` +
+    text +=
+      `${customerIds[i]}\t${externalIds[i] ?? '\\N'}\t${float(churnRisk(pAlive))}\t${LIFECYCLE_STATES[scores.state[i]!]}\t` +
       `${float(pAlive)}\t${Number.isNaN(next) ? '\\N' : new Date(next).toISOString()}\t` +
       `${float(scores.expectedPurchases[i]!)}\t${money(scores.expectedSpend[i]!)}\t${money(revenue[i]!)}\t` +
-      `${money(scores.predictedValue[i]!)}\t${money(scores.lifetimeValue[i]!)}\t${holdout.has(customerId) ? 't' : 'f'}\n`;
-    if (++rows === chunkRows) {
-      yield chunk;
-      chunk = '';
-      rows = 0;
-    }
+      `${money(scores.predictedValue[i]!)}\t${money(scores.lifetimeValue[i]!)}\t${holdout[i] ? 't' : 'f'}\t` +
+      `${iv ? `${float(iv.purchasesLow[i]!)}\t${float(iv.purchasesHigh[i]!)}\t${money(iv.lifetimeValueLow[i]!)}\t${money(iv.lifetimeValueHigh[i]!)}` : NULLS}\n`;
   }
-  if (chunk !== '') yield chunk;
+  return text;
 }

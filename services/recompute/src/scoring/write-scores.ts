@@ -14,15 +14,10 @@ import {
 } from '@holdfast/db';
 import type { Kysely } from 'kysely';
 import { recomputeDbOn } from '../recompute-database.js';
-import { checkedAccountId } from './load-account-orders.js';
-import {
-  lapsedCustomers,
-  modelParams,
-  PER_CUSTOMER_COLUMNS,
-  scoreLines,
-  type ScoreBatch,
-} from './score-rows.js';
-import type { ModelFitRow } from './model-fit.js';
+import { checkedAccountId } from './account-id.js';
+import type { AccountFit } from '@holdfast/analytics';
+import { modelParams, PER_CUSTOMER_COLUMNS } from './score-rows.js';
+import type { HoldoutColumns, ModelFitRow } from './model-fit.js';
 import type { LifecycleMixTable } from '../migrations/tables.js';
 import { countScoreBins, writeScoreBins, type ScoreBinRow } from './score-bins.js';
 
@@ -38,43 +33,39 @@ function partitionPrefix(accountId: string): string {
   return `cs_${checkedAccountId(accountId).replace(/-/g, '')}_`;
 }
 
+/** What every row of one recompute shares, and the lines of its rows. */
+export interface ScoreTable {
+  readonly accountId: string;
+  readonly asOf: Date;
+  readonly horizonDays: number;
+  /** The fit the rows were scored with (model and model_params of every row). */
+  readonly fit: Pick<AccountFit, 'model' | 'params'>;
+  /**
+   * The recompute's staged summaries (stream-account.ts, one row per customer scored, with x): where
+   * `customer.churned` reads each lapsing customer's purchase count. Must exist until the swap is done.
+   */
+  readonly stage: string;
+}
+
 /**
- * Replaces the account's rows of analytics.customer_scores, atomically.
- *
- * customer_scores is partitioned by account. The new rows are loaded with COPY into a fresh table that
- * nobody reads yet, its primary key is built in one pass, and ONE short transaction then swaps it in:
- * detach and drop the account's previous partition, attach the new one, record the fit. A reader sees
- * the previous recompute or the new one, never a mix, and is never slowed by the load itself.
- *
- * Why not `delete` + COPY in one transaction: at a million rows every inserted key finds its own
- * just-deleted version in the primary key and visits it in the heap; measured here that took 30–70 s,
- * the swap about a fifth of it. The price is a brief ACCESS EXCLUSIVE lock on customer_scores during
- * the swap (DETACH PARTITION needs it): it waits at most SWAP_LOCK_TIMEOUT for running readers, then
- * retries. A session advisory lock serialises two recomputes of one account (a sync and the nightly
- * run); the later one replaces the earlier one's rows. Tables left by a crash are dropped on the next
- * recompute of the account.
- *
- * The DDL, the COPY, the advisory locks and the catalog reads are raw SQL (kysely has no COPY, and the
- * DDL names a table made up here), each named `write-scores.*`; the fit's upsert and the default
- * partition's delete are kysely.
+ * Runs `work` holding the account's recompute lock (a session advisory lock: two recomputes of one
+ * account, a sync and the nightly run, take turns; the later one replaces the earlier one's rows),
+ * after dropping the tables a recompute of the account left when it died before its swap.
  */
-export async function replaceAccountScores(
+export async function withAccountLock<T>(
   pool: Pool,
-  batch: ScoreBatch,
-  fit: ModelFitRow | null,
-): Promise<void> {
-  const prefix = partitionPrefix(batch.accountId);
-  const table = `${prefix}${randomBytes(4).toString('hex')}`;
+  accountId: string,
+  work: (client: PoolClient) => Promise<T>,
+): Promise<T> {
   const client = await pool.connect();
-  const lockKey = `holdfast:customer_scores:${batch.accountId}`;
+  const lockKey = `holdfast:customer_scores:${accountId}`;
   try {
     await rawQuery(client, 'write-scores.lock-account', `select pg_advisory_lock(hashtextextended($1, 0))`, [
       lockKey,
     ]);
     try {
-      await dropDetached(client, prefix);
-      const counts = batch.customerIds.length > 0 ? await buildPartition(client, table, batch) : NO_COUNTS;
-      await swap(client, prefix, batch.customerIds.length > 0 ? table : null, batch, fit, counts);
+      await dropDetached(client, partitionPrefix(accountId));
+      return await work(client);
     } finally {
       await rawQuery(
         client,
@@ -86,6 +77,70 @@ export async function replaceAccountScores(
   } finally {
     client.release();
   }
+}
+
+/** A new table name of the account (`cs_<account hex>_<random>`), never one in use. */
+export function newScoreTableName(accountId: string): string {
+  return `${partitionPrefix(accountId)}${randomBytes(4).toString('hex')}`;
+}
+
+/**
+ * Replaces the account's rows of analytics.customer_scores, atomically: builds the new partition
+ * `table` from `lines` ({@link PER_CUSTOMER_COLUMNS} in COPY text, streamed as they are made) unless
+ * there are no rows, then swaps it in. Call it inside {@link withAccountLock}.
+ *
+ * customer_scores is partitioned by account. The new rows are loaded with COPY into a fresh table that
+ * nobody reads yet, its primary key is built in one pass, and ONE short transaction then swaps it in:
+ * detach and drop the account's previous partition, attach the new one, record the fit. A reader sees
+ * the previous recompute or the new one, never a mix, and is never slowed by the load itself.
+ *
+ * Why not `delete` + COPY in one transaction: at a million rows every inserted key finds its own
+ * just-deleted version in the primary key and visits it in the heap; measured here that took 30–70 s,
+ * the swap about a fifth of it. The price is a brief ACCESS EXCLUSIVE lock on customer_scores during
+ * the swap (DETACH PARTITION needs it): it waits at most SWAP_LOCK_TIMEOUT for running readers, then
+ * retries. Tables left by a crash are dropped on the next recompute of the account.
+ *
+ * The DDL, the COPY, the advisory locks and the catalog reads are raw SQL (kysely has no COPY, and the
+ * DDL names a table made up here), each named `write-scores.*`; the fit's upsert and the default
+ * partition's delete are kysely.
+ */
+export async function replaceAccountScores(
+  client: PoolClient,
+  meta: ScoreTable,
+  table: string,
+  lines: AsyncIterable<string> | Iterable<string> | null,
+  fit: ModelFitRow | null,
+): Promise<void> {
+  const counts = lines ? await buildPartition(client, table, meta, lines) : NO_COUNTS;
+  await swap(client, partitionPrefix(meta.accountId), lines ? table : null, meta, fit, counts);
+}
+
+/** The longest a streamed statement (a COPY of a whole account) may run, server and client side. */
+export const STREAM_TIMEOUT_MS = 2 * 3_600_000;
+
+/**
+ * A COPY stream that may outlast the pool's query timeouts: a large account's rows take minutes, not
+ * the seconds an ordinary statement gets. Sets the transaction's statement_timeout and the query's
+ * client-side timeout (pg reads `query_timeout` off the submitted object) to {@link STREAM_TIMEOUT_MS}.
+ */
+export async function allowLongStatements(client: PoolClient): Promise<void> {
+  await rawQuery(client, 'write-scores.stream-timeout', `set local statement_timeout = ${STREAM_TIMEOUT_MS}`);
+}
+
+/** See {@link allowLongStatements}: the same bound on the client side of one COPY. */
+export function longQuery<T extends object>(submittable: T): T {
+  (submittable as { query_timeout?: number }).query_timeout = STREAM_TIMEOUT_MS + 5_000;
+  return submittable;
+}
+
+/**
+ * Ends the client-side timer of a COPY TO stream read to its end (or given up). pg clears a query's
+ * timer through the query's callback, which a pg-copy-streams reader never calls: without this the
+ * timer would outlive the stream by up to {@link STREAM_TIMEOUT_MS}, keep a finished process alive
+ * and then fail a stream long done.
+ */
+export function settleCopyOut(stream: object): void {
+  (stream as { callback?: (err: null) => void }).callback?.(null);
 }
 
 /** Customers per lifecycle state of one recompute (a row of analytics.lifecycle_mix, less its keys). */
@@ -103,12 +158,19 @@ const NO_COUNTS: ScoreCounts = { mix: [], bins: [] };
 
 /**
  * Builds the account's new partition aside (COPY, primary key) and counts its customers per lifecycle
- * state and per score bin there, before the swap, so that the swap's lock is not held for a scan.
+ * state and per score bin there (in SQL: nothing per customer is kept here), before the swap, so that
+ * the swap's lock is not held for a scan.
  */
-async function buildPartition(client: PoolClient, table: string, batch: ScoreBatch): Promise<ScoreCounts> {
+async function buildPartition(
+  client: PoolClient,
+  table: string,
+  meta: ScoreTable,
+  lines: AsyncIterable<string> | Iterable<string>,
+): Promise<ScoreCounts> {
   const t = `analytics."${table}"`;
   const literal = (v: string) => client.escapeLiteral(v);
   return inTransaction(client, async () => {
+    await allowLongStatements(client);
     await rawQuery(
       client,
       'write-scores.create-partition',
@@ -118,26 +180,28 @@ async function buildPartition(client: PoolClient, table: string, batch: ScoreBat
     await rawQuery(
       client,
       'write-scores.partition-constraint',
-      `alter table ${t} add constraint account_only check (account_id = ${literal(batch.accountId)})`,
+      `alter table ${t} add constraint account_only check (account_id = ${literal(meta.accountId)})`,
     );
     await rawQuery(
       client,
       'write-scores.set-defaults',
       `alter table ${t}
-      alter column account_id set default ${literal(batch.accountId)},
-      alter column model set default ${literal(batch.result.model)},
-      alter column model_params set default ${literal(JSON.stringify(modelParams(batch.result)))}::jsonb,
-      alter column horizon_days set default ${Number(batch.horizonDays)},
-      alter column as_of set default ${literal(batch.asOf.toISOString())}::timestamptz`,
+      alter column account_id set default ${literal(meta.accountId)},
+      alter column model set default ${literal(meta.fit.model)},
+      alter column model_params set default ${literal(JSON.stringify(modelParams(meta.fit)))}::jsonb,
+      alter column horizon_days set default ${Number(meta.horizonDays)},
+      alter column as_of set default ${literal(meta.asOf.toISOString())}::timestamptz`,
     );
     // FREEZE: the table is new in this transaction, so its rows need no later freezing pass.
     await pipeline(
-      Readable.from(scoreLines(batch)),
+      Readable.from(lines),
       client.query(
-        copyFrom(
-          namedSql(
-            'write-scores.copy-scores',
-            `copy ${t} (${PER_CUSTOMER_COLUMNS.join(', ')}) from stdin with (freeze)`,
+        longQuery(
+          copyFrom(
+            namedSql(
+              'write-scores.copy-scores',
+              `copy ${t} (${PER_CUSTOMER_COLUMNS.join(', ')}) from stdin with (freeze)`,
+            ),
           ),
         ),
       ),
@@ -168,7 +232,7 @@ async function swap(
   client: PoolClient,
   prefix: string,
   table: string | null,
-  batch: ScoreBatch,
+  batch: ScoreTable,
   fit: ModelFitRow | null,
   counts: ScoreCounts,
 ): Promise<void> {
@@ -249,7 +313,11 @@ async function dropDetached(client: PoolClient, prefix: string): Promise<void> {
  * The lifecycle mix of this recompute, kept for the mix over time (customer_scores keeps the latest
  * recompute only): replaced when the same as_of is written again.
  */
-async function recordMix(client: PoolClient, batch: ScoreBatch, mix: readonly MixRow[]): Promise<void> {
+async function recordMix(
+  client: PoolClient,
+  batch: Pick<ScoreTable, 'accountId' | 'asOf'>,
+  mix: readonly MixRow[],
+): Promise<void> {
   const db = recomputeDbOn(client);
   await db
     .deleteFrom('analytics.lifecycle_mix')
@@ -270,7 +338,11 @@ async function recordMix(client: PoolClient, batch: ScoreBatch, mix: readonly Mi
     .execute();
 }
 
-async function insertFit(client: PoolClient, batch: ScoreBatch, fit: ModelFitRow): Promise<void> {
+async function insertFit(
+  client: PoolClient,
+  batch: Pick<ScoreTable, 'accountId' | 'asOf'>,
+  fit: ModelFitRow,
+): Promise<void> {
   await recomputeDbOn(client)
     .insertInto('analytics.model_fits')
     .values({
@@ -282,6 +354,7 @@ async function insertFit(client: PoolClient, batch: ScoreBatch, fit: ModelFitRow
       customers: fit.customers,
       repeat_customers: fit.repeatCustomers,
       converged: fit.converged,
+      ...holdoutValues(fit.holdout),
     })
     .onConflict((oc) =>
       oc.columns(['account_id', 'as_of']).doUpdateSet((eb) => ({
@@ -291,48 +364,87 @@ async function insertFit(client: PoolClient, batch: ScoreBatch, fit: ModelFitRow
         customers: eb.ref('excluded.customers'),
         repeat_customers: eb.ref('excluded.repeat_customers'),
         converged: eb.ref('excluded.converged'),
+        holdout_weeks: eb.ref('excluded.holdout_weeks'),
+        holdout_customers: eb.ref('excluded.holdout_customers'),
+        holdout_choice: eb.ref('excluded.holdout_choice'),
+        holdout_reason: eb.ref('excluded.holdout_reason'),
+        holdout_aggregate_error: eb.ref('excluded.holdout_aggregate_error'),
+        holdout_correlation: eb.ref('excluded.holdout_correlation'),
+        holdout_mae: eb.ref('excluded.holdout_mae'),
+        calibration_error: eb.ref('excluded.calibration_error'),
+        reliability: eb.ref('excluded.reliability'),
+        holdout_candidates: eb.ref('excluded.holdout_candidates'),
       })),
     )
     .execute();
 }
+
+/** Lapsed customers fetched from the cursor at a time: the only per-customer memory of the announcement. */
+const CHURNED_FETCH_ROWS = 5000;
 
 /**
  * Records `customer.churned` for every customer the new scores put in Lapsed whose previous scores had
  * it in another state (`movedIntoLapsed`), in the swap's transaction: the event exists exactly when the
  * new scores do. Its id is derived from the customer and its purchase count (`customerChurned`), so a
  * second recompute (the customer is Lapsed already) or a replay of the same purchases emits nothing.
+ *
+ * The customers come from SQL, not from memory: the new partition's Lapsed rows joined with the old
+ * scores, each one's purchase count (purchase days: x + 1) from the recompute's staged summaries
+ * (`meta.stage`), read through a cursor CHURNED_FETCH_ROWS at a time.
  */
-async function announceChurned(client: PoolClient, table: string, batch: ScoreBatch): Promise<void> {
-  const { ids, purchases } = lapsedCustomers(batch);
-  if (!ids.length) return;
-  // Only the customers scored before in another state come back (the rule is applied again below).
-  const { rows } = await rawQuery<{
-    customer_id: string;
-    external_id: string | null;
-    churn_risk: number;
-    previous: string;
-  }>(
+async function announceChurned(client: PoolClient, table: string, meta: ScoreTable): Promise<void> {
+  await rawQuery(
     client,
     'write-scores.churned',
-    `select n.customer_id, n.external_id, n.churn_risk, o.lifecycle_state as previous
+    `declare churned no scroll cursor for
+     select n.customer_id, n.external_id, n.churn_risk, o.lifecycle_state as previous, s.x + 1 as purchases
        from analytics."${table}" n
-       join analytics.customer_scores o on o.account_id = $1 and o.customer_id = n.customer_id
-      where n.customer_id = any($2::uuid[]) and o.lifecycle_state <> 'Lapsed'`,
-    [batch.accountId, ids],
+       join analytics.customer_scores o
+         on o.account_id = ${client.escapeLiteral(meta.accountId)} and o.customer_id = n.customer_id
+       join analytics."${meta.stage}" s on s.customer_id = n.customer_id::text
+      where n.lifecycle_state = 'Lapsed' and o.lifecycle_state <> 'Lapsed'`,
   );
-  const events = rows
-    .filter((r) => movedIntoLapsed(r.previous, 'Lapsed'))
-    .map((r) => ({
-      accountId: batch.accountId,
-      occurredAt: batch.asOf,
-      ...customerChurned({
-        customerId: r.customer_id,
-        externalId: r.external_id,
-        purchases: purchases.get(r.customer_id)!,
-        previousState: r.previous,
-        churnRisk: Number(r.churn_risk),
-        scoredAt: batch.asOf,
-      }),
-    }));
-  await recordOutboundEvents(recomputeDbOn(client) as unknown as Kysely<Database>, events);
+  const db = recomputeDbOn(client) as unknown as Kysely<Database>;
+  for (;;) {
+    const { rows } = await rawQuery<{
+      customer_id: string;
+      external_id: string | null;
+      churn_risk: number;
+      previous: string;
+      purchases: number;
+    }>(client, 'write-scores.churned-fetch', `fetch forward ${CHURNED_FETCH_ROWS} from churned`);
+    const events = rows
+      .filter((r) => movedIntoLapsed(r.previous, 'Lapsed'))
+      .map((r) => ({
+        accountId: meta.accountId,
+        occurredAt: meta.asOf,
+        ...customerChurned({
+          customerId: r.customer_id,
+          externalId: r.external_id,
+          purchases: Number(r.purchases),
+          previousState: r.previous,
+          churnRisk: Number(r.churn_risk),
+          scoredAt: meta.asOf,
+        }),
+      }));
+    await recordOutboundEvents(db, events);
+    if (rows.length < CHURNED_FETCH_ROWS) break;
+  }
+  await rawQuery(client, 'write-scores.churned-close', 'close churned');
+}
+
+/** The holdout check's columns of model_fits (all null without a check). */
+function holdoutValues(h: HoldoutColumns | null) {
+  return {
+    holdout_weeks: h?.holdoutWeeks ?? null,
+    holdout_customers: h?.holdoutCustomers ?? null,
+    holdout_choice: h?.choice ?? null,
+    holdout_reason: h?.reason ?? null,
+    holdout_aggregate_error: h?.chosen?.aggregateError ?? null,
+    holdout_correlation: h?.chosen?.correlation ?? null,
+    holdout_mae: h?.chosen?.meanAbsoluteError ?? null,
+    calibration_error: h?.chosen?.calibrationError ?? null,
+    reliability: h?.reliability ? JSON.stringify(h.reliability) : null,
+    holdout_candidates: h ? JSON.stringify(h.candidates) : null,
+  };
 }

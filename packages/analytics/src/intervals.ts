@@ -1,0 +1,252 @@
+import { bgnbdLogLikelihoodGradient } from './bgnbd.js';
+import type { BgNbdParams } from './bgnbd.js';
+import { bgnbdProbabilityAlive } from './bgnbd-predict.js';
+import type { History } from './holdout-diagnostics.js';
+import { paretoNbdLogLikelihood, paretoNbdProbabilityAlive } from './pareto-nbd.js';
+import type { ParetoNbdParams, TripletGroups } from './pareto-nbd.js';
+import { mulberry32 } from './prng.js';
+import { variates } from './random-variates.js';
+import type { Variates } from './random-variates.js';
+
+/** A fitted purchase model, as the intervals need it. */
+export type FittedPurchaseModel =
+  { model: 'bgnbd'; params: BgNbdParams } | { model: 'pareto-nbd'; params: ParetoNbdParams };
+
+/** Options of {@link purchaseIntervals}. */
+export interface IntervalOptions {
+  /** Central probability of the interval (default 0.9). */
+  level?: number;
+  /** Parameter vectors drawn from the MLE's asymptotic normal (default 20). */
+  parameterDraws?: number;
+  /** Draws of the customer's own rates per parameter vector (default 25). */
+  customerDraws?: number;
+  /** Whether to draw parameter vectors at all (default true); false: the customer's uncertainty only. */
+  parameterUncertainty?: boolean;
+  seed?: number;
+}
+
+/** A customer's interval for their expected purchases over the horizon. */
+export interface PurchaseInterval {
+  low: number;
+  high: number;
+  /** Posterior probability that the customer has already dropped out (their expected purchases are 0). */
+  pDead: number;
+}
+
+const KEYS = { bgnbd: ['r', 'alpha', 'a', 'b'], 'pareto-nbd': ['r', 'alpha', 's', 'beta'] } as const;
+
+function vectorOf(m: FittedPurchaseModel): number[] {
+  return KEYS[m.model].map((k) => (m.params as unknown as Record<string, number>)[k]!);
+}
+
+function withVector(m: FittedPurchaseModel, v: readonly number[]): FittedPurchaseModel {
+  const params = Object.fromEntries(KEYS[m.model].map((k, i) => [k, v[i]!]));
+  return { model: m.model, params } as unknown as FittedPurchaseModel;
+}
+
+/** ∂ℓ/∂θ, θ = ln(params), of the model on the grouped histories. */
+function logGradient(m: FittedPurchaseModel, data: TripletGroups): number[] {
+  const v = vectorOf(m);
+  let g: number[];
+  if (m.model === 'bgnbd') {
+    g = bgnbdLogLikelihoodGradient(m.params, {
+      frequency: data.x,
+      recency: data.tx,
+      T: data.T,
+      weight: data.weight,
+      customers: data.customers,
+    });
+  } else {
+    g = [0, 0, 0, 0];
+    paretoNbdLogLikelihood(m.params, data, g);
+  }
+  return g.map((gi, i) => gi * v[i]!);
+}
+
+/**
+ * Covariance of θ = ln(params) at the MLE: the inverse of the observed information −∂²ℓ/∂θ², whose
+ * Hessian is taken by central differences (step 1e-4 in θ) of the analytic gradient and symmetrised.
+ * Null when the information is not positive definite (a flat direction: a limit, not a maximum).
+ */
+export function logParameterCovariance(m: FittedPurchaseModel, data: TripletGroups): number[][] | null {
+  const theta = vectorOf(m).map(Math.log);
+  const n = theta.length;
+  const h = 1e-4;
+  const info = Array.from({ length: n }, () => new Array<number>(n).fill(0));
+  for (let j = 0; j < n; j++) {
+    const up = theta.map((t, i) => (i === j ? t + h : t));
+    const down = theta.map((t, i) => (i === j ? t - h : t));
+    const gu = logGradient(withVector(m, up.map(Math.exp)), data);
+    const gd = logGradient(withVector(m, down.map(Math.exp)), data);
+    for (let i = 0; i < n; i++) info[i]![j] = -(gu[i]! - gd[i]!) / (2 * h);
+  }
+  for (let i = 0; i < n; i++)
+    for (let j = 0; j < i; j++) info[i]![j] = info[j]![i] = (info[i]![j]! + info[j]![i]!) / 2;
+  const inverse = invertSpd(info);
+  // A log-scale variance above 4 (a standard error of a factor e² ≈ 7.4 on the parameter) is a ridge
+  // towards a limit (e.g. BG/NBD's a, b → ∞ when nobody drops out), not a usable normal approximation.
+  if (!inverse || !inverse.every((row) => row.every(Number.isFinite))) return null;
+  return inverse.every((row, i) => row[i]! > 0 && row[i]! <= MAX_LOG_VARIANCE) ? inverse : null;
+}
+
+const MAX_LOG_VARIANCE = 4;
+
+/** Cholesky factor L (lower) of a symmetric positive-definite matrix, or null. */
+export function cholesky(a: readonly (readonly number[])[]): number[][] | null {
+  const n = a.length;
+  const l = Array.from({ length: n }, () => new Array<number>(n).fill(0));
+  for (let i = 0; i < n; i++) {
+    for (let j = 0; j <= i; j++) {
+      let sum = a[i]![j]!;
+      for (let k = 0; k < j; k++) sum -= l[i]![k]! * l[j]![k]!;
+      if (i === j) {
+        if (!(sum > 0)) return null;
+        l[i]![i] = Math.sqrt(sum);
+      } else l[i]![j] = sum / l[j]![j]!;
+    }
+  }
+  return l;
+}
+
+function invertSpd(a: number[][]): number[][] | null {
+  const l = cholesky(a);
+  if (!l) return null;
+  const n = a.length;
+  // Solve L Lᵀ X = I column by column.
+  const out = Array.from({ length: n }, () => new Array<number>(n).fill(0));
+  for (let c = 0; c < n; c++) {
+    const y = new Array<number>(n).fill(0);
+    for (let i = 0; i < n; i++) {
+      let s = i === c ? 1 : 0;
+      for (let k = 0; k < i; k++) s -= l[i]![k]! * y[k]!;
+      y[i] = s / l[i]![i]!;
+    }
+    for (let i = n - 1; i >= 0; i--) {
+      let s = y[i]!;
+      for (let k = i + 1; k < n; k++) s -= l[k]![i]! * out[k]![c]!;
+      out[i]![c] = s / l[i]![i]!;
+    }
+  }
+  return out;
+}
+
+/** P(alive) and a draw of the expected purchases over t of an alive customer with history h. */
+function aliveProbability(m: FittedPurchaseModel, h: History): number {
+  return m.model === 'bgnbd'
+    ? bgnbdProbabilityAlive(m.params, { frequency: h.x, recency: h.tx, T: h.T })
+    : paretoNbdProbabilityAlive(m.params, h);
+}
+
+function aliveExpectedDraw(m: FittedPurchaseModel, h: History, t: number, v: Variates): number {
+  const lambda = v.gamma(m.params.r + h.x) / (m.params.alpha + h.T);
+  if (m.model === 'pareto-nbd') {
+    // Remaining lifetime Exp(μ), μ ~ Gamma(s, β+T): E[purchases] = λ(1 − e^(−μt))/μ.
+    const mu = v.gamma(m.params.s) / (m.params.beta + h.T);
+    return mu * t < 1e-12 ? lambda * t : (lambda * -Math.expm1(-mu * t)) / mu;
+  }
+  // Dropout probability p ~ Beta(a, b+x): E[purchases] = (1 − e^(−λpt))/p.
+  const ga = v.gamma(m.params.a);
+  const p = ga / (ga + v.gamma(m.params.b + h.x));
+  return p * lambda * t < 1e-12 ? lambda * t : -Math.expm1(-lambda * p * t) / p;
+}
+
+/**
+ * 90% intervals (by default) for each history's expected purchases over the next t: the customer's own
+ * uncertain state (dropped out or not, purchase rate, dropout rate: their posterior given the history)
+ * and the fit's (parameter vectors drawn from the asymptotic normal of the MLE in log space,
+ * {@link logParameterCovariance}). The expected purchases are 0 with probability pDead (an atom) and
+ * continuous above, so the interval has exactly the level's probability: [0, q(level)] when the atom
+ * exceeds the lower tail (1−level)/2, else [q((1−level)/2), q((1+level)/2)] (weighted quantiles of the
+ * draws, each weighted by its parameter vector's P(alive)). Without a positive-definite covariance
+ * only the customer's own uncertainty is drawn (`parameterUncertainty: false` in the result).
+ * Deterministic for a seed.
+ */
+export function purchaseIntervals(
+  fitted: FittedPurchaseModel,
+  data: TripletGroups,
+  histories: readonly History[],
+  t: number,
+  options: IntervalOptions = {},
+): { intervals: PurchaseInterval[]; parameterUncertainty: boolean } {
+  const v = variates(mulberry32(options.seed ?? 1));
+  const draws = intervalDraws(fitted, data, options, v);
+  const intervals = histories.map((h) => intervalOf(draws, h, t, v));
+  return { intervals, parameterUncertainty: draws.parameterUncertainty };
+}
+
+/** The parameter vectors of {@link purchaseIntervals}, drawn once for an account's fit. */
+export interface IntervalDraws {
+  readonly models: readonly FittedPurchaseModel[];
+  readonly parameterUncertainty: boolean;
+  readonly level: number;
+  readonly customerDraws: number;
+}
+
+/**
+ * Draws the parameter vectors of {@link purchaseIntervals} (or repeats the fit `parameterDraws` times
+ * when the covariance is not positive definite or `parameterUncertainty` is false), from `v`, or from
+ * the options' seed.
+ */
+export function intervalDraws(
+  fitted: FittedPurchaseModel,
+  data: TripletGroups,
+  options: IntervalOptions = {},
+  v: Variates = variates(mulberry32(options.seed ?? 1)),
+): IntervalDraws {
+  const K = options.parameterDraws ?? 20;
+  const cov = options.parameterUncertainty === false ? null : logParameterCovariance(fitted, data);
+  const l = cov ? cholesky(cov) : null;
+  const theta = vectorOf(fitted).map(Math.log);
+  const models: FittedPurchaseModel[] = [];
+  for (let k = 0; k < K; k++) {
+    if (!l) {
+      models.push(fitted);
+      continue;
+    }
+    const z = theta.map(() => v.normal());
+    const draw = theta.map((ti, i) => ti + l[i]!.reduce((s, lij, j) => s + lij * z[j]!, 0));
+    models.push(withVector(fitted, draw.map(Math.exp)));
+  }
+  return {
+    models,
+    parameterUncertainty: l !== null,
+    level: options.level ?? 0.9,
+    customerDraws: options.customerDraws ?? 25,
+  };
+}
+
+/** One history's interval of its expected purchases over the next t under `draws`, the customer's draws from `v`. */
+export function intervalOf(draws: IntervalDraws, h: History, t: number, v: Variates): PurchaseInterval {
+  const { models, level } = draws;
+  const K = models.length;
+  const M = draws.customerDraws;
+  const lowTail = (1 - level) / 2;
+  const values = new Float64Array(K * M);
+  const weights = new Float64Array(K * M);
+  const order = new Uint32Array(K * M);
+  let pDead = 0;
+  for (let k = 0; k < K; k++) {
+    const m = models[k]!;
+    const alive = aliveProbability(m, h);
+    pDead += (1 - alive) / K;
+    for (let j = 0; j < M; j++) {
+      values[k * M + j] = aliveExpectedDraw(m, h, t, v);
+      weights[k * M + j] = alive / (K * M);
+    }
+  }
+  for (let i = 0; i < order.length; i++) order[i] = i;
+  order.sort((a, b) => values[a]! - values[b]!);
+  const quantile = (p: number): number => {
+    // The atom at 0 holds pDead; the draws hold the rest, in increasing order.
+    if (p <= pDead) return 0;
+    let cum = pDead;
+    for (const i of order) {
+      cum += weights[i]!;
+      if (cum >= p) return values[i]!;
+    }
+    return values[order[order.length - 1]!]!;
+  };
+  return pDead > lowTail
+    ? { low: 0, high: quantile(level), pDead }
+    : { low: quantile(lowTail), high: quantile(1 - lowTail), pDead };
+}

@@ -1,0 +1,210 @@
+import { groupTriplets } from './pareto-nbd.js';
+import type { TripletGroups } from './pareto-nbd.js';
+import { intervalDraws, intervalOf, purchaseIntervals } from './intervals.js';
+import type { FittedPurchaseModel, IntervalDraws, IntervalOptions } from './intervals.js';
+import { mulberry32 } from './prng.js';
+import { variates } from './random-variates.js';
+import { SCORING_CACHE_LIMIT } from './score.js';
+import type { ScoreColumns, ScoreColumnsResult } from './score.js';
+import type { SummaryColumns } from './summary.js';
+
+/** Per-customer 90% intervals, row i for row i of the scores (see {@link scoreIntervals}). */
+export interface IntervalColumns {
+  readonly purchasesLow: Float64Array;
+  readonly purchasesHigh: Float64Array;
+  readonly lifetimeValueLow: Float64Array;
+  readonly lifetimeValueHigh: Float64Array;
+  /** False when the fit's information matrix was not positive definite (customer uncertainty only). */
+  readonly parameterUncertainty: boolean;
+}
+
+/**
+ * The intervals of a trained scoring result: `purchaseIntervals` once per distinct (x, t_x, T) over
+ * the horizon, then per customer. The lifetime value's interval is realised revenue plus the predicted
+ * value scaled by low/expected and high/expected purchases: the customer's expected spend and the
+ * discounting profile are taken as they are in the point estimate, so the interval carries the
+ * uncertainty of the purchases, not of the spend per purchase. Null for the heuristic (no fitted
+ * parameters), for an empty account, and when even the customer-only intervals are not finite (a fit
+ * at an extreme the predictions overflow at): the scores are then stored without intervals.
+ */
+export function scoreIntervals(
+  result: ScoreColumnsResult,
+  summaries: SummaryColumns,
+  horizon: number,
+  options: IntervalOptions = {},
+): IntervalColumns | null {
+  const p = result.params;
+  const fitted: FittedPurchaseModel | null =
+    'bgnbd' in p
+      ? { model: 'bgnbd', params: p.bgnbd.params }
+      : 'paretoNbd' in p
+        ? { model: 'pareto-nbd', params: p.paretoNbd.params }
+        : null;
+  const n = summaries.frequency.length;
+  if (!fitted || n === 0) return null;
+  // One reused row (groupTriplets copies what it keeps): no object per customer.
+  function* rows(): Generator<{ x: number; tx: number; T: number }> {
+    const row = { x: 0, tx: 0, T: 0 };
+    for (let i = 0; i < n; i++) {
+      row.x = summaries.frequency[i]!;
+      row.tx = summaries.recency[i]!;
+      row.T = summaries.T[i]!;
+      yield row;
+    }
+  }
+  const groups = groupTriplets(rows());
+  const distinct = Array.from(groups.weight, (_, i) => ({
+    x: groups.x[i]!,
+    tx: groups.tx[i]!,
+    T: groups.T[i]!,
+  }));
+  let { intervals, parameterUncertainty } = purchaseIntervals(fitted, groups, distinct, horizon, options);
+  const finite = (list: typeof intervals) =>
+    list.every((iv) => Number.isFinite(iv.low) && Number.isFinite(iv.high));
+  if (!finite(intervals) && parameterUncertainty) {
+    // A parameter draw far out on a ridge can make a prediction overflow: keep the customer's own
+    // uncertainty only rather than no interval.
+    ({ intervals, parameterUncertainty } = purchaseIntervals(fitted, groups, distinct, horizon, {
+      ...options,
+      parameterUncertainty: false,
+    }));
+  }
+  if (!finite(intervals)) return null;
+  const at = new Map(distinct.map((h, i) => [`${h.x}|${h.tx}|${h.T}`, i]));
+  const out: IntervalColumns = {
+    purchasesLow: new Float64Array(n),
+    purchasesHigh: new Float64Array(n),
+    lifetimeValueLow: new Float64Array(n),
+    lifetimeValueHigh: new Float64Array(n),
+    parameterUncertainty,
+  };
+  const s = result.scores;
+  for (let i = 0; i < n; i++) {
+    const iv = intervals[at.get(`${summaries.frequency[i]!}|${summaries.recency[i]!}|${summaries.T[i]!}`)!]!;
+    const expected = s.expectedPurchases[i]!;
+    const perPurchase = expected > 0 ? s.predictedValue[i]! / expected : 0;
+    const realised = s.lifetimeValue[i]! - s.predictedValue[i]!;
+    out.purchasesLow[i] = iv.low;
+    out.purchasesHigh[i] = iv.high;
+    out.lifetimeValueLow[i] = realised + perPurchase * iv.low;
+    out.lifetimeValueHigh[i] = realised + perPurchase * iv.high;
+  }
+  return out;
+}
+
+/**
+ * {@link scoreIntervals} for an account scored in chunks (`scoreWithFit`): the parameter vectors are
+ * drawn once ({@link IntervalScorer.of}) and each distinct (x, t_x, T) gets its interval once, kept in
+ * a cache bounded like the scoring cache (emptied at `SCORING_CACHE_LIMIT` histories). A history's
+ * customer draws come from a generator seeded by the history itself, so its interval is the same
+ * whichever chunk meets it first, and after the cache was emptied.
+ */
+export class IntervalScorer {
+  private readonly slot = new Map<string, number>();
+  private readonly low: number[] = [];
+  private readonly high: number[] = [];
+
+  private constructor(
+    private readonly draws: IntervalDraws,
+    private readonly horizon: number,
+    private readonly seed: number,
+  ) {}
+
+  /**
+   * The scorer of a fit, checked on every distinct history of the account (`groups`): when a draw
+   * makes some interval non-finite, customer-only intervals; when those are not finite either, null
+   * (the scores are stored without intervals). Null too for the heuristic and an empty account.
+   */
+  static of(
+    fit: Pick<ScoreColumnsResult, 'params'>,
+    groups: TripletGroups,
+    horizon: number,
+    options: IntervalOptions = {},
+  ): IntervalScorer | null {
+    const p = fit.params;
+    const fitted: FittedPurchaseModel | null =
+      'bgnbd' in p
+        ? { model: 'bgnbd', params: p.bgnbd.params }
+        : 'paretoNbd' in p
+          ? { model: 'pareto-nbd', params: p.paretoNbd.params }
+          : null;
+    if (!fitted || groups.customers === 0) return null;
+    const seed = options.seed ?? 1;
+    const draws = intervalDraws(fitted, groups, options);
+    let scorer = new IntervalScorer(draws, horizon, seed);
+    if (scorer.finiteOn(groups)) return scorer;
+    if (!draws.parameterUncertainty) return null;
+    scorer = new IntervalScorer(
+      intervalDraws(fitted, groups, { ...options, parameterUncertainty: false }),
+      horizon,
+      seed,
+    );
+    return scorer.finiteOn(groups) ? scorer : null;
+  }
+
+  /** Whether the draws had the fit's parameter uncertainty (a positive-definite information matrix). */
+  get parameterUncertainty(): boolean {
+    return this.draws.parameterUncertainty;
+  }
+
+  /** The intervals of a chunk: row i for row i of `summaries` and of its `scores`. */
+  columns(
+    summaries: Pick<SummaryColumns, 'frequency' | 'recency' | 'T'>,
+    scores: ScoreColumns,
+  ): IntervalColumns {
+    const n = summaries.frequency.length;
+    const out: IntervalColumns = {
+      purchasesLow: new Float64Array(n),
+      purchasesHigh: new Float64Array(n),
+      lifetimeValueLow: new Float64Array(n),
+      lifetimeValueHigh: new Float64Array(n),
+      parameterUncertainty: this.draws.parameterUncertainty,
+    };
+    for (let i = 0; i < n; i++) {
+      const k = this.at(summaries.frequency[i]!, summaries.recency[i]!, summaries.T[i]!);
+      const low = this.low[k]!;
+      const high = this.high[k]!;
+      const expected = scores.expectedPurchases[i]!;
+      const perPurchase = expected > 0 ? scores.predictedValue[i]! / expected : 0;
+      const realised = scores.lifetimeValue[i]! - scores.predictedValue[i]!;
+      out.purchasesLow[i] = low;
+      out.purchasesHigh[i] = high;
+      out.lifetimeValueLow[i] = realised + perPurchase * low;
+      out.lifetimeValueHigh[i] = realised + perPurchase * high;
+    }
+    return out;
+  }
+
+  private finiteOn(groups: TripletGroups): boolean {
+    for (let i = 0; i < groups.x.length; i++) {
+      const k = this.at(groups.x[i]!, groups.tx[i]!, groups.T[i]!);
+      if (!Number.isFinite(this.low[k]) || !Number.isFinite(this.high[k])) return false;
+    }
+    return true;
+  }
+
+  private at(x: number, tx: number, T: number): number {
+    const key = `${x}|${tx}|${T}`;
+    let k = this.slot.get(key);
+    if (k !== undefined) return k;
+    if (this.slot.size >= SCORING_CACHE_LIMIT) {
+      this.slot.clear();
+      this.low.length = 0;
+      this.high.length = 0;
+    }
+    const v = variates(mulberry32(historySeed(this.seed, key)));
+    const iv = intervalOf(this.draws, { x, tx, T }, this.horizon, v);
+    k = this.low.length;
+    this.slot.set(key, k);
+    this.low.push(iv.low);
+    this.high.push(iv.high);
+    return k;
+  }
+}
+
+/** FNV-1a of the history's key, mixed with the seed: a generator seed of its own for each history. */
+function historySeed(seed: number, key: string): number {
+  let h = (0x811c9dc5 ^ seed) >>> 0;
+  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193) >>> 0;
+  return h;
+}
