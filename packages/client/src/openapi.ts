@@ -1023,14 +1023,25 @@ export interface components {
       /** @description Opaque; pass it as `cursor` for the next page. null on the last page. */
       next_cursor: string | null;
     };
-    /** @description The customer's scores of the account's latest recompute. Money in the account's reporting currency. `intervals` is null: neither model (bgnbd-gg, heuristic) keeps per-customer intervals. */
+    /** @description The customer's scores of the account's latest recompute. Money in the account's reporting currency. `intervals`: 90% intervals of expected_purchases and lifetime_value (docs/analytics.md, "Intervals"); null for the heuristic model, which has no fitted parameters. */
     CustomerScores: {
       churn_risk: number;
       expected_purchases: {
         horizon_days: number;
         value: number;
       };
-      intervals: null;
+      intervals: {
+        expected_purchases: {
+          high: number;
+          low: number;
+        };
+        level: number;
+        lifetime_value: {
+          currency: string;
+          high: number;
+          low: number;
+        };
+      } | null;
       /** @enum {unknown} */
       lifecycle_state: 'Stable' | 'Slowing' | 'Overdue' | 'Lapsed';
       lifetime_value: {
@@ -1038,7 +1049,7 @@ export interface components {
         currency: string;
       };
       /** @enum {unknown} */
-      model: 'bgnbd-gg' | 'heuristic';
+      model: 'bgnbd-gg' | 'pareto-nbd-gg' | 'heuristic';
       p_alive: number;
       predicted_next_purchase_at: string | null;
       /** Format: date-time */
