@@ -11,7 +11,7 @@ import {
 } from '@holdfast/db';
 import { FX_LOCK_SQL, loadFxSnapshot } from './fx-snapshot.js';
 import { convertingSchemas, reconvertOrders } from './reconvert-orders.js';
-import type { RatesImportResult, UnconvertedOrders } from '@holdfast/read-models';
+import type { RatesImportResult, UnconvertedOrders } from '../operations.js';
 
 export type { RatesImportResult, UnconvertedOrders };
 
