@@ -226,6 +226,17 @@ describe('the console in Chromium', () => {
     await expect(page.locator('main').textContent()).resolves.toContain('key.mint');
   });
 
+  it('given the settings page, when the owner saves a currency no rate quotes and then EUR, then the form says why and then EUR is kept', async () => {
+    await page.goto(`${base}/accounts/${a}/settings`);
+    await page.fill('#currency', 'XYZ');
+    await page.click('button:has-text("Save currency")');
+    await expect(page.locator('main').textContent()).resolves.toContain('no reference rates quote XYZ');
+    await page.fill('#currency', 'EUR');
+    await page.click('button:has-text("Save currency")');
+    await page.waitForURL(`${base}/accounts/${a}/settings`);
+    expect(await page.inputValue('#currency')).toBe('EUR');
+  });
+
   it("given another account's ids, when the owner edits the URL, then every page answers 404", async () => {
     for (const path of [
       `/accounts/${b}`,

@@ -5,7 +5,16 @@ import { once } from 'node:events';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPool, listApiKeys, mintApiKey, SERVICE_ROLES, type Pool } from '@holdfast/db';
+import { readFileSync } from 'node:fs';
+import {
+  createPool,
+  listApiKeys,
+  mintApiKey,
+  readReportingCurrency,
+  SERVICE_ROLES,
+  type Pool,
+} from '@holdfast/db';
+import { ensureReadModelSchema, importReferenceRates } from '@holdfast/read-models';
 import type { Logger } from '@holdfast/platform';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
 import type { Kysely } from 'kysely';
@@ -24,6 +33,7 @@ import {
   type Person,
 } from './console-client.js';
 
+const ECB_SAMPLE = new URL('../../packages/domain/fixtures/ecb-eurofxref-hist-sample.csv', import.meta.url);
 let t: TestEnv;
 let consolePool: Pool;
 let server: Server;
@@ -411,6 +421,95 @@ describe('the console over HTTP', () => {
     expect(r.text).toContain('That email address, password or code is not right.');
   });
 
+  it('given rates and an order, when the owner changes the reporting currency, then the order is re-converted and the change audited', async () => {
+    await ensureReadModelSchema(t.pool);
+    await importReferenceRates(t.pool, 'sample', readFileSync(ECB_SAMPLE));
+    for (const account of [a, b])
+      await t.pool.query(
+        `insert into read_models.orders (account_id, order_id, order_date, order_amount, product_name, first_seen_at, updated_at)
+         values ($1, 'o-1', '2024-04-03T10:00:00Z', 100, 'Tea', now(), now())`,
+        [account],
+      );
+    const orderOf = async (account: string) =>
+      (
+        await t.pool.query<{ reporting_currency: string; fx_status: string }>(
+          `select reporting_currency, fx_status from read_models.orders where account_id = $1`,
+          [account],
+        )
+      ).rows[0]!;
+    const page = await owner.client.get(`/accounts/${a}/settings`);
+    expect(page.text).toContain('Save currency');
+    const r = await owner.client.post(`/accounts/${a}/settings/currency`, {
+      _csrf: csrfOf(page.text),
+      currency: ' eur ',
+    });
+    expect(r.status).toBe(303);
+    expect(await readReportingCurrency(t.db as never, a)).toBe('EUR');
+    expect(await orderOf(a)).toEqual({ reporting_currency: 'EUR', fx_status: 'converted' });
+    // The other account's orders are left alone.
+    expect((await orderOf(b)).reporting_currency).toBe('USD');
+    const audit = await t.pool.query<{ detail: unknown }>(
+      `select detail from control.audit_log where account_id = $1 and action = 'settings.reporting_currency'`,
+      [a],
+    );
+    expect(audit.rows.map((x) => x.detail)).toEqual([{ from: 'USD', to: 'EUR', orders_reconverted: 1 }]);
+    expect((await owner.client.get(`/accounts/${a}/audit`)).text).toContain('settings.reporting_currency');
+  });
+
+  it('given a bad currency, when the owner saves it, then the form answers with the error and nothing changes', async () => {
+    const page = await owner.client.get(`/accounts/${a}/settings`);
+    for (const [currency, message] of [
+      ['EURO', 'is not a 3-letter currency code'],
+      ['XYZ', 'no reference rates quote XYZ'],
+      ['<b>', 'is not a 3-letter currency code'],
+    ] as const) {
+      const r = await owner.client.post(`/accounts/${a}/settings/currency`, {
+        _csrf: csrfOf(page.text),
+        currency,
+      });
+      expect(r.status, currency).toBe(400);
+      expect(r.text, currency).toContain(message);
+      expect(r.text).not.toContain('"<b>"');
+    }
+    expect(await readReportingCurrency(t.db as never, a)).toBe('EUR');
+  });
+
+  it('given a viewer, a missing token, a foreign origin or another account, when the currency is posted, then it is refused and nothing changes', async () => {
+    const vPage = await viewer.client.get(`/accounts/${a}/settings`);
+    expect(vPage.text).not.toContain('Save currency');
+    expect(
+      (
+        await viewer.client.post(`/accounts/${a}/settings/currency`, {
+          _csrf: csrfOf(vPage.text),
+          currency: 'GBP',
+        })
+      ).status,
+    ).toBe(403);
+    const page = await owner.client.get(`/accounts/${a}/settings`);
+    expect((await owner.client.post(`/accounts/${a}/settings/currency`, { currency: 'GBP' })).status).toBe(
+      403,
+    );
+    expect(
+      (
+        await owner.client.post(
+          `/accounts/${a}/settings/currency`,
+          { _csrf: csrfOf(page.text), currency: 'GBP' },
+          { origin: 'https://evil.example' },
+        )
+      ).status,
+    ).toBe(403);
+    expect(
+      (
+        await owner.client.post(`/accounts/${b}/settings/currency`, {
+          _csrf: csrfOf(page.text),
+          currency: 'GBP',
+        })
+      ).status,
+    ).toBe(404);
+    expect(await readReportingCurrency(t.db as never, a)).toBe('EUR');
+    expect(await readReportingCurrency(t.db as never, b)).toBe('USD');
+  });
+
   it("given the console role, when it reaches for a secret or another service's table, then PostgreSQL refuses", async () => {
     for (const table of [
       'control.provider_secrets',
@@ -427,6 +526,14 @@ describe('the console over HTTP', () => {
     await expect(consolePool.query(`update control.api_keys set key_hash = key_hash`)).rejects.toThrow(
       /permission denied/,
     );
+    // Of the orders, it reads and writes only what a currency change re-converts.
+    for (const statement of [
+      'select email from read_models.orders limit 1',
+      'select order_amount from read_models.orders limit 1',
+      'update read_models.orders set order_amount = order_amount',
+      "insert into fx.rates (currency, rate_date, per_eur, import_id) values ('ZZZ', now(), 1, 1)",
+    ])
+      await expect(consolePool.query(statement), statement).rejects.toThrow(/permission denied/);
   });
 
   it('given everything above, when the log lines are read, then no email address or key is in them', () => {

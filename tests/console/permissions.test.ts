@@ -14,6 +14,8 @@ const CHANGES: readonly ConsoleAction[] = [
   'webhooks.manage',
   'campaigns.manage',
   'settings.manage',
+  'settings.timezone.manage',
+  'settings.currency.manage',
   'people.manage',
 ];
 
@@ -37,6 +39,19 @@ describe('the permission matrix', () => {
     for (const role of ['analyst', 'viewer'] as ConsoleRole[])
       for (const action of [...CHANGES, 'audit.view', 'dead_letters.view'] as ConsoleAction[])
         expect(can(role, action), `${role} ${action}`).toBe(false);
+  });
+
+  it('given each role, when it changes the store timezone or reporting currency, then only owners, admins and operators may', () => {
+    const allowed: Record<ConsoleRole, boolean> = {
+      owner: true,
+      admin: true,
+      operator: true,
+      analyst: false,
+      viewer: false,
+    };
+    for (const [role, may] of Object.entries(allowed) as [ConsoleRole, boolean][])
+      for (const action of ['settings.timezone.manage', 'settings.currency.manage'] as ConsoleAction[])
+        expect(can(role, action), `${role} ${action}`).toBe(may);
   });
 
   it('given an admin, when they invite, then they may give every role but owner', () => {

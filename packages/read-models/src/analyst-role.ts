@@ -63,7 +63,8 @@ export async function actAsReadModelOwner(client: PoolClient, schema: string): P
  * - analyst: reads every account-keyed table and the views, the rows of the accounts granted to its
  *   login only (`control.analyst_grants`; views are `security_invoker`, so the tables' policies
  *   apply through them); never the dead letters (raw records) nor the checkpoints;
- * - console: the batch records and the dead letters' metadata (never the raw record);
+ * - console: the batch records and the dead letters' metadata (never the raw record); of the orders,
+ *   only what a reporting-currency change re-converts (setReportingCurrency: never amounts or people);
  * - operator: reads everything (member of the owner).
  * ALTER TABLE … SET SCHEMA carries grants and policies along, so a rebuilt table switched in keeps them.
  */
@@ -82,7 +83,10 @@ export async function applyReadModelPrivileges(client: PoolClient, schema: strin
     grant usage on schema ${s} to ${consoleRole};
     grant select on ${qualified(schema, 'ingest_batches')}, ${qualified(schema, 'account_settings')} to ${consoleRole};
     grant select (projection, topic, partition, record_offset, id, account_id, reason, record_timestamp, status, redriven_at, request_id)
-      on ${qualified(schema, 'dead_letters')} to ${consoleRole}`,
+      on ${qualified(schema, 'dead_letters')} to ${consoleRole};
+    grant select (account_id, currency, order_date, reporting_currency, fx_rate, fx_minor_units, fx_rate_date, fx_status),
+      update (reporting_currency, fx_rate, fx_minor_units, fx_rate_date, fx_status)
+      on ${qualified(schema, 'orders')} to ${consoleRole}`,
   );
   const { rows } = await rawQuery<{ name: string }>(
     client,

@@ -14,3 +14,16 @@ export type * from './operations.js';
 export * from './rows.js';
 export type * from './read-model-tables.js';
 export * from './account-activity.js';
+export {
+  FxInputError,
+  importReferenceRates,
+  setReportingCurrency,
+  unconvertedOrders,
+} from './fx/fx-commands.js';
+export {
+  DEFAULT_REPORTING_CURRENCY,
+  FX_LOCK_SQL,
+  FxSnapshot,
+  FxSnapshots,
+  loadFxSnapshot,
+} from './fx/fx-snapshot.js';

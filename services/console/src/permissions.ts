@@ -14,6 +14,8 @@ export type ConsoleAction =
   | 'webhooks.manage'
   | 'campaigns.manage'
   | 'settings.manage'
+  | 'settings.timezone.manage'
+  | 'settings.currency.manage'
   | 'people.manage'
   | 'audit.view'
   | 'dead_letters.view';
@@ -25,6 +27,9 @@ const MANAGERS: readonly ConsoleRole[] = ['owner', 'admin', 'operator'];
  * admins and operators change its integration (keys, tiles, pixel keys, webhooks), its campaigns and
  * its store settings and read the audit log; viewers and analysts change nothing. Dead letters (what
  * the projector could not apply) are for those who can act on them: owners, admins, operators.
+ * The timezone and the reporting currency are actions of their own (not 'settings.manage'): the
+ * timezone is the integration's own setting and a currency change re-converts every order, so either
+ * may be narrowed without touching the storefront domain.
  */
 const MATRIX: Readonly<Record<ConsoleAction, readonly ConsoleRole[]>> = {
   'account.view': ['owner', 'admin', 'analyst', 'viewer', 'operator'],
@@ -34,6 +39,8 @@ const MATRIX: Readonly<Record<ConsoleAction, readonly ConsoleRole[]>> = {
   'webhooks.manage': MANAGERS,
   'campaigns.manage': MANAGERS,
   'settings.manage': MANAGERS,
+  'settings.timezone.manage': MANAGERS,
+  'settings.currency.manage': MANAGERS,
   'people.manage': MANAGERS,
   'audit.view': MANAGERS,
   'dead_letters.view': MANAGERS,

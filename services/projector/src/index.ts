@@ -62,12 +62,14 @@ export {
   type WiredProjection,
 } from './projection.js';
 export { runProjectorBench, type ProjectorBenchResult } from './bench/projector-bench.js';
+// The fx commands live in @holdfast/read-models (the console changes the reporting currency too);
+// re-exported so the CLI's port (ReadModelOperations) still finds them here.
 export {
+  DEFAULT_REPORTING_CURRENCY,
   FxInputError,
   importReferenceRates,
   setReportingCurrency,
   unconvertedOrders,
   type RatesImportResult,
   type UnconvertedOrders,
-} from './fx/fx-commands.js';
-export { DEFAULT_REPORTING_CURRENCY } from './fx/fx-snapshot.js';
+} from '@holdfast/read-models';

@@ -274,10 +274,16 @@ export async function applyPrivileges(db: Kysely<unknown>): Promise<void> {
         `grant usage on schema fx to ${projector}, ${recompute}, ${gateway}, ${analyst}, ${operator}`,
       );
       statements.push(`grant select on all tables in schema fx to ${projector}, ${recompute}, ${gateway}`);
-      // The console shows the reporting currency (changing it re-converts orders: the CLI's).
+      // The console shows and changes the reporting currency with the CLI's function
+      // (setReportingCurrency): it reads the rates, sets the account's currency, bumps the version.
       statements.push(`grant usage on schema fx to ${consoleRole}`);
       if (existing.has('fx.account_currencies'))
-        statements.push(`grant select on fx.account_currencies to ${consoleRole}`);
+        statements.push(
+          `grant select, insert (account_id, reporting_currency), update (reporting_currency, set_at) on fx.account_currencies to ${consoleRole}`,
+        );
+      if (existing.has('fx.rates')) statements.push(`grant select on fx.rates to ${consoleRole}`);
+      if (existing.has('fx.version'))
+        statements.push(`grant select, update (version) on fx.version to ${consoleRole}`);
       statements.push(`grant select on fx.rates to ${analyst}`);
       statements.push(`grant select, insert on fx.rates, fx.imports to ${operator}`);
       statements.push(`grant select, insert, update on fx.account_currencies, fx.version to ${operator}`);

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { conversionOn, convertAmount } from './convert.js';
+import { currencyCode } from './currency-code.js';
 import { formatDecimal, parseDecimal, roundDecimal } from './decimal.js';
 import { parseEcbCsv } from './ecb-csv.js';
 import { minorUnits } from './minor-units.js';
@@ -174,5 +175,17 @@ describe('money helpers', () => {
     expect(formatDecimal(roundDecimal(parseDecimal('1e-7'), 4))).toBe('0.0000');
     expect(formatDecimal(roundDecimal(parseDecimal('1.5e3'), 0))).toBe('1500');
     expect(epochDay('2024-03-15')).toBe(19797);
+  });
+});
+
+describe('currencyCode (a reporting currency typed by a person)', () => {
+  it('given a lower-case code with spaces, when read, then it is the trimmed upper-case code', () => {
+    expect(currencyCode(' eur ')).toBe('EUR');
+    expect(currencyCode('JPY')).toBe('JPY');
+  });
+
+  it('given anything but three letters, when read, then it is refused', () => {
+    for (const input of ['', 'EURO', 'EU', 'E1R', 'US$', '€', 'U S'])
+      expect(currencyCode(input), input).toBeUndefined();
   });
 });

@@ -1,3 +1,4 @@
+export { currencyCode } from './currency-code.js';
 export { conversionOn, convertAmount, RATE_PLACES } from './convert.js';
 export type { Conversion, ConversionStatus } from './convert.js';
 export { parseEcbCsv } from './ecb-csv.js';

@@ -1,5 +1,6 @@
 // Store settings: the storefront domain (every call-to-action is built on it), the store's timezone
-// (set by the integration through PATCH /ingest/account, shown here) and the reporting currency.
+// (set by the integration through PATCH /ingest/account, shown here) and the reporting currency
+// (changed with the CLI's own function, setReportingCurrency, which re-converts the orders).
 import { Router, type Response } from 'express';
 import {
   ControlPlaneError,
@@ -8,7 +9,7 @@ import {
   setStorefrontDomain,
   type FxTables,
 } from '@holdfast/db';
-import { readStoreTimezone } from '@holdfast/read-models';
+import { FxInputError, readStoreTimezone, setReportingCurrency } from '@holdfast/read-models';
 import type { Kysely } from 'kysely';
 import type { ConsoleContext } from '../context.js';
 import { html } from '../html.js';
@@ -56,11 +57,29 @@ export function settingsRoutes(ctx: ConsoleContext): Router {
         data.
       </p>
       <h2>Reporting currency</h2>
-      <p><strong>${currency}</strong></p>
       <p class="muted">
         Order amounts are converted into it with the day's reference rate. Changing it re-converts every order
-        of the account: Holdfast's team does it with <code>holdfast accounts set-currency</code>.
-      </p>`;
+        of the account, so revenue and LTV are shown in the new currency at once.
+      </p>
+      ${
+        can(account.role, 'settings.currency.manage')
+          ? html`<form method="post" action="/accounts/${account.id}/settings/currency" class="stack">
+              ${csrfField(viewer)}
+              <label for="currency"
+                >Reporting currency (3-letter code: EUR, or one the reference rates quote)</label
+              >
+              <input
+                id="currency"
+                name="currency"
+                value="${currency}"
+                maxlength="3"
+                autocapitalize="characters"
+                required
+              />
+              <button type="submit">Save currency</button>
+            </form>`
+          : html`<p><strong>${currency}</strong></p>`
+      }`;
     sendAccountPage(ctx, res, { title: 'Store settings', active: 'settings', body, status: extra.status });
   }
 
@@ -80,6 +99,27 @@ export function settingsRoutes(ctx: ConsoleContext): Router {
       res.redirect(303, `/accounts/${account.id}/settings`);
     } catch (err) {
       if (err instanceof ControlPlaneError) return render(res, { error: err.message, status: 400 });
+      throw err;
+    }
+  });
+
+  r.post('/currency', requireAction('settings.currency.manage'), async (req, res) => {
+    const { viewer, account } = accountOf(res);
+    const raw = formField(req, 'currency');
+    try {
+      const from = await readReportingCurrency(fx, account.id);
+      const orders = await setReportingCurrency(ctx.pool, account.id, raw);
+      const to = await readReportingCurrency(fx, account.id);
+      await recordAudit(ctx.db, {
+        accountId: account.id,
+        actorUserId: viewer.userId,
+        action: 'settings.reporting_currency',
+        detail: { from, to, orders_reconverted: orders },
+      });
+      res.redirect(303, `/accounts/${account.id}/settings`);
+    } catch (err) {
+      // The CLI's own refusals (not three letters, no rates quote it): nothing was changed.
+      if (err instanceof FxInputError) return render(res, { error: err.message, status: 400 });
       throw err;
     }
   });

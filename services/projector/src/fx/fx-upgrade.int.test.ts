@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
 import { DEFAULT_READ_MODEL_SCHEMA, ensureReadModelSchema } from '@holdfast/read-models';
-import { importReferenceRates } from './fx-commands.js';
+import { importReferenceRates } from '@holdfast/read-models';
 
 let t: TestEnv;
 beforeAll(async () => (t = await createTestEnv('fxupgrade')));

@@ -17,7 +17,7 @@ import {
   type PartitionMemory,
 } from './identity-memory.js';
 import { KeySet, loadCustomers, loadStoredDedupKeys, type IdentityLookup } from './load-customers.js';
-import { FxSnapshots } from '../../fx/fx-snapshot.js';
+import { FxSnapshots } from '@holdfast/read-models';
 import { StatisticsKeeper } from './statistics.js';
 import { writeCustomers } from './write-customers.js';
 import { writeOrders } from './write-orders.js';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { parseEcbCsv, type EcbCsvIssue } from '@holdfast/domain';
+import { currencyCode, parseEcbCsv, type EcbCsvIssue } from '@holdfast/domain';
 import {
   kyselyOn,
   rawQuery,
@@ -11,7 +11,7 @@ import {
 } from '@holdfast/db';
 import { FX_LOCK_SQL, loadFxSnapshot } from './fx-snapshot.js';
 import { convertingSchemas, reconvertOrders } from './reconvert-orders.js';
-import type { RatesImportResult, UnconvertedOrders } from '@holdfast/read-models';
+import type { RatesImportResult, UnconvertedOrders } from '../operations.js';
 
 export type { RatesImportResult, UnconvertedOrders };
 
@@ -141,16 +141,14 @@ export async function importReferenceRates(
   });
 }
 
-const CODE = /^[A-Z]{3}$/;
-
 /**
  * `holdfast accounts set-currency`: sets an account's reporting currency and re-converts its stored
  * orders, under the exclusive fx lock. The currency must be EUR or one the stored rates quote.
  * Returns the number of orders whose conversion changed.
  */
 export async function setReportingCurrency(pool: Pool, accountId: string, currency: string): Promise<number> {
-  const code = currency.trim().toUpperCase();
-  if (!CODE.test(code)) throw new FxInputError(`"${currency}" is not a 3-letter currency code`);
+  const code = currencyCode(currency);
+  if (!code) throw new FxInputError(`"${currency}" is not a 3-letter currency code`);
   return underFxLock(pool, async (client) => {
     const fx = kyselyOn<FxTables>(client);
     if (code !== 'EUR') {

@@ -1,5 +1,4 @@
-import { rawQuery, type PoolClient } from '@holdfast/db';
-import { qualified } from '../projection.js';
+import { qualified, rawQuery, type PoolClient } from '@holdfast/db';
 import type { FxSnapshot } from './fx-snapshot.js';
 
 /** Every schema holding a converting orders table: the live read models and any rebuild beside them. */
