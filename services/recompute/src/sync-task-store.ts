@@ -1,4 +1,4 @@
-import { isFinalSyncStatus, syncCompleted, type Occurrence } from '@holdfast/domain';
+import { decideSyncStart, syncCompleted, type Occurrence } from '@holdfast/domain';
 import type { LogPosition } from '@holdfast/contracts';
 import { sql, type Kysely } from 'kysely';
 import {
@@ -227,17 +227,17 @@ export class SyncTaskStore {
   }
 
   /**
-   * queued → running, unless the task already ended (→ finished), another task of the account runs
-   * under a live lease (→ skipped `already_running`), or workers died `maxRuns` times running it
-   * (→ failed `worker_lost`: a task that kills its worker must not kill every worker in turn). A task
-   * already `running` (its worker died, or its last run met a transient failure) is resumed with its
-   * first start kept.
+   * Starts a claimed task: loads what `decideSyncStart` (the rule: queued → running, finished,
+   * skipped `already_running` or failed `worker_lost`) needs, under the account's lock, and carries
+   * its decision out. A task already `running` (its worker died, or its last run met a transient
+   * failure) is resumed with its first start kept.
    */
   async start(task: ClaimedTask, now: Date, maxRuns: number): Promise<Start> {
     return withTransaction(this.pool, async (c) => {
       await lockAccount(c, task.accountId);
       const db = recomputeDbOn(c);
-      if (!(await this.holds(db, task))) return { kind: 'finished' };
+      const work = await this.held(db, task);
+      if (!work) return { kind: 'finished' };
       const row = await db
         .selectFrom('control.sync_tasks')
         .select(['status', 'started_at'])
@@ -245,50 +245,65 @@ export class SyncTaskStore {
         .where('account_id', '=', task.accountId)
         .forUpdate()
         .executeTakeFirst();
-      if (!row || isFinalSyncStatus(row.status)) {
-        await this.finishWork(db, task);
-        return { kind: 'finished' };
+      const otherRunning = row ? await this.otherRunning(db, task, now) : false;
+      const run = work.runs + 1;
+      const decision = decideSyncStart({
+        status: row?.status ?? null,
+        otherRunning,
+        runs: run,
+        maxRuns,
+      });
+      switch (decision.kind) {
+        case 'finished':
+          await this.finishWork(db, task);
+          return { kind: 'finished' };
+        case 'skipped':
+          await this.end(db, task, 'skipped', decision.reason, now);
+          return { kind: 'skipped' };
+        case 'failed':
+          await this.end(db, task, 'failed', decision.reason, now);
+          return { kind: 'failed', reason: decision.reason };
+        case 'run': {
+          await db
+            .updateTable('recompute.sync_work')
+            .set({ runs: run })
+            .where('task_id', '=', task.taskId)
+            .execute();
+          const startedAt = row?.started_at ?? now;
+          await db
+            .updateTable('control.sync_tasks')
+            .set({ status: 'running', started_at: startedAt })
+            .where('id', '=', task.taskId)
+            .execute();
+          return { kind: 'run', startedAt, run };
+        }
       }
-      const other = await db
-        .selectFrom('control.sync_tasks as t')
-        .leftJoin('recompute.sync_work as w', 'w.task_id', 't.id')
-        .select(sql<number>`1`.as('one'))
-        .where('t.account_id', '=', task.accountId)
-        .where('t.id', '<>', task.taskId)
-        .where('t.status', '=', 'running')
-        .where((eb) =>
-          eb
-            .case()
-            .when('w.task_id', 'is', null)
-            .then(eb('t.started_at', '>', new Date(now.getTime() - this.staleRunningMs)))
-            .else(eb.and([eb('w.finished_at', 'is', null), eb('w.lease_until', '>', sql<Date>`now()`)]))
-            .end(),
-        )
-        .limit(1)
-        .executeTakeFirst();
-      if (other) {
-        await this.end(db, task, 'skipped', 'already_running', now);
-        return { kind: 'skipped' };
-      }
-      const runs = await db
-        .updateTable('recompute.sync_work')
-        .set((eb) => ({ runs: eb('runs', '+', 1) }))
-        .where('task_id', '=', task.taskId)
-        .returning('runs')
-        .executeTakeFirst();
-      if ((runs?.runs ?? 1) > maxRuns) {
-        const reason = `worker_lost: the recompute stopped ${maxRuns} times while running this task`;
-        await this.end(db, task, 'failed', reason, now);
-        return { kind: 'failed', reason };
-      }
-      const startedAt = row.started_at ?? now;
-      await db
-        .updateTable('control.sync_tasks')
-        .set({ status: 'running', started_at: startedAt })
-        .where('id', '=', task.taskId)
-        .execute();
-      return { kind: 'run', startedAt, run: runs?.runs ?? 1 };
     });
+  }
+
+  /**
+   * Whether another task of the account runs under a live lease (a running task without a work row,
+   * from before the worker, counts while it started less than `staleRunningMs` ago).
+   */
+  private async otherRunning(db: Kysely<RecomputeDatabase>, task: ClaimedTask, now: Date): Promise<boolean> {
+    const other = await db
+      .selectFrom('control.sync_tasks as t')
+      .leftJoin('recompute.sync_work as w', 'w.task_id', 't.id')
+      .select(sql<number>`1`.as('one'))
+      .where('t.account_id', '=', task.accountId)
+      .where('t.id', '<>', task.taskId)
+      .where('t.status', '=', 'running')
+      .where((eb) =>
+        eb
+          .case()
+          .when('w.task_id', 'is', null)
+          .then(eb('t.started_at', '>', new Date(now.getTime() - this.staleRunningMs)))
+          .else(eb.and([eb('w.finished_at', 'is', null), eb('w.lease_until', '>', sql<Date>`now()`)]))
+          .end(),
+      )
+      .limit(1)
+      .executeTakeFirst();
+    return other !== undefined;
   }
 
   /**
@@ -352,6 +367,19 @@ export class SyncTaskStore {
       .where('finished_at', '<', sql<Date>`now() - ${olderThanMs} * interval '1 millisecond'`)
       .executeTakeFirst();
     return Number(r.numDeletedRows);
+  }
+
+  /** `task`'s work row (its runs so far) while its lease is still its worker's (locks it), or null. */
+  private async held(db: Kysely<RecomputeDatabase>, task: ClaimedTask): Promise<{ runs: number } | null> {
+    const row = await db
+      .selectFrom('recompute.sync_work')
+      .select('runs')
+      .where('task_id', '=', task.taskId)
+      .where('lease_owner', '=', task.owner)
+      .where('finished_at', 'is', null)
+      .forUpdate()
+      .executeTakeFirst();
+    return row ?? null;
   }
 
   /** Whether `task`'s lease is still its worker's (locks the work row). */
