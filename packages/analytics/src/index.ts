@@ -104,6 +104,8 @@ export type {
 } from './score.js';
 export { HOLDOUT_SHARE, fnv1a64, holdoutBucket, isHoldout } from './holdout.js';
 export { liftFromMoments, liftStatistics } from './lift.js';
+export { DEFAULT_SETTLEMENT_DAYS, decideBilling } from './billing.js';
+export type { BillingDecision, BillingFacts } from './billing.js';
 export type { LiftOptions, LiftResult, LiftTest } from './lift.js';
 export { permutationInterval } from './permutation-test.js';
 export type { PermutationIntervalResult, PermutationOptions } from './permutation-test.js';

@@ -8,7 +8,6 @@ export {
   DEFAULT_SETTLEMENT_DAYS,
   liftFigures,
   monthPeriods,
-  settlement,
   settlingPeriods,
   type LiftFigures,
   type Period,

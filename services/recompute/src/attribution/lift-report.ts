@@ -1,5 +1,5 @@
 import { localMonths, type Period as LocalPeriod } from '@holdfast/local-time';
-import { liftStatistics, type LiftOptions } from '@holdfast/analytics';
+import { DEFAULT_SETTLEMENT_DAYS, liftStatistics, type LiftOptions } from '@holdfast/analytics';
 
 /** The statistical columns of one analytics.lift_reports row (money in the account's currency). */
 export interface LiftFigures {
@@ -16,9 +16,9 @@ export interface LiftFigures {
   /** The billing test (`permutation`). */
   readonly test: string;
   readonly significant: boolean;
+  /** The one-sided test at 2.5% says lift > 0 (what `decideBilling` bills on). */
+  readonly significantlyPositive: boolean;
   readonly incrementalRevenue: number | null;
-  /** What the performance fee may be computed from: incremental revenue when the interval's lower bound is above 0, else 0. */
-  readonly billableRevenue: number;
   /** Minimum detectable effect (revenue per customer): one-sided 2.5% test, 80% power, these groups. */
   readonly mde: number | null;
 }
@@ -29,11 +29,9 @@ const finite = (x: number): number | null => (Number.isFinite(x) ? x : null);
  * Lift of one campaign type in one period from per-customer net revenue of the treated customers
  * (intent to treat: every eligible non-holdout customer selected, whatever happened to the send) and
  * the holdout customers (eligible, held out). `liftStatistics`: a studentised permutation test, and the
- * 95% interval obtained by inverting it, from the same re-splits (docs/analytics.md §8). Billing rule
- * (spec, general rule 6): incremental revenue is billable only when the one-sided test at 2.5% says
- * lift > 0, which is the interval's lower bound being above 0.
- * Statistics that cannot be computed (fewer than two customers in a group) are null, and then nothing is
- * billable.
+ * 95% interval obtained by inverting it, from the same re-splits (docs/analytics.md §8). What is
+ * billable is `decideBilling`'s (@holdfast/analytics) from these figures.
+ * Statistics that cannot be computed (fewer than two customers in a group) are null.
  */
 export function liftFigures(
   treated: readonly number[],
@@ -41,7 +39,6 @@ export function liftFigures(
   options?: LiftOptions,
 ): LiftFigures {
   const s = liftStatistics(treated, holdout, options);
-  const billable = s.significantlyPositive && s.lift > 0 ? s.incrementalRevenue : 0;
   return {
     treatedCustomers: s.treatedCount,
     holdoutCustomers: s.holdoutCount,
@@ -54,8 +51,8 @@ export function liftFigures(
     pValueGreater: finite(s.pValueGreater),
     test: s.test,
     significant: s.significant,
+    significantlyPositive: s.significantlyPositive,
     incrementalRevenue: finite(s.incrementalRevenue),
-    billableRevenue: Math.round(billable * 10_000) / 10_000,
     mde: finite(s.minimumDetectableEffect),
   };
 }
@@ -79,18 +76,7 @@ export function monthPeriods(now: Date, previous = 1, zone = 'UTC'): Period[] {
   return localMonths(now, previous, zone).reverse();
 }
 
-/** Days after a period's end during which refunds still change its billable figure (default). */
-export const DEFAULT_SETTLEMENT_DAYS = 60;
-
-/** A period's settlement: provisional until `settlesAt` (period end + settlement days), final after. */
-export function settlement(
-  period: Period,
-  now: Date,
-  settlementDays: number = DEFAULT_SETTLEMENT_DAYS,
-): { status: 'provisional' | 'final'; settlesAt: Date } {
-  const settlesAt = new Date(period.end.getTime() + settlementDays * 86_400_000);
-  return { status: now.getTime() >= settlesAt.getTime() ? 'final' : 'provisional', settlesAt };
-}
+export { DEFAULT_SETTLEMENT_DAYS };
 
 /**
  * The periods a recompute refreshes with a settlement period: every month whose end is at most

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '@holdfast/db';
+import { decideBilling } from '@holdfast/analytics';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
 import { insertCustomer, insertOrder, prepareCampaignSchemas } from '../campaigns/test-support/seed.js';
 import { liftFigures } from './lift-report.js';
@@ -110,7 +111,7 @@ describe('lift reports: treated vs holdout revenue per customer, net of refunds,
       holdout_revenue_per_customer: 10,
       lift: 116,
       significant: expected.significant,
-      billable_revenue: expected.billableRevenue,
+      billable_revenue: decideBilling({ ...expected, periodEnd: MARCH.end, now }).billableRevenue,
       computed_at: now,
     });
     expect(row!.ci_low).toBeCloseTo(expected.ciLow!, 9);

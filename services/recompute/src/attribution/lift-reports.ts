@@ -1,9 +1,10 @@
 import { recordOutboundEvents, sql, type Database, type Pool } from '@holdfast/db';
 import type { Kysely } from 'kysely';
+import { decideBilling } from '@holdfast/analytics';
 import { liftProven, TREATED_ARM_STATUSES } from '@holdfast/domain';
 import { storeZoneOf } from '@holdfast/local-time';
 import { recomputeDb } from '../recompute-database.js';
-import { liftFigures, settlement, settlingPeriods, type Period } from './lift-report.js';
+import { liftFigures, settlingPeriods, type Period } from './lift-report.js';
 
 export interface LiftReportInput {
   readonly accountId: string;
@@ -57,7 +58,6 @@ export async function computeLiftReports(pool: Pool, r: LiftReportInput): Promis
   let written = 0;
   const periods = r.periods ?? settlingPeriods(r.now, r.settlementDays, await storeZone(pool, r));
   for (const p of periods) {
-    const settle = settlement(p, r.now, r.settlementDays);
     const frozen = await db
       .selectFrom('analytics.lift_reports')
       .select(sql<number>`1`.as('one'))
@@ -116,9 +116,10 @@ export async function computeLiftReports(pool: Pool, r: LiftReportInput): Promis
       if (!g) byType.set(row.campaign_type, (g = { treated: [], holdout: [] }));
       g[row.arm].push(row.revenue);
     }
-    const final = settle.status === 'final';
     for (const [campaignType, g] of byType) {
       const f = liftFigures(g.treated, g.holdout);
+      const bill = decideBilling({ ...f, periodEnd: p.end, now: r.now, settlementDays: r.settlementDays });
+      const final = bill.settlementStatus === 'final';
       // The report and its lift.proven (once it is billable) in one transaction.
       await db.transaction().execute(async (trx) => {
         const report = await trx
@@ -138,15 +139,15 @@ export async function computeLiftReports(pool: Pool, r: LiftReportInput): Promis
             p_value: f.pValue,
             significant: f.significant,
             incremental_revenue: f.incrementalRevenue,
-            billable_revenue: f.billableRevenue,
+            billable_revenue: bill.billableRevenue,
             mde: f.mde,
             computed_at: r.now,
             test: f.test,
             p_value_greater: f.pValueGreater,
-            settlement_status: final ? 'final' : 'provisional',
-            settles_at: settle.settlesAt,
+            settlement_status: bill.settlementStatus,
+            settles_at: bill.settlesAt,
             settled_at: final ? r.now : null,
-            final_billable_revenue: final ? f.billableRevenue : null,
+            final_billable_revenue: bill.finalBillableRevenue,
           })
           .onConflict((oc) =>
             oc
@@ -186,8 +187,8 @@ export async function computeLiftReports(pool: Pool, r: LiftReportInput): Promis
             ciHigh: f.ciHigh,
             pValue: f.pValue,
             incrementalRevenue: f.incrementalRevenue,
-            billableRevenue: f.billableRevenue,
-            settlementStatus: final ? 'final' : 'provisional',
+            billableRevenue: bill.billableRevenue,
+            settlementStatus: bill.settlementStatus,
           });
         if (proven)
           await recordOutboundEvents(trx as unknown as Kysely<Database>, [
