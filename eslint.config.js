@@ -2,6 +2,7 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import importX, { createNodeResolver } from 'eslint-plugin-import-x';
+import globals from 'globals';
 
 // Modules that do I/O (or hold a process-wide resource): the pure packages may not import them.
 const ioModules = [
@@ -59,7 +60,6 @@ export default tseslint.config(
       'bench-results/**',
       'coverage/**',
       '**/*.js',
-      '**/*.mjs',
       '**/*.cjs',
       'vitest.config.ts',
       'services/gateway/src/pixel/loader/**',
@@ -184,6 +184,16 @@ export default tseslint.config(
     // by path.
     files: ['bench/**/*.ts', 'tests/**/*.ts'],
     rules: { 'import-x/no-relative-packages': 'off' },
+  },
+  {
+    // The plain-JS tooling (infra/, scripts/, the CLI's launcher, the examples) is linted too, without
+    // the type-aware rules: there are no types to check.
+    files: ['**/*.mjs'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: {
+      ...tseslint.configs.disableTypeChecked.languageOptions,
+      globals: globals.node,
+    },
   },
   {
     files: ['**/*.test.ts'],
