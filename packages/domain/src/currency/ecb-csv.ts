@@ -65,7 +65,8 @@ function readRecords(text: string): { cells: string[]; line: number }[] | EcbCsv
       relax_column_count: true,
       skip_empty_lines: true,
       info: true,
-    });
+      // csv-parse's types leave out what `info: true` returns: each record with its line.
+    }) as unknown as { record: string[]; info: { lines: number } }[];
     return rows.map(({ record, info }) => ({ cells: record, line: info.lines }));
   } catch (e) {
     const line = (e as { lines?: unknown }).lines;
