@@ -2,6 +2,7 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import importX, { createNodeResolver } from 'eslint-plugin-import-x';
+import globals from 'globals';
 
 // Modules that do I/O (or hold a process-wide resource): the pure packages may not import them.
 const ioModules = [
@@ -32,6 +33,8 @@ const ioPackages = [
   '@holdfast/cli',
   '@holdfast/read-models',
 ];
+// Everywhere, whatever else a block restricts: a package is imported by its name, never by its files.
+const deepImportBan = { group: ['@holdfast/*/src/*'], message: 'Import the package, not its files.' };
 const pureImports = {
   paths: [
     ...ioModules.map((name) => ({ name, message: 'A pure package does no I/O.' })),
@@ -45,7 +48,7 @@ const pureImports = {
       message: 'Its root entry loads the registry codec: take values from @holdfast/contracts/http.',
     },
   ],
-  patterns: [{ group: ['node:*'], message: 'A pure package does no I/O.' }],
+  patterns: [{ group: ['node:*'], message: 'A pure package does no I/O.' }, deepImportBan],
 };
 
 export default tseslint.config(
@@ -59,7 +62,6 @@ export default tseslint.config(
       'bench-results/**',
       'coverage/**',
       '**/*.js',
-      '**/*.mjs',
       '**/*.cjs',
       'vitest.config.ts',
       'services/gateway/src/pixel/loader/**',
@@ -93,10 +95,7 @@ export default tseslint.config(
       'import-x/no-relative-packages': 'error',
       // kafkajs and express hand out methods to destructure; they do not depend on `this`.
       '@typescript-eslint/unbound-method': 'off',
-      'no-restricted-imports': [
-        'error',
-        { patterns: [{ group: ['@holdfast/*/src/*'], message: 'Import the package, not its files.' }] },
-      ],
+      'no-restricted-imports': ['error', { patterns: [deepImportBan] }],
     },
   },
   {
@@ -134,7 +133,7 @@ export default tseslint.config(
         {
           paths: services.map((name) => ({ name, message: 'Packages never import services.' })),
           patterns: [
-            { group: ['@holdfast/*/src/*'], message: 'Import the package, not its files.' },
+            deepImportBan,
             { group: ['**/services/**'], message: 'Packages never import services.' },
           ],
         },
@@ -164,7 +163,7 @@ export default tseslint.config(
               message: 'The gateway holds no master key: use config.unsubscribeKeys or config.inboundKeys.',
             },
           ],
-          patterns: [{ group: ['@holdfast/*/src/*'], message: 'Import the package, not its files.' }],
+          patterns: [deepImportBan],
         },
       ],
     },
@@ -173,7 +172,7 @@ export default tseslint.config(
     // Tests that need the projector itself: the CLI's port conformance (the CLI depends on
     // projector-port.ts and loads the projector behind it) and the fx commands' integration test.
     files: ['packages/cli/src/projector-port.test.ts', 'packages/cli/src/commands/rates.int.test.ts'],
-    rules: { 'no-restricted-imports': 'off' },
+    rules: { 'no-restricted-imports': ['error', { patterns: [deepImportBan] }] },
   },
   {
     files: ['packages/testing/src/global-setup.ts', 'services/recompute/src/campaigns/campaigns.e2e.test.ts'],
@@ -184,6 +183,16 @@ export default tseslint.config(
     // by path.
     files: ['bench/**/*.ts', 'tests/**/*.ts'],
     rules: { 'import-x/no-relative-packages': 'off' },
+  },
+  {
+    // The plain-JS tooling (infra/, scripts/, the CLI's launcher, the examples) is linted too, without
+    // the type-aware rules: there are no types to check.
+    files: ['**/*.mjs'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: {
+      ...tseslint.configs.disableTypeChecked.languageOptions,
+      globals: globals.node,
+    },
   },
   {
     files: ['**/*.test.ts'],

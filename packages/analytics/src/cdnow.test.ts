@@ -12,6 +12,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
 import { fitBgNbd } from './bgnbd.js';
 import { fitFromOrderRows } from './fit-from-rows.js';
@@ -38,11 +39,8 @@ function readData(name: string): string {
 }
 
 function csvRows(name: string): number[][] {
-  return readData(name)
-    .trim()
-    .split(/\r?\n/)
-    .slice(1)
-    .map((line) => line.split(',').map(Number));
+  const rows: string[][] = parse(readData(name), { from_line: 2, skip_empty_lines: true });
+  return rows.map((row) => row.map(Number));
 }
 
 /** CDNOW_sample.txt: `master_id sample_id yyyymmdd n_cds dollars`; sample_id is the customer id. */

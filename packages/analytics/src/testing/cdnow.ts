@@ -5,6 +5,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parse } from 'csv-parse/sync';
 import type { OrderInput } from '../summary.js';
 
 const repoRoot = fileURLToPath(new URL('../../../..', import.meta.url));
@@ -35,9 +36,9 @@ export function readCdnowOrders(): OrderInput[] {
 
 /** cdnow_customers_summary.csv rows: [id, frequency, recency, T] (durations rounded to 2 decimals). */
 export function readCdnowSummaryRows(): number[][] {
-  return readData('cdnow_customers_summary.csv')
-    .trim()
-    .split(/\r?\n/)
-    .slice(1)
-    .map((line) => line.split(',').map(Number));
+  const rows: string[][] = parse(readData('cdnow_customers_summary.csv'), {
+    from_line: 2,
+    skip_empty_lines: true,
+  });
+  return rows.map((row) => row.map(Number));
 }

@@ -58,6 +58,22 @@ describe('parseEcbCsv (the eurofxref-hist.csv layout)', () => {
       issues: [{ line: 1, message: 'the header must start with "Date"' }],
     });
   });
+
+  it('given quoted cells and blank lines, when parsed, then the quotes are read as CSV and the lines keep their numbers', () => {
+    expect(parseEcbCsv('"Date","USD"\n\n"2024-03-15","1.0892"\n2024-03-16,x\n')).toEqual({
+      ok: false,
+      issues: [{ line: 4, message: 'USD: "x" is not a positive rate' }],
+    });
+    expect(parseEcbCsv('"Date","USD"\n"2024-03-15","1.0892"\n')).toMatchObject({ ok: true, days: 1 });
+  });
+
+  it('given an unclosed quote, when parsed, then the file is refused at the line of the opening quote', () => {
+    const parsed = parseEcbCsv('Date,USD\n2024-03-15,"1.0892\n');
+    expect(parsed.ok).toBe(false);
+    expect(!parsed.ok && parsed.issues).toEqual([
+      { line: 2, message: expect.stringMatching(/^not readable as CSV: Quote Not Closed/) as unknown },
+    ]);
+  });
 });
 
 describe('conversionOn / convertAmount (cross via EUR, nearest earlier business day, minor units)', () => {

@@ -1,3 +1,4 @@
+import { parse } from 'csv-parse/sync';
 import { parseDecimal } from './decimal.js';
 import type { ReferenceRate } from './reference-rates.js';
 
@@ -53,6 +54,29 @@ function isoDay(cell: string): string | null {
   return date.toISOString().slice(0, 10);
 }
 
+/** The file's records with their 1-based line numbers, or the line csv-parse stopped at (an unclosed quote). */
+function readRecords(text: string): { cells: string[]; line: number }[] | EcbCsvIssue {
+  try {
+    // Cells are trimmed (the daily file pads them with spaces); rows may be shorter or longer than the
+    // header (the checks below say which), and blank lines are skipped.
+    const rows = parse(text, {
+      bom: true,
+      trim: true,
+      relax_column_count: true,
+      skip_empty_lines: true,
+      info: true,
+      // csv-parse's types leave out what `info: true` returns: each record with its line.
+    }) as unknown as { record: string[]; info: { lines: number } }[];
+    return rows.map(({ record, info }) => ({ cells: record, line: info.lines }));
+  } catch (e) {
+    const line = (e as { lines?: unknown }).lines;
+    return {
+      line: typeof line === 'number' ? line : 1,
+      message: `not readable as CSV: ${e instanceof Error ? e.message : String(e)}`,
+    };
+  }
+}
+
 /**
  * Reads euro reference rates in the ECB's CSV layouts: the history file `eurofxref-hist.csv` (header
  * `Date,USD,JPY,…` with a trailing comma, one line per business day, `N/A` where a currency was not
@@ -65,9 +89,10 @@ function isoDay(cell: string): string | null {
  * // { ok: true, days: 1, currencies: ['JPY', 'USD'], rates: [{ currency: 'USD', day: '2024-03-15', perEur: '1.0892' }, …] }
  */
 export function parseEcbCsv(text: string): ParsedEcbCsv {
-  const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/);
+  const records = readRecords(text);
+  if (!Array.isArray(records)) return { ok: false, issues: [records] };
   const issues: EcbCsvIssue[] = [];
-  const header = (lines[0] ?? '').split(',').map((c) => c.trim());
+  const header = [...(records[0]?.cells ?? [])];
   if (header[0] !== 'Date')
     return { ok: false, issues: [{ line: 1, message: 'the header must start with "Date"' }] };
   while (header.length > 1 && header[header.length - 1] === '') header.pop();
@@ -81,24 +106,21 @@ export function parseEcbCsv(text: string): ParsedEcbCsv {
     issues.push({ line: 1, message: 'a currency column is repeated' });
   const rates: ReferenceRate[] = [];
   const seenDays = new Set<string>();
-  for (let i = 1; i < lines.length; i++) {
-    const raw = lines[i]!;
-    if (!raw.trim()) continue;
-    const cells = raw.split(',').map((c) => c.trim());
-    const day = isoDay(cells[0]!);
+  for (const { cells, line } of records.slice(1)) {
+    const day = isoDay(cells[0] ?? '');
     if (!day) {
-      issues.push({ line: i + 1, message: `"${cells[0]}" is not a date` });
+      issues.push({ line, message: `"${cells[0]}" is not a date` });
       continue;
     }
-    if (seenDays.has(day)) issues.push({ line: i + 1, message: `${day} appears twice` });
+    if (seenDays.has(day)) issues.push({ line, message: `${day} appears twice` });
     seenDays.add(day);
     const extra = cells.slice(codes.length + 1).filter((c) => c !== '');
-    if (extra.length) issues.push({ line: i + 1, message: 'more values than currency columns' });
+    if (extra.length) issues.push({ line, message: 'more values than currency columns' });
     codes.forEach((currency, c) => {
       const cell = cells[c + 1] ?? '';
       if (NOT_QUOTED.has(cell)) return;
       if (!RATE.test(cell) || parseDecimal(cell).units === 0n)
-        issues.push({ line: i + 1, message: `${currency}: "${cell}" is not a positive rate` });
+        issues.push({ line, message: `${currency}: "${cell}" is not a positive rate` });
       else rates.push({ currency, day, perEur: cell });
     });
   }
