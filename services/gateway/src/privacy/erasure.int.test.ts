@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { connectTile, createPixelKey } from '@holdfast/db';
 import { topicName } from '@holdfast/kafka';
 import { loadPrivacyKeyring, PgSubjectKeyStore } from '@holdfast/privacy';
@@ -367,11 +367,17 @@ describe('an erasure, end to end', () => {
       orders: [orderRow({ order_id: 'O2', customer_id: ANN.external })],
     });
     expect(elsewhere.json).toMatchObject({ accepted: 1 });
-    const { rows } = await t.pool.query(
-      `select error_codes, dropped from read_models.ingest_batches where account_id = $1 and 'suppressed_identity' = any(error_codes)`,
-      [a.accountId],
+    // The batch records reach read_models.ingest_batches through the log and the projector: wait for them.
+    await vi.waitFor(
+      async () => {
+        const { rows } = await t.pool.query(
+          `select error_codes, dropped from read_models.ingest_batches where account_id = $1 and 'suppressed_identity' = any(error_codes)`,
+          [a.accountId],
+        );
+        expect(rows.length).toBeGreaterThanOrEqual(2);
+      },
+      { timeout: 30_000, interval: 200 },
     );
-    expect(rows.length).toBeGreaterThanOrEqual(2);
   });
 });
 
