@@ -81,7 +81,7 @@ for (const name of SERVICES) {
         PORT: name === 'gateway' ? String(port) : name === 'console' ? String(consolePort) : '',
         ...(name === 'gateway' && sealKey ? { HOLDFAST_WEBHOOK_SEAL_KEY: sealKey } : {}),
         ...(name === 'console'
-          ? { HOLDFAST_CONSOLE_URL: consoleUrl, HOLDFAST_GATEWAY_URL: baseUrl, HOLDFAST_OPS_PORT: '9467' }
+          ? { HOLDFAST_CONSOLE_URL: consoleUrl, HOLDFAST_GATEWAY_URL: baseUrl, HOLDFAST_OPS_PORT: '9468' }
           : {}),
       },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,6 +1,6 @@
 // The console process: configuration from the environment, its own PostgreSQL role
 // (holdfast_console), the ops listener (/healthz, /readyz, /metrics on HOLDFAST_OPS_PORT, default
-// 9467) first, then the pages on PORT (default 8090). The console runs no DDL: the control plane's
+// 9468) first, then the pages on PORT (default 8090). The console runs no DDL: the control plane's
 // migrations (run by every service's start or `holdfast migrate`) create its tables.
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
@@ -12,7 +12,7 @@ import { DEFAULT_SIGN_IN_LIMITS } from './sign-in-policy.js';
 
 const config = loadConsoleConfig(process.env);
 const env = new EnvReader(process.env);
-const opsConfig = env.done(readOpsConfig(env, 'HOLDFAST_OPS_PORT', 9467));
+const opsConfig = env.done(readOpsConfig(env, 'HOLDFAST_OPS_PORT', 9468));
 
 await runService({
   name: 'console',
