@@ -1,9 +1,9 @@
-// The projector as a real process, SIGKILLed several times while it folds a stream of ~28,000
+// The projector as a real process, SIGKILLed several times while it folds a stream of ~110,000
 // records, must end with every row exactly once and every merge rule intact: an order re-posted
 // twice keeps the newest fields but the largest refund, whatever chunk the kill interrupted.
-// The stream and the projector's chunk are a quarter of the original 110,000 records in 5,000-record
-// chunks (that took ~6 minutes of the e2e tier): as many chunks, so the kills land as deep in the
-// stream. HOLDFAST_KILL_RESTART_ORDERS=10000 runs it at the original size.
+// A quarter of the stream (28,000 records) was tried to save time: on a quiet machine the projector
+// folded all of it before the third kill, so the kills no longer landed mid-stream (the `midway`
+// check caught it). HOLDFAST_KILL_RESTART_ORDERS sets the orders per account (a multiple of 40).
 import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,7 +14,7 @@ import { customerEvent, metadata, orderRow, orderUpserted } from './test-support
 import { until } from './test-support/until.js';
 
 const ACCOUNTS = 8;
-const ORDERS = Number(process.env.HOLDFAST_KILL_RESTART_ORDERS ?? 2_400); // per account, a multiple of 40
+const ORDERS = Number(process.env.HOLDFAST_KILL_RESTART_ORDERS ?? 10_000); // per account, a multiple of 40
 const CUSTOMERS = ORDERS / 10; // per account: 10 orders each (at least 150: the events link to c-0..c-149)
 const CHUNK = ORDERS / 2; // the projector's chunk: ~22 chunks in the stream at any size
 const EVENTS = 200; // per account, over 150 dedup keys
@@ -102,7 +102,7 @@ function startProjector(): ChildProcess {
 }
 
 describe('the projector process under SIGKILL', () => {
-  it('applies a ~28,000-record stream exactly once across three kills', async () => {
+  it('applies a ~110,000-record stream exactly once across three kills', async () => {
     // Accounts interleaved in slices, appended in 5,000-record transactions like ingest batches.
     const perAccount = stream();
     const all: OutgoingRecord[] = [];
