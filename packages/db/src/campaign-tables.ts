@@ -30,7 +30,8 @@ export interface CampaignAssignmentsTable {
     | 'capped'
     | 'no_consent'
     | 'suppressed'
-    | 'disabled';
+    | 'disabled'
+    | 'merchant_sent';
   tracking_id: string | null;
   url: string | null;
   assigned_at: Timestamp;
@@ -41,6 +42,8 @@ export interface CampaignAssignmentsTable {
   event_appended_at: Timestamp | null;
   last_failure_kind: 'retriable' | 'permanent' | null;
   claimed_at: Timestamp | null;
+  /** The merchant's send claim a `merchant_sent` or its `held_out` row came from (POST /v1/sends). */
+  send_id: string | null;
 }
 
 /** analytics.campaign_runs: one campaign step of an account, with its counters. */
@@ -158,6 +161,7 @@ export const CAMPAIGN_TABLE_COLUMNS = {
     event_appended_at: true,
     last_failure_kind: true,
     claimed_at: true,
+    send_id: true,
   }),
   'analytics.campaign_runs': rowColumns<CampaignRunsTable>()({
     run_id: true,

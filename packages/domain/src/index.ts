@@ -57,6 +57,27 @@ export {
   TREATED_ARM_STATUSES,
 } from './campaigns/send-status.js';
 export type { TreatedSendStatus } from './campaigns/send-status.js';
+export {
+  CLAIM_PAGE_DEFAULT,
+  CLAIM_PAGE_MAX,
+  CLAIM_TTL_MS,
+  MERCHANT_PROVIDER,
+  claimCountsForCap,
+  claimExpiresAt,
+  claimStatus,
+  claimTakesPages,
+  confirmOutcome,
+  decideClaimMember,
+  validateClaimRequest,
+  validateConfirmRequest,
+} from './campaigns/merchant-send.js';
+export type {
+  ClaimCandidate,
+  ClaimDecision,
+  ClaimRequest,
+  ClaimRules,
+  ClaimState,
+} from './campaigns/merchant-send.js';
 export * from './commerce/index.js';
 export { keptSince } from './retention/retention-horizon.js';
 export * from './privacy/index.js';

@@ -55,6 +55,8 @@ import { readApiRouter } from './read-api/read-api-router.js';
 import { reportsRouter } from './reports/reports-router.js';
 import { createWebhooksRouter } from './webhooks/webhooks-router.js';
 import { webhookManagementRouter } from './webhook-management/webhook-management-router.js';
+import { claimSendRoute, confirmSendRoute } from './sends/sends-router.js';
+import { SendStore } from './sends/send-store.js';
 
 /** What the gateway is built from; tests inject their own clock, appender or codec. */
 export interface GatewayDeps {
@@ -190,6 +192,10 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps): P
   v1.post('/exports', ...withIngestKey(exportRoute(ctx, privacy)));
   v1.get('/exports/:export_id', ...withIngestKey(exportStatusRoute(ctx)));
   v1.get('/exports/:export_id/download', ...withIngestKey(exportDownloadRoute(ctx, privacy)));
+  // Send claim and confirm (docs/read-api.md): a write, so the ingest key's (read keys: 403).
+  const sends = new SendStore(ctx.pool, ctx.config.readModelSchema);
+  v1.post('/sends', ...withIngestKey(claimSendRoute(ctx, sends)));
+  v1.post('/sends/:send_id/confirm', ...withIngestKey(confirmSendRoute(ctx, sends)));
   app.use('/v1', v1);
   app.use('/v1', readApiRouter(ctx, authenticateRead(authDeps)));
   // Webhook subscriptions and their deliveries, for the account's outbound (sk_live_) keys.

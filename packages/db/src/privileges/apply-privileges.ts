@@ -47,6 +47,14 @@ const CONTROL_GRANTS: ReadonlyArray<readonly [table: string, role: ServiceRole, 
   ['provider_inbound_secrets', gateway, 'select'],
   ['sync_tasks', recompute, 'select, insert, update'],
   ['sync_outbox', recompute, 'select, insert, update (attempts, last_error), delete'],
+  // Send claims (POST /v1/sends, docs/read-api.md): the gateway claims and confirms; the recompute
+  // reads them for the cap and the cool-down and folds a confirmed claim into its ledger.
+  ['send_claims', gateway, 'select, insert, update (confirmed_at, sent_at)'],
+  ['send_claim_pages', gateway, 'select, insert'],
+  ['send_claim_members', gateway, 'select, insert'],
+  ['send_claims', recompute, 'select, update (folded_at)'],
+  ['send_claim_pages', recompute, 'select'],
+  ['send_claim_members', recompute, 'select'],
   // The dispatcher signs with the sealed secrets and, at start, seals plain-text ones left from before
   // secrets were encrypted (a new sealed row, then the plain column cleared).
   ['webhook_subscriptions', dispatcher, 'select, update (secret)'],
@@ -171,7 +179,15 @@ const GATEWAY_ANALYTICS_READS = [
   'cohort_activity',
   'campaign_decision_counts',
   'campaign_attributed_totals',
+  // A send claim applies the account's frequency cap (POST /v1/sends).
+  'campaign_account_settings',
 ] as const;
+
+/**
+ * The ledger columns a send claim reads for the cool-down and the frequency cap (who was decided
+ * what, when): never a tracking id, a link or a provider's error.
+ */
+const GATEWAY_LEDGER_COLUMNS = 'account_id, customer_id, campaign_type, status, assigned_at';
 
 /**
  * The privacy keys (docs/privacy.md), table by table: the gateway creates keys as it encrypts and
@@ -338,6 +354,10 @@ export async function applyPrivileges(db: Kysely<unknown>): Promise<void> {
       if (gatewayReads.length)
         await run(`grant usage on schema analytics to ${gateway};
           grant select on ${gatewayReads.map((t) => qualified('analytics', t)).join(', ')} to ${gateway}`);
+      if (existing.has('analytics.campaign_assignments'))
+        await run(
+          `grant select (${GATEWAY_LEDGER_COLUMNS}) on analytics.campaign_assignments to ${gateway}`,
+        );
       // The console's campaign page: which types are on, the frequency cap (the CLI's functions).
       const consoleTables = CONSOLE_ANALYTICS_WRITES.filter((t) => existing.has(`analytics.${t}`));
       if (consoleTables.length)

@@ -31,7 +31,7 @@ describe('what a possibly sent message counts as', () => {
   });
 
   it('given possibly_sent, then orders are attributed to it and it is in the treated arm', () => {
-    expect(ATTRIBUTABLE_STATUSES).toEqual(['sent', 'possibly_sent']);
+    expect(ATTRIBUTABLE_STATUSES).toEqual(['sent', 'possibly_sent', 'merchant_sent']);
     expect(TREATED_ARM_STATUSES).toContain('possibly_sent');
     expect(TREATED_ARM_STATUSES).toContain('sending');
     expect(TREATED_ARM_STATUSES).not.toContain('held_out');

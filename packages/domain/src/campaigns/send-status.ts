@@ -23,12 +23,19 @@ export const CAP_COUNTED_STATUSES = Object.freeze([
   'possibly_sent',
   'held_out',
   'sandbox_simulated',
+  'merchant_sent',
 ] as const);
 
-/** Sends an order can be attributed to (exact or last touch): sent, and possibly sent (as sent). */
-export const ATTRIBUTABLE_STATUSES = Object.freeze(['sent', 'possibly_sent'] as const);
+/**
+ * Sends an order can be attributed to (exact or last touch): sent, possibly sent (as sent), and a
+ * merchant's own send it claimed and confirmed (`merchant_sent`, POST /v1/sends).
+ */
+export const ATTRIBUTABLE_STATUSES = Object.freeze(['sent', 'possibly_sent', 'merchant_sent'] as const);
 
-/** The treated arm of the lift report, intent to treat: every selected non-holdout decision. */
+/**
+ * The treated arm of the lift report, intent to treat: every selected non-holdout decision, the
+ * members of a merchant's confirmed claim (`merchant_sent`) included.
+ */
 export const TREATED_ARM_STATUSES = Object.freeze([
   'planned',
   'sending',
@@ -36,6 +43,7 @@ export const TREATED_ARM_STATUSES = Object.freeze([
   'possibly_sent',
   'failed',
   'sandbox_simulated',
+  'merchant_sent',
 ] as const);
 
 /** Whether a decision of this status counts as a message for the cap and the cool-down. */

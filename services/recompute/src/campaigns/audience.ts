@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import {
+  claimCountsForCap,
   countsForCap,
   decideSend,
   type CampaignType,
@@ -46,6 +47,11 @@ interface Candidate {
   recent_types: string[] | null;
   recent_at: Date[] | null;
   recent_status: string[] | null;
+  /** The customer's members of merchant send claims not folded into the ledger yet. */
+  claim_types: string[] | null;
+  claim_at: Date[] | null;
+  claim_expires: Date[] | null;
+  claim_confirmed: (Date | null)[] | null;
 }
 
 /**
@@ -79,7 +85,8 @@ export async function planAudiences(c: PoolClient, p: PlanInput): Promise<PlanRe
             c.email is not null as has_email, coalesce(c.consent_marketing_email, false) as email_consent,
             (coalesce(c.consent_suppressed, false) or coalesce(c.consent_bounced, false)) as email_suppressed,
             c.phone is not null as has_phone, coalesce(c.consent_sms, false) as sms_consent,
-            r.types as recent_types, r.ats as recent_at, r.statuses as recent_status
+            r.types as recent_types, r.ats as recent_at, r.statuses as recent_status,
+            k.claim_types, k.claim_at, k.claim_expires, k.claim_confirmed
        from typed t
        join ${rm}.customers c on c.account_id = $1 and c.customer_id = t.customer_id
        left join lateral (
@@ -88,6 +95,13 @@ export async function planAudiences(c: PoolClient, p: PlanInput): Promise<PlanRe
            from analytics.campaign_assignments a
           where a.account_id = $1 and a.customer_id = t.customer_id and a.status <> 'failed'
             and a.assigned_at > $4::timestamptz - make_interval(days => $5)) r on true
+       left join lateral (
+         select array_agg(sc.campaign_type) as claim_types, array_agg(sc.claimed_at) as claim_at,
+                array_agg(sc.expires_at) as claim_expires, array_agg(sc.confirmed_at) as claim_confirmed
+           from control.send_claim_members m
+           join control.send_claims sc on sc.send_id = m.send_id
+          where m.account_id = $1 and m.customer_id = t.customer_id and sc.folded_at is null
+            and sc.claimed_at > $4::timestamptz - make_interval(days => $5)) k on true
       where t.campaign_type is not null
       order by t.customer_id`,
     [p.accountId, p.rules.replenishmentWindowDays, p.rules.vipShare, p.now, windowDays],
@@ -127,7 +141,16 @@ export async function planAudiences(c: PoolClient, p: PlanInput): Promise<PlanRe
       at: new Date(row.recent_at![i]!),
       status: row.recent_status![i]!,
     }));
-    const recent = history.filter((h) => countsForCap(h.status));
+    // A merchant's claim not folded yet counts while it is open or confirmed (claimCountsForCap).
+    const claims = (row.claim_types ?? []).flatMap((type, i) =>
+      claimCountsForCap(
+        { expiresAt: new Date(row.claim_expires![i]!), confirmedAt: row.claim_confirmed![i] ?? null },
+        p.now,
+      )
+        ? [{ campaignType: type, at: new Date(row.claim_at![i]!) }]
+        : [],
+    );
+    const recent = [...history.filter((h) => countsForCap(h.status)), ...claims];
     const d = decideSend(
       {
         isHoldout: row.is_holdout,

@@ -32,6 +32,7 @@ import { finishRun, startRun, tryLockAccount, zeroCounts, type RunCounts } from 
 import { adapterFor } from './providers/index.js';
 import type { SendLedger } from './send-ledger.js';
 import { flushCampaignEvents, sendPlanned } from './send-planned.js';
+import { foldSendClaims } from './fold-send-claims.js';
 
 export interface CampaignStepConfig {
   /** Prefix of the topic names (tests use one; production ''). */
@@ -162,6 +163,9 @@ export async function runCampaignStep(
     return { runId, status: 'skipped', reason: 'already_running', ...counts };
   }
   try {
+    // A merchant's confirmed send claims join the ledger first: the plan's cap and cool-down, the
+    // attribution and the lift below all see them (docs/read-api.md, "Send claim and confirm").
+    await foldSendClaims(pool, task.accountId, now());
     const outcome: Outcome = options.send
       ? await sendCampaigns(config, deps, task, runId, counts, now, logger)
       : { status: 'skipped', reason: 'trigger_does_not_send' };

@@ -5,6 +5,7 @@ import * as controls from './2026-11-24T00-00-campaign-controls.js';
 import * as retries from './2026-11-24T03-00-send-retries.js';
 import * as claims from './2026-11-25T00-00-send-claims.js';
 import * as decisionCounts from './2026-11-27T18-00-campaign-decision-counts.js';
+import * as merchantSends from './2026-11-29T12-00-merchant-sends.js';
 
 /**
  * The campaign, attribution and lift tables (schema `analytics`), in order. ISO-date names; never edit
@@ -18,6 +19,7 @@ export const CAMPAIGN_MIGRATIONS: MigrationSet = Object.freeze({
     '2026-11-24T03-00-send-retries': retries,
     '2026-11-25T00-00-send-claims': claims,
     '2026-11-27T18-00-campaign-decision-counts': decisionCounts,
+    '2026-11-29T12-00-merchant-sends': merchantSends,
   }),
 });
 
