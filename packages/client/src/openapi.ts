@@ -486,6 +486,46 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/sends': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Claim an audience page for a send from your own stack
+     * @description Reads a page of the audience export of campaign_type (the rule of GET /v1/audiences) and decides each member as Holdfast's own sends are decided, on the claim's channel: 30-day cool-down of the type, Holdfast's consent record, the account's frequency cap, then the universal holdout (never handed out, counted in held_out). Each member handed out gets a fresh tracking id and its call-to-action link on the account's storefront domain. Confirm the claim (POST /v1/sends/{send_id}/confirm) before expires_at (24 h) to make the messages attributable and part of the lift; an unconfirmed claim lapses and adds neither arm. Idempotency-Key is required: a repeat answers the same page. 409 when the account has no storefront domain, or for a further page of an expired or confirmed claim.
+     */
+    post: operations['postSendClaim'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/sends/{send_id}/confirm': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Confirm that a claimed send went out
+     * @description Every member handed out by the claim's pages becomes a sent message (attributable exactly by its tracking id, else by 7-day last touch; the treated arm of the lift, intent to treat), and its holdout members the comparison group, at the account's next recompute. Idempotent: a repeat answers the first confirm. Another account's or an unknown send_id: 404. An expired claim: 409.
+     */
+    post: operations['confirmSendClaim'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/sync': {
     parameters: {
       query?: never;
@@ -1623,6 +1663,86 @@ export interface components {
        * @default 86400
        */
       grace_seconds: number;
+    };
+    SendClaim: {
+      /** @enum {string} */
+      campaign_type: 'win_back' | 'replenishment' | 'vip';
+      /** @enum {string} */
+      channel: 'email' | 'sms';
+      /** Format: date-time */
+      claimed_at: string;
+      /**
+       * Format: date-time
+       * @description Confirm before this, else the claim lapses and counts for nothing.
+       */
+      expires_at: string;
+      /** @description Holdout members of this page: never handed out, the lift’s comparison group once confirmed. */
+      held_out: number;
+      /** @description Members of this page not handed out, by reason (the rules of Holdfast’s own sends). */
+      left_out: {
+        capped: number;
+        cooling_down: number;
+        no_consent: number;
+        suppressed: number;
+      };
+      members: {
+        /**
+         * Format: uri
+         * @description The call to action on the storefront, tagged utm_content=<tracking_id>.
+         */
+        cta_url: string;
+        /** Format: uuid */
+        customer_id: string;
+        external_id: string | null;
+        tracking_id: string;
+      }[];
+      /** @description Send it with send_id for the next page; null on the last. */
+      next_cursor: string | null;
+      /** Format: uuid */
+      send_id: string;
+    };
+    /** @description A new claim: campaign_type and channel. A further page of a claim: send_id and the cursor of its previous page (campaign_type and channel, if given, must be the claim’s). */
+    SendClaimRequest: {
+      /** @enum {string} */
+      campaign_type?: 'win_back' | 'replenishment' | 'vip';
+      /** @enum {string} */
+      channel?: 'email' | 'sms';
+      /** @description next_cursor of the previous page of this claim. */
+      cursor?: string;
+      /**
+       * @description Audience members examined in this page.
+       * @default 1000
+       */
+      limit: number;
+      /** Format: uuid */
+      send_id?: string;
+    };
+    SendConfirmed: {
+      /** @enum {string} */
+      campaign_type: 'win_back' | 'replenishment' | 'vip';
+      /** @enum {string} */
+      channel: 'email' | 'sms';
+      /** Format: date-time */
+      claimed_at: string;
+      /** Format: date-time */
+      confirmed_at: string;
+      /** @description Holdout members recorded for the lift. */
+      held_out: number;
+      /** @description Messages the claim handed out: now attributable, the treated arm. */
+      members: number;
+      /** Format: uuid */
+      send_id: string;
+      /** Format: date-time */
+      sent_at: string;
+      /** @constant */
+      status: 'confirmed';
+    };
+    SendConfirmRequest: {
+      /**
+       * Format: date-time
+       * @description When the messages left: at or after the claim, not in the future.
+       */
+      sent_at: string;
     };
     SyncCompletedEvent: {
       data: {
@@ -2987,6 +3107,99 @@ export interface operations {
           'application/json': components['schemas']['DetailBody'];
         };
       };
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalError'];
+    };
+  };
+  postSendClaim: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description One key per page: the same key (per account) answers the page first claimed with it. */
+        'Idempotency-Key': string;
+        /** @description Stored with the batch record and echoed back. */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+        /** @description Optional with an ingest key (must match the key's account, else 401); required with the legacy tile token (missing or not a UUID: 400). */
+        'X-Service-Account-Id'?: components['parameters']['ServiceAccountId'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['SendClaimRequest'];
+      };
+    };
+    responses: {
+      /** @description The page of the claim (or the same page again for a repeated Idempotency-Key). */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SendClaim'];
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['ReadKeyForbidden'];
+      404: components['responses']['NotFound'];
+      /** @description No storefront domain; or a further page of an expired or confirmed claim. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DetailBody'];
+        };
+      };
+      422: components['responses']['ValidationFailed'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalError'];
+    };
+  };
+  confirmSendClaim: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Stored with the batch record and echoed back. */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+        /** @description Optional with an ingest key (must match the key's account, else 401); required with the legacy tile token (missing or not a UUID: 400). */
+        'X-Service-Account-Id'?: components['parameters']['ServiceAccountId'];
+      };
+      path: {
+        /** @description The claim. */
+        send_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['SendConfirmRequest'];
+      };
+    };
+    responses: {
+      /** @description Confirmed (or confirmed before: the same answer). */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SendConfirmed'];
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['ReadKeyForbidden'];
+      404: components['responses']['NotFound'];
+      /** @description The claim expired unconfirmed. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DetailBody'];
+        };
+      };
+      422: components['responses']['ValidationFailed'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalError'];
     };

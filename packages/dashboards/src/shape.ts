@@ -77,7 +77,15 @@ export const monthLabel = (m: number): string =>
   `${Math.floor(m / 12)}-${String((m % 12) + 1).padStart(2, '0')}`;
 
 /** Statuses of analytics.campaign_assignments, by funnel stage (docs/campaigns.md). */
-const TREATED = new Set(['planned', 'sending', 'sent', 'possibly_sent', 'failed', 'sandbox_simulated', 'merchant_sent']);
+const TREATED = new Set([
+  'planned',
+  'sending',
+  'sent',
+  'possibly_sent',
+  'failed',
+  'sandbox_simulated',
+  'merchant_sent',
+]);
 const SENT = new Set(['sent', 'possibly_sent', 'merchant_sent']);
 const NOT_SENT = new Set(['disabled', 'no_consent', 'suppressed', 'capped']);
 

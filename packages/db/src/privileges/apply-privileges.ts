@@ -355,9 +355,7 @@ export async function applyPrivileges(db: Kysely<unknown>): Promise<void> {
         await run(`grant usage on schema analytics to ${gateway};
           grant select on ${gatewayReads.map((t) => qualified('analytics', t)).join(', ')} to ${gateway}`);
       if (existing.has('analytics.campaign_assignments'))
-        await run(
-          `grant select (${GATEWAY_LEDGER_COLUMNS}) on analytics.campaign_assignments to ${gateway}`,
-        );
+        await run(`grant select (${GATEWAY_LEDGER_COLUMNS}) on analytics.campaign_assignments to ${gateway}`);
       // The console's campaign page: which types are on, the frequency cap (the CLI's functions).
       const consoleTables = CONSOLE_ANALYTICS_WRITES.filter((t) => existing.has(`analytics.${t}`));
       if (consoleTables.length)

@@ -92,10 +92,14 @@ export function validateClaimRequest(body: unknown): Validated<{ request: ClaimR
     // A new claim names what it claims.
     if (b.campaign_type === undefined || b.campaign_type === null)
       detail.push(issue('campaign_type', 'missing', 'Field required'));
-    if (b.channel === undefined || b.channel === null) detail.push(issue('channel', 'missing', 'Field required'));
+    if (b.channel === undefined || b.channel === null)
+      detail.push(issue('channel', 'missing', 'Field required'));
     if (cursor !== null)
-      detail.push(issue('cursor', 'value_error', 'Value error, a cursor continues a claim: send its send_id'));
-  } else if (cursor === null) detail.push(issue('cursor', 'missing', 'Field required (a further page of a claim)'));
+      detail.push(
+        issue('cursor', 'value_error', 'Value error, a cursor continues a claim: send its send_id'),
+      );
+  } else if (cursor === null)
+    detail.push(issue('cursor', 'missing', 'Field required (a further page of a claim)'));
   if (detail.length) return { ok: false, detail };
   return {
     ok: true,
@@ -118,7 +122,10 @@ export function validateConfirmRequest(
   claimedAt: Date,
   now: Date,
 ): Validated<{ sentAt: Date }> {
-  const b = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : null;
+  const b =
+    typeof body === 'object' && body !== null && !Array.isArray(body)
+      ? (body as Record<string, unknown>)
+      : null;
   if (b === null)
     return {
       ok: false,
@@ -126,9 +133,13 @@ export function validateConfirmRequest(
     };
   const extra = Object.keys(b).filter((k) => k !== 'sent_at');
   if (extra.length)
-    return { ok: false, detail: extra.map((k) => issue(k, 'extra_forbidden', 'Extra inputs are not permitted')) };
+    return {
+      ok: false,
+      detail: extra.map((k) => issue(k, 'extra_forbidden', 'Extra inputs are not permitted')),
+    };
   const raw = b.sent_at;
-  if (raw === undefined || raw === null) return { ok: false, detail: [issue('sent_at', 'missing', 'Field required')] };
+  if (raw === undefined || raw === null)
+    return { ok: false, detail: [issue('sent_at', 'missing', 'Field required')] };
   const withOffset = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
   const t = typeof raw === 'string' && withOffset.test(raw) ? Date.parse(raw) : NaN;
   if (Number.isNaN(t))
@@ -139,7 +150,9 @@ export function validateConfirmRequest(
   if (t < claimedAt.getTime() || t > now.getTime() + SENT_AT_SKEW_MS)
     return {
       ok: false,
-      detail: [issue('sent_at', 'value_error', 'Value error, sent_at must lie between the claim and now', raw)],
+      detail: [
+        issue('sent_at', 'value_error', 'Value error, sent_at must lie between the claim and now', raw),
+      ],
     };
   return { ok: true, sentAt: new Date(t) };
 }

@@ -13,6 +13,7 @@ import { privacyPaths } from './privacy-paths.js';
 import { CustomApiResult, publicPaths } from './public-paths.js';
 import { readComponents, v1Paths } from './read-paths.js';
 import { reportPaths } from './report-paths.js';
+import { sendPaths, sendSchemas } from './send-paths.js';
 import * as reportSchemas from './report-schemas.js';
 import * as readSchemas from './read-schemas.js';
 import {
@@ -50,6 +51,7 @@ export function buildOpenApiDocument() {
       ...v1Paths,
       ...reportPaths,
       ...privacyPaths,
+      ...sendPaths,
       ...webhookPaths,
     },
     // What the dispatcher POSTs to subscribers (OpenAPI 3.1): docs/webhooks.md.
@@ -70,6 +72,7 @@ export function buildOpenApiDocument() {
         ...webhookSchemas,
         ...webhookEventSchemas,
         ...reportSchemas.schemas,
+        ...sendSchemas,
       },
       parameters: {
         ServiceAccountId: {

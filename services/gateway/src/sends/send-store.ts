@@ -49,7 +49,12 @@ export interface ClaimPage {
   readonly next_cursor: string | null;
   readonly held_out: number;
   readonly left_out: Record<LeftOutReason, number>;
-  readonly members: { external_id: string | null; customer_id: string; tracking_id: string; cta_url: string }[];
+  readonly members: {
+    external_id: string | null;
+    customer_id: string;
+    tracking_id: string;
+    cta_url: string;
+  }[];
 }
 
 /** A confirmed claim, as POST /v1/sends/{send_id}/confirm answers it. */
@@ -116,7 +121,13 @@ export class SendStore {
    * each customer's contact state, recent ledger decisions and unfolded claims, each member decided
    * by `decideClaimMember`, and the page written (a new claim's row first).
    */
-  async claim(accountId: string, keyId: string | null, idemKey: string, req: ClaimRequest, now: Date): Promise<ClaimPage> {
+  async claim(
+    accountId: string,
+    keyId: string | null,
+    idemKey: string,
+    req: ClaimRequest,
+    now: Date,
+  ): Promise<ClaimPage> {
     return withTransaction(this.pool, async (c) => {
       await lockAccount(c, accountId);
       const replay = await this.replay(c, accountId, idemKey);
@@ -133,7 +144,13 @@ export class SendStore {
           (req.campaignType !== null && req.campaignType !== found.campaign_type) ||
           (req.channel !== null && req.channel !== found.channel)
         )
-          throw new ValidationFailedError([{ type: 'value_error', loc: ['body', 'campaign_type'], msg: `Value error, ${SEND_DETAIL.otherClaim}` }]);
+          throw new ValidationFailedError([
+            {
+              type: 'value_error',
+              loc: ['body', 'campaign_type'],
+              msg: `Value error, ${SEND_DETAIL.otherClaim}`,
+            },
+          ]);
         claim = found;
         after = decodeCursor(req.cursor ?? undefined);
       } else {
@@ -152,7 +169,15 @@ export class SendStore {
           'sends.insert-claim',
           `insert into control.send_claims (send_id, account_id, campaign_type, channel, key_id, claimed_at, expires_at)
            values ($1, $2, $3, $4, $5, $6, $7)`,
-          [claim.send_id, accountId, claim.campaign_type, claim.channel, keyId, claim.claimed_at, claim.expires_at],
+          [
+            claim.send_id,
+            accountId,
+            claim.campaign_type,
+            claim.channel,
+            keyId,
+            claim.claimed_at,
+            claim.expires_at,
+          ],
         );
       }
       if (storefront === null) throw new HttpError(409, SEND_DETAIL.noStorefront);
@@ -162,9 +187,20 @@ export class SendStore {
         'sends.insert-page',
         `insert into control.send_claim_pages (account_id, idempotency_key, send_id, next_after, held_out, left_out, created_at)
          values ($1, $2, $3, $4, $5, $6, $7)`,
-        [accountId, idemKey, claim.send_id, page.nextAfter, page.heldOut.length, JSON.stringify(page.leftOut), now],
+        [
+          accountId,
+          idemKey,
+          claim.send_id,
+          page.nextAfter,
+          page.heldOut.length,
+          JSON.stringify(page.leftOut),
+          now,
+        ],
       );
-      const m = [...page.members.map((x) => ({ ...x, holdout: false })), ...page.heldOut.map((id) => ({ customer_id: id, tracking_id: null, cta_url: null, holdout: true }))];
+      const m = [
+        ...page.members.map((x) => ({ ...x, holdout: false })),
+        ...page.heldOut.map((id) => ({ customer_id: id, tracking_id: null, cta_url: null, holdout: true })),
+      ];
       if (m.length)
         await rawQuery(
           c,
@@ -235,7 +271,12 @@ export class SendStore {
     });
   }
 
-  private async findClaim(c: pg.PoolClient, accountId: string, sendId: string, lock: boolean): Promise<ClaimRow | null> {
+  private async findClaim(
+    c: pg.PoolClient,
+    accountId: string,
+    sendId: string,
+    lock: boolean,
+  ): Promise<ClaimRow | null> {
     if (!UUID.test(sendId)) return null;
     const { rows } = await rawQuery<ClaimRow>(
       c,
@@ -260,7 +301,9 @@ export class SendStore {
 
   /** The page an Idempotency-Key already claimed, answered again (its members as stored). */
   private async replay(c: pg.PoolClient, accountId: string, idemKey: string): Promise<ClaimPage | null> {
-    const { rows } = await rawQuery<ClaimRow & { next_after: string | null; held_out: number; left_out: Record<LeftOutReason, number> }>(
+    const { rows } = await rawQuery<
+      ClaimRow & { next_after: string | null; held_out: number; left_out: Record<LeftOutReason, number> }
+    >(
       c,
       'sends.replay-page',
       `select s.send_id, s.campaign_type, s.channel, s.claimed_at, s.expires_at, s.confirmed_at, s.sent_at,
@@ -271,7 +314,12 @@ export class SendStore {
     );
     const p = rows[0];
     if (!p) return null;
-    const members = await rawQuery<{ external_id: string | null; customer_id: string; tracking_id: string; cta_url: string }>(
+    const members = await rawQuery<{
+      external_id: string | null;
+      customer_id: string;
+      tracking_id: string;
+      cta_url: string;
+    }>(
       c,
       'sends.replay-members',
       `select c.external_id, m.customer_id, m.tracking_id, m.cta_url
@@ -335,19 +383,41 @@ export class SendStore {
         where t.campaign_type = $4 and ($5::uuid is null or t.customer_id > $5::uuid)
         order by t.customer_id
         limit $6`,
-      [accountId, rules.replenishmentWindowDays, rules.vipShare, claim.campaign_type, after, limit + 1, now, windowDays],
+      [
+        accountId,
+        rules.replenishmentWindowDays,
+        rules.vipShare,
+        claim.campaign_type,
+        after,
+        limit + 1,
+        now,
+        windowDays,
+      ],
     );
     const more = rows.length > limit;
     const pageRows = more ? rows.slice(0, limit) : rows;
     const members: ClaimPage['members'] = [];
     const heldOut: string[] = [];
-    const leftOut: Record<LeftOutReason, number> = { cooling_down: 0, no_consent: 0, suppressed: 0, capped: 0 };
+    const leftOut: Record<LeftOutReason, number> = {
+      cooling_down: 0,
+      no_consent: 0,
+      suppressed: 0,
+      capped: 0,
+    };
     for (const r of pageRows) {
       const recent: RecentSend[] = [
-        ...(r.recent ?? []).filter((h) => countsForCap(h.status)).map((h) => ({ campaignType: h.type, at: new Date(h.at) })),
+        ...(r.recent ?? [])
+          .filter((h) => countsForCap(h.status))
+          .map((h) => ({ campaignType: h.type, at: new Date(h.at) })),
         ...(r.claims ?? [])
           .filter((k) =>
-            claimCountsForCap({ expiresAt: new Date(k.expires_at), confirmedAt: k.confirmed_at ? new Date(k.confirmed_at) : null }, now),
+            claimCountsForCap(
+              {
+                expiresAt: new Date(k.expires_at),
+                confirmedAt: k.confirmed_at ? new Date(k.confirmed_at) : null,
+              },
+              now,
+            ),
           )
           .map((k) => ({ campaignType: k.type, at: new Date(k.at) })),
       ];
@@ -375,7 +445,11 @@ export class SendStore {
           external_id: r.external_id,
           customer_id: r.customer_id,
           tracking_id: trackingId,
-          cta_url: utmLink(storefront, { channel: claim.channel, campaignType: claim.campaign_type, trackingId }),
+          cta_url: utmLink(storefront, {
+            channel: claim.channel,
+            campaignType: claim.campaign_type,
+            trackingId,
+          }),
         });
       }
     }

@@ -5,7 +5,7 @@ import type { GatewayContext } from '../context.js';
 import { parseJsonBody, readBody } from '../http/body-reader.js';
 import { ValidationFailedError } from '../http/validation-failed.js';
 import { LIMITS } from '../limits/policy.js';
-import { SendStore } from './send-store.js';
+import type { SendStore } from './send-store.js';
 
 /** The Idempotency-Key a claim page requires (1 to 200 characters after trimming). */
 function requiredIdempotencyKey(header: string | undefined): string {
@@ -49,7 +49,12 @@ export function confirmSendRoute(ctx: GatewayContext, store: SendStore): Request
   return async (req, res) => {
     const principal = principalOf(res);
     const body = parseJsonBody(await readBody(req, LIMITS.smallBodyBytes));
-    const confirmed = await store.confirm(principal.accountId, String(req.params.send_id), body, ctx.clock.now());
+    const confirmed = await store.confirm(
+      principal.accountId,
+      String(req.params.send_id),
+      body,
+      ctx.clock.now(),
+    );
     ctx.logger.info('send_confirmed', {
       account_id: principal.accountId,
       send_id: confirmed.send_id,
