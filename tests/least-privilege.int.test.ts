@@ -223,7 +223,15 @@ describe('gateway role', () => {
     expect((await as(g, 'select 1 from analytics.lift_reports')).rowCount).toBe(0);
     await denied(g, 'update analytics.customer_scores set churn_risk = 0');
     await denied(g, 'delete from analytics.lift_reports');
-    await denied(g, 'select 1 from analytics.campaign_assignments');
+    // The ledger: the decision columns a send claim's cool-down and cap read (POST /v1/sends), never
+    // a tracking id, a link or a provider's error.
+    await as(
+      g,
+      'select account_id, customer_id, campaign_type, status, assigned_at from analytics.campaign_assignments',
+    );
+    for (const column of ['tracking_id', 'url', 'last_error', 'run_id'])
+      await denied(g, `select ${column} from analytics.campaign_assignments`);
+    await denied(g, `update analytics.campaign_assignments set status = 'merchant_sent'`);
     await t.pool.query('delete from analytics.customer_scores where customer_id = $1', [customer]);
   });
   it('reads what GET /v1/reports/{name} aggregates: the campaign decisions as counts only, never the ledger', async () => {
@@ -437,6 +445,50 @@ describe('the outbound events, each step as its own role', () => {
     await denied(SERVICE_ROLES.dispatcher, `update control.outbound_events set data = '{}'`);
     await denied(SERVICE_ROLES.gateway, 'select 1 from control.outbound_events');
     await t.pool.query('delete from control.outbound_events where event_id = $1', [id]);
+  });
+});
+
+describe('send claims (POST /v1/sends), each step as its own role', () => {
+  it('the gateway claims and confirms, the recompute reads and folds; neither rewrites the other’s column', async () => {
+    const g = SERVICE_ROLES.gateway;
+    const r = SERVICE_ROLES.recompute;
+    const sendId = randomUUID();
+    await as(
+      g,
+      `insert into control.send_claims (send_id, account_id, campaign_type, channel, claimed_at, expires_at)
+       values ($1, $2, 'win_back', 'email', now(), now() + interval '1 day')`,
+      [sendId, A],
+    );
+    await as(
+      g,
+      `insert into control.send_claim_pages (account_id, idempotency_key, send_id, held_out, left_out, created_at)
+       values ($1, $2, $3, 0, '{}', now())`,
+      [A, sendId, sendId],
+    );
+    await as(
+      g,
+      `insert into control.send_claim_members (member_id, send_id, account_id, idempotency_key, customer_id, holdout,
+         tracking_id, cta_url)
+       values (gen_random_uuid(), $1, $2, $3, gen_random_uuid(), false, 'hft_lp', 'https://s.example.com/')`,
+      [sendId, A, sendId],
+    );
+    await as(g, `update control.send_claims set confirmed_at = now(), sent_at = now() where send_id = $1`, [
+      sendId,
+    ]);
+    await denied(g, `update control.send_claims set folded_at = now()`);
+    await denied(g, `delete from control.send_claims`);
+    await denied(g, `update control.send_claim_members set tracking_id = 'x'`);
+    expect(
+      (await as(r, 'select 1 from control.send_claim_members where send_id = $1', [sendId])).rowCount,
+    ).toBe(1);
+    await as(r, `update control.send_claims set folded_at = now() where send_id = $1`, [sendId]);
+    await denied(r, `update control.send_claims set confirmed_at = now()`);
+    await denied(
+      r,
+      `insert into control.send_claims (send_id, account_id, campaign_type, channel, claimed_at,
+      expires_at) values (gen_random_uuid(), gen_random_uuid(), 'vip', 'sms', now(), now())`,
+    );
+    await t.pool.query('delete from control.send_claims where send_id = $1', [sendId]);
   });
 });
 

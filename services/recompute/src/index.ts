@@ -30,6 +30,7 @@ export { projectorPassed, type BarrierState, type ProjectorPosition } from './re
 export {
   createCampaignStep,
   migrateCampaigns,
+  planAudiences,
   refreshFunnelCounts,
   type CampaignStepConfig,
   type CampaignStepDeps,
