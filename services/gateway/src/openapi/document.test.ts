@@ -54,6 +54,8 @@ const V1_ROUTES = [
   ['post', '/v1/exports'],
   ['get', '/v1/exports/{export_id}'],
   ['get', '/v1/exports/{export_id}/download'],
+  ['post', '/v1/sends'],
+  ['post', '/v1/sends/{send_id}/confirm'],
   ['post', '/v1/webhooks'],
   ['get', '/v1/webhooks'],
   ['get', '/v1/webhooks/{id}'],
