@@ -152,7 +152,7 @@ export class SendStore {
             },
           ]);
         claim = found;
-        after = decodeCursor(req.cursor ?? undefined);
+        after = claimCursor(req.cursor);
       } else {
         if (storefront === null) throw new HttpError(409, SEND_DETAIL.noStorefront);
         claim = {
@@ -454,6 +454,16 @@ export class SendStore {
       }
     }
     return { members, heldOut, leftOut, nextAfter: more ? pageRows[pageRows.length - 1]!.customer_id : null };
+  }
+}
+
+/** The read routes' cursor, sent in the claim's body: a cursor this API did not issue is a 422 there. */
+function claimCursor(raw: string | null): string | null {
+  try {
+    return decodeCursor(raw ?? undefined);
+  } catch (err) {
+    if (!(err instanceof ValidationFailedError)) throw err;
+    throw new ValidationFailedError(err.issues.map((i) => ({ ...i, loc: ['body', 'cursor'] })));
   }
 }
 

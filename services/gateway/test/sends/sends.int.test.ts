@@ -204,6 +204,10 @@ describe('claim → confirm → order: attributed and in the lift, holdout never
     });
     expect(foreign.response.status).toBe(404);
     expect(foreign.error).toEqual({ detail: SEND_DETAIL.noClaim });
+    const forged = await claim(a, { send_id: mine.data!.send_id, cursor: 'not-ours' });
+    expect(forged.response.status).toBe(422);
+    expectSchema(forged.error, 'ValidationErrorBody');
+    expect((forged.error as { detail: { loc: unknown[] }[] }).detail[0]!.loc).toEqual(['body', 'cursor']);
     const bare = await shop(null);
     const noStore = await claim(bare, { campaign_type: 'win_back', channel: 'email' });
     expect(noStore.response.status).toBe(409);
