@@ -204,6 +204,21 @@ describe('claim → confirm → order: attributed and in the lift, holdout never
     });
     expect(foreign.response.status).toBe(404);
     expect(foreign.error).toEqual({ detail: SEND_DETAIL.noClaim });
+    for (const raw of ['{"campaign_type": "win_back",', '[1, 2]', '"x"', ''])
+      for (const path of ['/v1/sends', `/v1/sends/${randomUUID()}/confirm`]) {
+        const hostile = await fetch(`${gw.url}${path}`, {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${a.key}`,
+            'content-type': 'application/json',
+            'idempotency-key': randomUUID(),
+          },
+          body: raw,
+        });
+        // A claim validates its body (422); a confirm looks its claim up first (unknown: 404).
+        expect(hostile.status).toBe(path === '/v1/sends' || raw.startsWith('{') ? 422 : 404);
+        expectSchema(await hostile.json(), hostile.status === 422 ? 'ValidationErrorBody' : 'DetailBody');
+      }
     const forged = await claim(a, { send_id: mine.data!.send_id, cursor: 'not-ours' });
     expect(forged.response.status).toBe(422);
     expectSchema(forged.error, 'ValidationErrorBody');
