@@ -136,7 +136,9 @@ export class SendStore {
       let after: string | null = null;
       const storefront = await this.storefront(c, accountId);
       if (req.sendId !== null) {
-        const found = await this.findClaim(c, accountId, req.sendId, false);
+        // Row-locked like the confirm: a page and a confirm of one claim never interleave (a page
+        // committed after the confirm would add members the confirm did not count).
+        const found = await this.findClaim(c, accountId, req.sendId, true);
         if (!found) throw new NotFoundError(SEND_DETAIL.noClaim);
         if (!claimTakesPages({ expiresAt: found.expires_at, confirmedAt: found.confirmed_at }, now))
           throw new HttpError(409, found.confirmed_at ? SEND_DETAIL.confirmed : SEND_DETAIL.expired);
