@@ -111,6 +111,8 @@ export interface CampaignStepOptions {
 /**
  * The campaign step of a recompute, run after an account's scores were written:
  *
+ * 0. the merchant's confirmed send claims (POST /v1/sends) are folded into the ledger, always
+ *    (`foldSendClaims`: `merchant_sent` and `held_out` rows);
  * 1. sends, only when `options.send` (else `skipped` / `trigger_does_not_send`; docs/campaigns.md):
  *    plan audiences and record every decision (`decideSend`: enabled types, cool-down, reach,
  *    frequency cap, holdout, sandbox), send the planned messages through each connected provider's
