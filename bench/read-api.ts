@@ -124,7 +124,8 @@ export async function benchReadApi(args: Record<string, string>): Promise<number
         const text = await r.text();
         const body = JSON.parse(text) as { customers: unknown[]; next_cursor: string | null };
         t.pageMs.push(performance.now() - t0);
-        if (r.status !== 200 || body.customers.length !== pageSize) throw new Error(`${t.name}: page ${i}: ${r.status}`);
+        if (r.status !== 200 || body.customers.length !== pageSize)
+          throw new Error(`${t.name}: page ${i}: ${r.status}`);
         t.bytes += text.length;
         cursor = body.next_cursor;
       }

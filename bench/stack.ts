@@ -108,14 +108,10 @@ export async function benchStack(partitions = 4): Promise<BenchStack> {
       const port = await freePort();
       // Every service's /readyz answers on its ops listener (the gateway's is apart from PORT).
       const opsPort = svc === 'gateway' || svc === 'recompute' ? await freePort() : port;
-      const child = spawn(
-        process.execPath,
-        [...nodeArgs, '--conditions=source', '--import', 'tsx', entry],
-        {
-          env: { ...process.env, ...env, PORT: String(port), HOLDFAST_OPS_PORT: String(opsPort), ...extra },
-          stdio: ['ignore', 'inherit', 'inherit'],
-        },
-      );
+      const child = spawn(process.execPath, [...nodeArgs, '--conditions=source', '--import', 'tsx', entry], {
+        env: { ...process.env, ...env, PORT: String(port), HOLDFAST_OPS_PORT: String(opsPort), ...extra },
+        stdio: ['ignore', 'inherit', 'inherit'],
+      });
       children.set(entry === `services/${svc}/src/main.ts` ? svc : `${svc}@${entry}`, child);
       await waitHttp(`http://127.0.0.1:${opsPort}/readyz`);
       return port;

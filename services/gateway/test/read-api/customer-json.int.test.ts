@@ -67,11 +67,21 @@ beforeAll(async () => {
     await t.pool.query(
       `insert into c values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)`,
       [
-        id, text(0), text(1), text(2), text(3),
+        id,
+        text(0),
+        text(1),
+        text(2),
+        text(3),
         // Every fourth customer has no address at all (the address is then null, not an object).
         ...(i % 4 === 0 ? [null, null, null, null, null] : [text(4), text(5), text(6), text(7), text(0)]),
-        i % 2 === 0, i % 3 === 0, i % 5 === 0, i % 7 === 0,
-        text(1), pick(TIMES, i + 1), created, pick(TIMES, i + 2) ?? created,
+        i % 2 === 0,
+        i % 3 === 0,
+        i % 5 === 0,
+        i % 7 === 0,
+        text(1),
+        pick(TIMES, i + 1),
+        created,
+        pick(TIMES, i + 2) ?? created,
       ],
     );
     // Every third customer is unscored (scores null); every other scored one has intervals.
@@ -79,10 +89,19 @@ beforeAll(async () => {
       await t.pool.query(
         `insert into s values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
         [
-          id, pick(FLOATS, i) ?? '0.5', pick(FLOATS, i + 1) ?? '0.5', text(2) ?? 'Stable',
-          pick(FLOATS, i + 2) ?? '1', 365, pick(TIMES, i + 3), pick(NUMERICS, i) ?? '0',
-          pick(TIMES, i) ?? '2026-11-20T02:00:00Z', text(3) ?? 'bgnbd-gg',
-          ...(i % 2 === 0 ? [pick(FLOATS, i + 3), pick(FLOATS, i + 4), pick(NUMERICS, i + 1), pick(NUMERICS, i + 2)] : [null, null, null, null]),
+          id,
+          pick(FLOATS, i) ?? '0.5',
+          pick(FLOATS, i + 1) ?? '0.5',
+          text(2) ?? 'Stable',
+          pick(FLOATS, i + 2) ?? '1',
+          365,
+          pick(TIMES, i + 3),
+          pick(NUMERICS, i) ?? '0',
+          pick(TIMES, i) ?? '2026-11-20T02:00:00Z',
+          text(3) ?? 'bgnbd-gg',
+          ...(i % 2 === 0
+            ? [pick(FLOATS, i + 3), pick(FLOATS, i + 4), pick(NUMERICS, i + 1), pick(NUMERICS, i + 2)]
+            : [null, null, null, null]),
         ],
       );
   }
