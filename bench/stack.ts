@@ -29,6 +29,8 @@ export interface BenchStack {
     name: 'gateway' | 'projector' | 'recompute' | 'dispatcher',
     extra?: Record<string, string>,
     nodeArgs?: readonly string[],
+    /** The entry module (default `services/<name>/src/main.ts`): another commit's copy, for side-by-side runs. */
+    entry?: string,
   ): Promise<number>;
   account(): Promise<{ accountId: string; key: string }>;
   pids(): Record<string, () => number[]>;
@@ -102,19 +104,15 @@ export async function benchStack(partitions = 4): Promise<BenchStack> {
     db,
     prefix,
     children,
-    async startService(svc, extra = {}, nodeArgs = []) {
+    async startService(svc, extra = {}, nodeArgs = [], entry = `services/${svc}/src/main.ts`) {
       const port = await freePort();
       // Every service's /readyz answers on its ops listener (the gateway's is apart from PORT).
       const opsPort = svc === 'gateway' || svc === 'recompute' ? await freePort() : port;
-      const child = spawn(
-        process.execPath,
-        [...nodeArgs, '--conditions=source', '--import', 'tsx', `services/${svc}/src/main.ts`],
-        {
-          env: { ...process.env, ...env, PORT: String(port), HOLDFAST_OPS_PORT: String(opsPort), ...extra },
-          stdio: ['ignore', 'inherit', 'inherit'],
-        },
-      );
-      children.set(svc, child);
+      const child = spawn(process.execPath, [...nodeArgs, '--conditions=source', '--import', 'tsx', entry], {
+        env: { ...process.env, ...env, PORT: String(port), HOLDFAST_OPS_PORT: String(opsPort), ...extra },
+        stdio: ['ignore', 'inherit', 'inherit'],
+      });
+      children.set(entry === `services/${svc}/src/main.ts` ? svc : `${svc}@${entry}`, child);
       await waitHttp(`http://127.0.0.1:${opsPort}/readyz`);
       return port;
     },

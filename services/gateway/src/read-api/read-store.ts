@@ -1,7 +1,14 @@
-import { AUDIENCE_TYPING_CTES, DEFAULT_AUDIENCE_RULES, rawQuery, type Pool } from '@holdfast/db';
+import {
+  AUDIENCE_TYPING_CTES,
+  DEFAULT_AUDIENCE_RULES,
+  rawQuery,
+  withTransaction,
+  type Pool,
+} from '@holdfast/db';
 import type { CampaignType } from '@holdfast/domain';
 import type pg from 'pg';
 import { orNothingYet } from '../read-side-db.js';
+import { customerJsonSql } from './customer-json.js';
 import type { CustomerFilter, PageParams } from './read-params.js';
 
 /** A page of customers as JSON text: `items` is the JSON array of the first `limit` customers. */
@@ -11,45 +18,27 @@ export interface CustomerPageText {
   readonly lastId: string | null;
 }
 
-const ISO = (col: string) => `to_char(${col} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
-
-/**
- * One customer as the /v1/ read routes answer it (components.schemas.Customer of /v1/openapi.json),
- * built by PostgreSQL: a 5,000-row page is then one text the gateway hashes and sends, instead of
- * 135,000 values parsed into objects and serialised again (docs/read-api.md has the figures).
- * The profile, then `scores` (null until the customer's first recompute); money in the reporting
- * currency (parameter `currency`); `intervals` the 90% intervals stored with the scores (null for the
- * heuristic, and for rows written before intervals existed). Timestamps
- * are UTC ISO 8601 with milliseconds, as Date.toISOString writes them.
- */
-const customerJson = (currency: string) => `json_build_object(
-    'customer_id', c.customer_id, 'external_id', c.external_id,
-    'email', c.email, 'phone', c.phone, 'name', c.name,
-    'address', case when coalesce(c.address_street, c.address_city, c.address_state, c.address_zip,
-                                  c.address_country) is null then null
-               else json_build_object('street', c.address_street, 'city', c.address_city,
-                      'state', c.address_state, 'zip', c.address_zip, 'country', c.address_country) end,
-    'consent', json_build_object('marketing_email', c.consent_marketing_email, 'sms', c.consent_sms,
-                 'suppressed', c.consent_suppressed, 'bounced', c.consent_bounced),
-    'subscription', json_build_object('status', c.subscription_status,
-                      'started_at', ${ISO('c.subscription_started_at')}),
-    'created_at', ${ISO('c.created_at')},
-    'updated_at', ${ISO('greatest(c.updated_at, s.as_of)')},
-    'scores', case when s.customer_id is null then null else json_build_object(
-      'churn_risk', s.churn_risk, 'p_alive', s.p_alive, 'lifecycle_state', s.lifecycle_state,
-      'expected_purchases', json_build_object('value', s.expected_purchases, 'horizon_days', s.horizon_days),
-      'predicted_next_purchase_at', ${ISO('s.predicted_next_purchase_at')},
-      'lifetime_value', json_build_object('amount', s.lifetime_value, 'currency', ${currency}::text),
-      'scored_at', ${ISO('s.as_of')},
-      'model', s.model,
-      'intervals', case when s.expected_purchases_low is null then null else json_build_object(
-        'level', 0.9,
-        'expected_purchases', json_build_object('low', s.expected_purchases_low, 'high', s.expected_purchases_high),
-        'lifetime_value', json_build_object('low', s.lifetime_value_low, 'high', s.lifetime_value_high,
-                            'currency', ${currency}::text)) end) end)`;
-
 /** The reporting currency of account `$1` (fx.account_currencies; USD when never set), in SQL. */
 const CURRENCY = `coalesce((select reporting_currency from fx.account_currencies where account_id = $1), 'USD')`;
+
+/**
+ * The page answer of `limit + 1` rows at most, in order: the first `limit` JSON texts as one JSON
+ * array (with json_agg's separator, so the bytes and the ETag are what they were), and the last id
+ * shown when more follow.
+ *
+ * @example
+ * pageText([{ customer_id: 'a', j: '{}' }, { customer_id: 'b', j: '{}' }], 1); // { items: '[{}]', lastId: 'a' }
+ */
+export function pageText(
+  rows: readonly { readonly customer_id: string; readonly j: string }[],
+  limit: number,
+): CustomerPageText {
+  const shown = rows.length > limit ? rows.slice(0, limit) : rows;
+  return {
+    items: shown.length === 0 ? '[]' : `[${shown.map((r) => r.j).join(', ')}]`,
+    lastId: rows.length > limit ? shown[shown.length - 1]!.customer_id : null,
+  };
+}
 
 /** A holdout member or an audience member. */
 export interface MemberRecord {
@@ -106,7 +95,7 @@ export class ReadStore {
   async customer(accountId: string, externalId: string): Promise<string | null> {
     const rows = await this.rows<{ j: string }>(
       'read-api.customer',
-      `select ${customerJson(CURRENCY)}::text as j
+      `select ${customerJsonSql(CURRENCY)} as j
          from ${this.rm}.customers c
          left join analytics.customer_scores s on s.account_id = $1 and s.customer_id = c.customer_id
         where c.account_id = $1 and c.external_id = $2`,
@@ -119,6 +108,13 @@ export class ReadStore {
    * A page of the account's customers matching `filter`, in customer_id order: one index range of
    * the read model's primary key, the scores joined by theirs. One row more than asked is read to
    * know whether a next page exists.
+   *
+   * Each customer's JSON is written by PostgreSQL (`customerJsonSql`) and the page joined here: a
+   * 5,000-row page is then one text the gateway hashes and sends, instead of 135,000 values parsed
+   * into objects and serialised again. Rows, not one json_agg: a window and an ordered aggregate over
+   * 4.5 MB of JSON spilled to temporary files (work_mem). Without parallel workers: for a LIMIT of
+   * 5,001 the planner chose a Gather Merge of two workers, which on a busy server cost more than the
+   * page itself, and three backends per request (docs/performance.md, "The read API").
    */
   async customers(accountId: string, filter: CustomerFilter, page: PageParams): Promise<CustomerPageText> {
     const params: unknown[] = [accountId, page.after, page.limit];
@@ -133,26 +129,33 @@ export class ReadStore {
       const p = params.push(filter.updatedSince);
       where.push(`(c.updated_at >= $${p} or s.as_of >= $${p})`);
     }
-    const rows = await this.rows<{ items: string | null; last_id: string | null; n: number }>(
-      'read-api.customers',
-      `with currency as materialized (select ${CURRENCY} as code),
-       page as (
-         select c.customer_id, row_number() over (order by c.customer_id) as rn,
-                ${customerJson('(select code from currency)')} as j
-           from ${this.rm}.customers c
-           ${scored ? 'join' : 'left join'} analytics.customer_scores s
-             on s.account_id = $1 and s.customer_id = c.customer_id
-          where c.account_id = $1 and ($2::uuid is null or c.customer_id > $2::uuid)
-            ${where.map((w) => `and ${w}`).join(' ')}
-          order by c.customer_id
-          limit $3 + 1)
-       select json_agg(j order by rn) filter (where rn <= $3)::text as items,
-              max(customer_id::text) filter (where rn = $3) as last_id, count(*)::int as n
-         from page`,
-      params,
+    const rows = await orNothingYet(
+      () =>
+        withTransaction(
+          this.pool,
+          async (client) => {
+            await client.query('set local max_parallel_workers_per_gather = 0');
+            const r = await rawQuery<{ customer_id: string; j: string }>(
+              client,
+              'read-api.customers',
+              `with currency as materialized (select ${CURRENCY} as code)
+               select c.customer_id, ${customerJsonSql('(select code from currency)')} as j
+                 from ${this.rm}.customers c
+                 ${scored ? 'join' : 'left join'} analytics.customer_scores s
+                   on s.account_id = $1 and s.customer_id = c.customer_id
+                where c.account_id = $1 and ($2::uuid is null or c.customer_id > $2::uuid)
+                  ${where.map((w) => `and ${w}`).join(' ')}
+                order by c.customer_id
+                limit $3 + 1`,
+              params,
+            );
+            return r.rows;
+          },
+          { readOnly: true },
+        ),
+      [],
     );
-    const r = rows[0];
-    return { items: r?.items ?? '[]', lastId: r && r.n > page.limit ? r.last_id : null };
+    return pageText(rows, page.limit);
   }
 
   /** A page of the current holdout (the is_holdout of the account's latest scores), in customer_id order. */
