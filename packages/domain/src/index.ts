@@ -40,6 +40,22 @@ export {
 } from './campaigns/compose-message.js';
 export type { ComposedEmail, MessageText } from './campaigns/compose-message.js';
 export { UTM_SOURCE, utmLink } from './campaigns/utm-link.js';
+export {
+  ATTRIBUTION_PATTERNS,
+  attributeOrder,
+  attributeOrders,
+  DEFAULT_LAST_TOUCH_DAYS,
+  isForeignCampaign,
+  sendsOfOurs,
+  trackingIdInSource,
+} from './campaigns/attribution.js';
+export type {
+  Attribution,
+  AttributionMethod,
+  AttributionOrder,
+  AttributionSend,
+  LedgerSend,
+} from './campaigns/attribution.js';
 export { smsKeyword } from './campaigns/sms-keywords.js';
 export type { SmsKeyword } from './campaigns/sms-keywords.js';
 export { classifyProviderFailure, decideSendRetry } from './campaigns/provider-failure.js';

@@ -48,9 +48,53 @@ export function preferred<I extends Identity>(best: I | undefined, c: I): I {
 }
 
 /**
+ * Where resolution finds candidates: an account's customers by key. One, several (a shared household
+ * email) or none per email and phone. The projector's index (kept in memory across records and chunks)
+ * is one; {@link identityLookupOf} over a plain list is another. A lookup only finds: which candidate
+ * wins is {@link decideIdentity}'s.
+ */
+export interface IdentityLookup<I extends Identity = Identity> {
+  byExternalId(externalId: string): I | undefined;
+  byEmail(email: string): I | readonly I[] | undefined;
+  byPhone(phone: string): I | readonly I[] | undefined;
+}
+
+const CREATE = Object.freeze({ kind: 'create' as const });
+const REFUSED = Object.freeze({ kind: 'refused' as const, reason: 'no_identity' as const });
+
+const isMany = <I>(held: I | readonly I[]): held is readonly I[] => Array.isArray(held);
+
+/** Of the customers holding an email or phone, the one the record may be ({@link preferred} among compatible). */
+function pick<I extends Identity>(
+  held: I | readonly I[] | undefined,
+  externalId: string | null,
+): I | undefined {
+  if (held === undefined) return undefined;
+  if (!isMany(held)) return compatibleExternalId(held, externalId) ? held : undefined;
+  let best: I | undefined;
+  for (const c of held) if (compatibleExternalId(c, externalId)) best = preferred(best, c);
+  return best;
+}
+
+/**
+ * A lookup over a plain list of one account's customers (a scan per lookup: for tests and small sets).
+ *
+ * @example
+ * decideIdentity(identityLookupOf(customers), keys);
+ */
+export function identityLookupOf<I extends Identity>(customers: Iterable<I>): IdentityLookup<I> {
+  const all = [...customers];
+  return {
+    byExternalId: (v) => all.find((c) => c.externalId === v),
+    byEmail: (v) => all.filter((c) => c.email === v),
+    byPhone: (v) => all.filter((c) => c.phone === v),
+  };
+}
+
+/**
  * Identity resolution (spec: "external_id first, then email, then phone, then a new customer is
- * created"), over an account's customers as plain values: the definition that the projector's indexed
- * form (IdentityIndex) must agree with.
+ * created"): the one rule, which the projector calls for every order, customer row, customer event and
+ * zero-party submission with its in-memory index as the lookup.
  *
  * - No key at all: refused (the record cannot name a customer).
  * - external_id: the customer holding it.
@@ -59,27 +103,29 @@ export function preferred<I extends Identity>(best: I | undefined, c: I): I {
  *   on load order.
  * - Otherwise: create.
  *
+ * `customers` is a lookup, or a plain list of the account's customers (scanned).
+ *
  * @example
  * decideIdentity(customers, { externalId: null, email: 'ann@x.co', phone: null });
  * // { kind: 'matched', identity: …, method: 'email' } | { kind: 'create' }
  */
 export function decideIdentity<I extends Identity>(
-  customers: Iterable<I>,
+  customers: IdentityLookup<I> | Iterable<I>,
   keys: IdentityKeys,
 ): IdentityDecision<I> {
-  if (!hasIdentity(keys)) return { kind: 'refused', reason: 'no_identity' };
-  const all = [...customers];
+  if (!hasIdentity(keys)) return REFUSED;
+  const lookup = Symbol.iterator in customers ? identityLookupOf(customers) : customers;
   if (keys.externalId !== null) {
-    const found = all.find((c) => c.externalId === keys.externalId);
+    const found = lookup.byExternalId(keys.externalId);
     if (found) return { kind: 'matched', identity: found, method: 'provider_id' };
   }
-  for (const method of ['email', 'phone'] as const) {
-    const value = keys[method];
-    if (value === null) continue;
-    let best: I | undefined;
-    for (const c of all)
-      if (c[method] === value && compatibleExternalId(c, keys.externalId)) best = preferred(best, c);
-    if (best) return { kind: 'matched', identity: best, method };
+  if (keys.email !== null) {
+    const found = pick(lookup.byEmail(keys.email), keys.externalId);
+    if (found) return { kind: 'matched', identity: found, method: 'email' };
   }
-  return { kind: 'create' };
+  if (keys.phone !== null) {
+    const found = pick(lookup.byPhone(keys.phone), keys.externalId);
+    if (found) return { kind: 'matched', identity: found, method: 'phone' };
+  }
+  return CREATE;
 }

@@ -1,6 +1,12 @@
 import type { Kysely } from 'kysely';
 import { rawQuery, recordOutboundEvents, withTransaction, type Database, type Pool } from '@holdfast/db';
-import { ATTRIBUTABLE_STATUSES, recoveryAttributed } from '@holdfast/domain';
+import {
+  ATTRIBUTABLE_STATUSES,
+  ATTRIBUTION_PATTERNS,
+  DEFAULT_LAST_TOUCH_DAYS,
+  recoveryAttributed,
+  UTM_SOURCE,
+} from '@holdfast/domain';
 import { recomputeDbOn } from '../recompute-database.js';
 
 /** How orders are attributed (docs/analytics.md, "Attribution"). */
@@ -9,7 +15,7 @@ export interface AttributionInput {
   readonly readModelSchema: string;
   /** Stamped on every row as attributed_at. */
   readonly now: Date;
-  /** Last-touch window (default 7 days). */
+  /** Last-touch window in days (default `DEFAULT_LAST_TOUCH_DAYS`, 7). */
   readonly lastTouchDays?: number;
 }
 
@@ -17,18 +23,11 @@ export interface AttributionInput {
  * Recomputes analytics.attributions of one account, set-based, in one transaction (readers see the old
  * or the new set, never a mix). Deterministic: the same orders and sends give the same rows.
  *
- * - Sends of ours: the send ledger (analytics.campaign_assignments, status sent) plus
- *   read_models.campaign_sends — only tracking ids the service issued. Sends from the merchant's own
- *   stack carry no tracking id of ours, so they are never attributed (nor billed).
- * - exact: the order's source carries `utm_content=<tracking id>` of one of those sends (a full
- *   landing URL or any text containing the parameter; case-insensitive). The row's channel is the
- *   campaign's channel: a landing URL in source is classified as the campaign channel (spec rule 10).
- * - last_touch: otherwise, the latest send to the order's customer in the `lastTouchDays` before the
- *   order date (ties broken by tracking id) — unless the source carries utm parameters of someone
- *   else's campaign (utm_* present, utm_source not `holdfast`): that order came from the merchant's
- *   own campaign and is not ours to claim.
- * - Cancelled orders are not attributed; net_revenue is the order amount net of refunds, converted
- *   into the account's reporting currency (net_amount_reporting).
+ * The rule is the domain's `attributeOrders` (packages/domain/src/campaigns/attribution.ts: sends of
+ * ours, exact by utm_content, else last touch, cancelled and foreign-campaign orders, net revenue in the
+ * reporting currency). This is its set-based form for speed, built from the same patterns and
+ * constants; `services/recompute/test/attribution/attribute-orders.property.int.test.ts` holds the two
+ * to the same rows on generated ledgers and orders.
  */
 export async function recomputeAttributions(pool: Pool, a: AttributionInput): Promise<number> {
   const rm = `"${a.readModelSchema}"`;
@@ -49,13 +48,14 @@ export async function recomputeAttributions(pool: Pool, a: AttributionInput): Pr
        select cs.tracking_id, cs.customer_id, cs.campaign_type, cs.channel, cs.sent_at
          from ${rm}.campaign_sends cs
         where cs.account_id = $1
-          and not exists (select 1 from analytics.campaign_assignments x where x.tracking_id = cs.tracking_id)),
+          and not exists (select 1 from analytics.campaign_assignments x
+                           where x.account_id = $1 and x.tracking_id = cs.tracking_id)),
      orders as (
        -- In the account's reporting currency (docs/campaigns.md "Currency").
        select o.order_id, o.customer_id, o.order_date, o.net_amount_reporting as net_amount,
-              lower((regexp_match(o.source, 'utm_content=([A-Za-z0-9_-]+)', 'i'))[1]) as utm_content,
-              coalesce(o.source ~* 'utm_[a-z]+=', false)
-                and coalesce(lower((regexp_match(o.source, 'utm_source=([^&#\\s]+)', 'i'))[1]), '') <> 'holdfast'
+              lower((regexp_match(o.source, $5, 'i'))[1]) as utm_content,
+              coalesce(o.source ~* $6, false)
+                and coalesce(lower((regexp_match(o.source, $7, 'i'))[1]), '') <> $8
                 as foreign_campaign
          from ${rm}.orders o
         where o.account_id = $1 and o.cancelled_at is null),
@@ -70,8 +70,9 @@ export async function recomputeAttributions(pool: Pool, a: AttributionInput): Pr
            select s.* from sends s
             where s.customer_id = o.customer_id
               and s.sent_at <= o.order_date
-              and s.sent_at >= o.order_date - make_interval(days => $3)
-            order by s.sent_at desc, s.tracking_id desc
+              -- 24-hour days whatever the session's time zone; ties by code point (the pure rule's order).
+              and s.sent_at >= o.order_date - make_interval(secs => $3::float8 * 86400)
+            order by s.sent_at desc, s.tracking_id collate "C" desc
             limit 1) s
         where not o.foreign_campaign
           and o.customer_id is not null
@@ -80,7 +81,16 @@ export async function recomputeAttributions(pool: Pool, a: AttributionInput): Pr
        (account_id, order_id, tracking_id, campaign_type, channel, method, order_date, net_revenue, attributed_at)
      select $1, order_id, tracking_id, campaign_type, channel, method, order_date, net_amount, $2
        from (select * from exact union all select * from last_touch) x`,
-      [a.accountId, a.now, a.lastTouchDays ?? 7, ATTRIBUTABLE_STATUSES],
+      [
+        a.accountId,
+        a.now,
+        a.lastTouchDays ?? DEFAULT_LAST_TOUCH_DAYS,
+        ATTRIBUTABLE_STATUSES,
+        ATTRIBUTION_PATTERNS.utmContent,
+        ATTRIBUTION_PATTERNS.anyUtm,
+        ATTRIBUTION_PATTERNS.utmSource,
+        UTM_SOURCE,
+      ],
     );
     // recovery.attributed, once per order: only orders not announced before come back (the natural
     // key is the order; the id rule is recoveryAttributed's, the filter only spares the conflicts).

@@ -9,6 +9,7 @@ import {
   acquisitionChannel,
   consentSourceOf,
   customApiContentKey,
+  decideIdentity,
   hasIdentity,
   orderWriteOf,
 } from '@holdfast/domain';
@@ -256,8 +257,11 @@ export class CommerceChunk {
     m: EventMetadata,
     keys: IdentityKeys,
   ): { customer: CustomerState; method: LinkMethod | 'created'; isNew: boolean } {
-    const found = this.index.resolve(account, keys);
-    if (found) return { customer: found.identity, method: found.method, isNew: false };
+    // The domain's rule decides; the index only finds candidates. Each caller refuses a keyless record
+    // with its own message first, so `refused` here is a caller's bug.
+    const d = decideIdentity(this.index.lookup(account), keys);
+    if (d.kind === 'matched') return { customer: d.identity, method: d.method, isNew: false };
+    if (d.kind === 'refused') throw new PoisonRecordError('record without external_id, email or phone');
     const customer = newCustomer(
       account,
       customerUuid(account, m.event_id),

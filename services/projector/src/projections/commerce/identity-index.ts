@@ -1,5 +1,4 @@
-import { compatibleExternalId as compatible, preferred } from '@holdfast/domain';
-import type { IdentityKeys, LinkMethod } from '@holdfast/domain';
+import type { IdentityKeys, IdentityLookup } from '@holdfast/domain';
 
 export type { IdentityKeys, LinkMethod } from '@holdfast/domain';
 
@@ -14,13 +13,13 @@ export interface Identity {
   readonly createdUs: number;
 }
 
-/** What identity resolution needs of an index (IdentityIndex, or several routed by account). */
+/**
+ * What the commerce fold needs of an index (IdentityIndex, or several routed by account): an account's
+ * customers by key for the domain's decideIdentity, kept current as records create and change them.
+ */
 export interface IdentityResolver<I extends Identity = Identity> {
   add(identity: I): void;
-  resolve(
-    accountId: string,
-    keys: IdentityKeys,
-  ): { readonly identity: I; readonly method: LinkMethod } | undefined;
+  lookup(accountId: string): IdentityLookup<I>;
   reindex(identity: I, before: IdentityKeys): void;
 }
 
@@ -28,20 +27,38 @@ export interface IdentityResolver<I extends Identity = Identity> {
  * One account's customers by key. An email or phone usually names one customer: it maps to that
  * customer, and to an array only when shared (a Set per key cost ~250 bytes per customer held).
  */
-interface AccountKeys<I> {
-  readonly byExternalId: Map<string, I>;
-  readonly byEmail: Map<string, I | I[]>;
-  readonly byPhone: Map<string, I | I[]>;
+class AccountKeys<I extends Identity> implements IdentityLookup<I> {
+  readonly externalIds = new Map<string, I>();
+  readonly emails = new Map<string, I | I[]>();
+  readonly phones = new Map<string, I | I[]>();
+
+  byExternalId(v: string): I | undefined {
+    return this.externalIds.get(v);
+  }
+  byEmail(v: string): I | I[] | undefined {
+    return this.emails.get(v);
+  }
+  byPhone(v: string): I | I[] | undefined {
+    return this.phones.get(v);
+  }
 }
+
+/** The lookup of an account the index holds no customer of. */
+const NOBODY: IdentityLookup<never> = Object.freeze({
+  byExternalId: () => undefined,
+  byEmail: () => undefined,
+  byPhone: () => undefined,
+});
 
 /**
  * The customers a chunk can touch, indexed by external id, email and phone: loaded once per chunk,
  * then kept current in memory as the chunk's records create and change customers, so resolution costs
  * no round trip per record and sees exactly what one-by-one application would have seen.
  *
- * The indexed form of the domain's decideIdentity (external_id, then email, then phone, then none;
- * a contradicting external id is not a match; the earliest created, then the smaller id, wins), which
- * identity-rules.test.ts holds it to on random customers.
+ * A cache in front of the domain's decideIdentity, which decides (external_id, then email, then phone,
+ * then create; a contradicting external id is not a match; the earliest created, then the smaller id,
+ * wins): this only finds the candidates. identity-rules.test.ts holds its lookups, through adds and
+ * re-indexes, to the rule over the plain list of customers.
  */
 export class IdentityIndex<I extends Identity = Identity> implements IdentityResolver<I> {
   // Per account, then per value: no `account + value` key string is built per lookup (a backfill
@@ -54,37 +71,19 @@ export class IdentityIndex<I extends Identity = Identity> implements IdentityRes
 
   private keysOf(accountId: string): AccountKeys<I> {
     let a = this.accounts.get(accountId);
-    if (!a)
-      this.accounts.set(accountId, (a = { byExternalId: new Map(), byEmail: new Map(), byPhone: new Map() }));
+    if (!a) this.accounts.set(accountId, (a = new AccountKeys<I>()));
     return a;
   }
 
   add(identity: I): void {
     const a = this.keysOf(identity.accountId);
-    if (identity.externalId !== null) a.byExternalId.set(identity.externalId, identity);
-    if (identity.email !== null) include(a.byEmail, identity.email, identity);
-    if (identity.phone !== null) include(a.byPhone, identity.phone, identity);
+    if (identity.externalId !== null) a.externalIds.set(identity.externalId, identity);
+    if (identity.email !== null) include(a.emails, identity.email, identity);
+    if (identity.phone !== null) include(a.phones, identity.phone, identity);
   }
 
-  resolve(
-    accountId: string,
-    keys: IdentityKeys,
-  ): { readonly identity: I; readonly method: LinkMethod } | undefined {
-    const a = this.accounts.get(accountId);
-    if (!a) return undefined;
-    if (keys.externalId !== null) {
-      const found = a.byExternalId.get(keys.externalId);
-      if (found) return { identity: found, method: 'provider_id' };
-    }
-    if (keys.email !== null) {
-      const found = pick(a.byEmail.get(keys.email), keys.externalId);
-      if (found) return { identity: found, method: 'email' };
-    }
-    if (keys.phone !== null) {
-      const found = pick(a.byPhone.get(keys.phone), keys.externalId);
-      if (found) return { identity: found, method: 'phone' };
-    }
-    return undefined;
+  lookup(accountId: string): IdentityLookup<I> {
+    return this.accounts.get(accountId) ?? NOBODY;
   }
 
   /** Drops every customer of `accountId` from the index. */
@@ -99,16 +98,16 @@ export class IdentityIndex<I extends Identity = Identity> implements IdentityRes
   reindex(identity: I, before: IdentityKeys): void {
     const a = this.keysOf(identity.accountId);
     if (identity.externalId !== before.externalId) {
-      if (before.externalId !== null) a.byExternalId.delete(before.externalId);
-      if (identity.externalId !== null) a.byExternalId.set(identity.externalId, identity);
+      if (before.externalId !== null) a.externalIds.delete(before.externalId);
+      if (identity.externalId !== null) a.externalIds.set(identity.externalId, identity);
     }
     if (identity.email !== before.email) {
-      if (before.email !== null) exclude(a.byEmail, before.email, identity);
-      if (identity.email !== null) include(a.byEmail, identity.email, identity);
+      if (before.email !== null) exclude(a.emails, before.email, identity);
+      if (identity.email !== null) include(a.emails, identity.email, identity);
     }
     if (identity.phone !== before.phone) {
-      if (before.phone !== null) exclude(a.byPhone, before.phone, identity);
-      if (identity.phone !== null) include(a.byPhone, identity.phone, identity);
+      if (before.phone !== null) exclude(a.phones, before.phone, identity);
+      if (identity.phone !== null) include(a.phones, identity.phone, identity);
     }
   }
 }
@@ -133,18 +132,6 @@ function exclude<T>(map: Map<string, T | T[]>, key: string, item: T): void {
 }
 
 /**
- * The earliest created candidate whose external id does not contradict the record's (null on
- * either side is compatible).
- */
-function pick<I extends Identity>(held: I | I[] | undefined, externalId: string | null): I | undefined {
-  if (held === undefined) return undefined;
-  if (!Array.isArray(held)) return compatible(held, externalId) ? held : undefined;
-  let best: I | undefined;
-  for (const c of held) if (compatible(c, externalId)) best = preferred(best, c);
-  return best;
-}
-
-/**
  * Two indexes behind one: accounts in `routed` resolve in `resident` (kept in memory across chunks),
  * every other account in `local` (loaded for this chunk). Accounts never share customers, so each
  * account's resolution sees exactly one complete index.
@@ -164,8 +151,8 @@ export class RoutedIdentities<I extends Identity> implements IdentityResolver<I>
     this.of(identity.accountId).add(identity);
   }
 
-  resolve(accountId: string, keys: IdentityKeys) {
-    return this.of(accountId).resolve(accountId, keys);
+  lookup(accountId: string): IdentityLookup<I> {
+    return this.of(accountId).lookup(accountId);
   }
 
   reindex(identity: I, before: IdentityKeys): void {
