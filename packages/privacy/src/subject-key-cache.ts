@@ -50,8 +50,14 @@ export interface SubjectKeyCacheOptions {
 export class SubjectKeyCache {
   private readonly data: Lru<Buffer>;
   private readonly index: Lru<Buffer>;
-  /** `<account> NUL <kind> NUL <value>` → its blind index; emptied when full or a key is destroyed. */
-  private readonly indexes = new Map<string, string>();
+  /**
+   * account → kind → value → its blind index; emptied when full or a key is destroyed. Nested rather
+   * than one map on `<account> NUL <kind> NUL <value>`: building and hashing that string on every
+   * lookup was most of the memory's cost (profiled in the gateway); the value strings are the
+   * request's own, hashed once.
+   */
+  private readonly indexes = new Map<string, Map<IndexKind, Map<string, string>>>();
+  private indexCount = 0;
   private readonly maxIndexes: number;
   private generation: bigint | undefined;
   private refreshedAt = -Infinity;
@@ -77,13 +83,25 @@ export class SubjectKeyCache {
    * destruction (`refresh`), so no erased person's identifier stays in memory past the next batch.
    */
   blindIndex(accountId: string, indexKey: Buffer, kind: IndexKind, value: string): string {
-    const k = `${accountId}\u0000${kind}\u0000${value}`;
-    let index = this.indexes.get(k);
+    let byKind = this.indexes.get(accountId);
+    if (!byKind) this.indexes.set(accountId, (byKind = new Map<IndexKind, Map<string, string>>()));
+    let byValue = byKind.get(kind);
+    if (!byValue) byKind.set(kind, (byValue = new Map<string, string>()));
+    let index = byValue.get(value);
     if (index === undefined) {
-      if (this.indexes.size >= this.maxIndexes) this.indexes.clear();
-      this.indexes.set(k, (index = blindIndex(indexKey, kind, value)));
+      if (this.indexCount >= this.maxIndexes) {
+        this.forgetIndexes();
+        return this.blindIndex(accountId, indexKey, kind, value);
+      }
+      byValue.set(value, (index = blindIndex(indexKey, kind, value)));
+      this.indexCount++;
     }
     return index;
+  }
+
+  private forgetIndexes(): void {
+    this.indexes.clear();
+    this.indexCount = 0;
   }
 
   /** Reads the key generation; drops the cached data keys when it changed since the last refresh. */
@@ -92,7 +110,7 @@ export class SubjectKeyCache {
     // Keys cached before the first refresh are of an unknown generation: dropped too.
     if (g !== this.generation) {
       this.data.clear();
-      this.indexes.clear();
+      this.forgetIndexes();
     }
     this.generation = g;
   }
@@ -151,7 +169,7 @@ export class SubjectKeyCache {
 
   /** How many blind indexes are remembered. */
   get indexesRemembered(): number {
-    return this.indexes.size;
+    return this.indexCount;
   }
 
   /** How many data keys are cached. */
