@@ -1,4 +1,7 @@
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { connectTile, createPixelKey } from '@holdfast/db';
 import { topicName } from '@holdfast/kafka';
@@ -66,6 +69,32 @@ async function pixelRowsOf(accountId: string): Promise<PixelRowValues[]> {
     [accountId],
   );
   return rows;
+}
+
+/** Debian's kcat (scripts/ensure-system-tools.mjs installs it): an independent client, no codec, no keys. */
+const KCAT = process.env.KCAT_PATH ?? '/usr/bin/kcat';
+
+/**
+ * The raw bytes (keys, values, headers) of every record of every topic of this test's prefix, read by
+ * kcat from the beginning, aborted transactions included (read_uncommitted): what anyone with read
+ * access to the log gets. Returns topic → bytes.
+ */
+async function rawTopicsByKcat(brokers: string, prefix: string): Promise<Map<string, Buffer>> {
+  if (!existsSync(KCAT))
+    throw new Error(`${KCAT} is missing: apt-get install kcat (scripts/ensure-system-tools.mjs)`);
+  // Asynchronously: the gateway and the projector run in this process and must keep answering.
+  const run = promisify(execFile);
+  const { stdout } = await run(KCAT, ['-b', brokers, '-L', '-J'], { encoding: 'utf8' });
+  const topics = (JSON.parse(stdout) as { topics: { topic: string }[] }).topics
+    .map((x) => x.topic)
+    .filter((topic) => topic.startsWith(prefix));
+  const read = async (topic: string): Promise<[string, Buffer]> => {
+    const args = ['-b', brokers, '-C', '-t', topic, '-o', 'beginning', '-e', '-q'];
+    args.push('-X', 'isolation.level=read_uncommitted', '-f', '%k\\n%s\\n%h\\n');
+    const r = await run(KCAT, args, { encoding: 'buffer', maxBuffer: 256 * 1024 * 1024 });
+    return [topic, r.stdout];
+  };
+  return new Map(await Promise.all(topics.map(read)));
 }
 
 const post = (acc: AccountFixture, path: string, body: unknown) =>
@@ -319,6 +348,23 @@ describe('an erasure, end to end', () => {
     );
     expect(erased.length).toBe(done.json.counters.subjects);
     expect(erased.every((r) => r.still_there === null)).toBe(true);
+  });
+
+  it('leaves no email, phone or name of the person in the raw bytes of any topic, read by kcat', async () => {
+    const topics = await rawTopicsByKcat(t.env.KAFKA_BROKERS, t.topicPrefix);
+    // The search sees the log: the commerce and pixel topics hold records, and what is not personal
+    // (an order id, the erased person's external id, a browser's anonymous id) is found in clear.
+    const commerce = topics.get(topicName(t.topicPrefix, 'holdfast.commerce'))!;
+    expect(commerce.includes('A2')).toBe(true);
+    expect(commerce.includes(ANN.external)).toBe(true);
+    expect(topics.get(topicName(t.topicPrefix, 'holdfast.pixel-events'))!.includes('anon-ann')).toBe(true);
+    const found = [...topics].flatMap(([topic, bytes]) =>
+      [ANN.email, ANN.phone, ANN.name, ANN.city, ANN_PIXEL.note, ANN_PIXEL.search]
+        .filter((v) => bytes.includes(v))
+        .map((v) => `${topic}: ${v}`),
+    );
+    expect(found).toEqual([]);
+    expect(topics.size).toBeGreaterThanOrEqual(5);
   });
 
   it('is idempotent: asking again answers the same erasure', async () => {
