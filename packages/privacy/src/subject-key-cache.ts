@@ -37,6 +37,24 @@ export interface SubjectKeyCacheOptions {
   readonly maxIndexes?: number;
 }
 
+/** The subjects of sealed records, per account (lower-cased): what `refreshFor` reads with the generation. */
+export function subjectsByAccount(
+  records: Iterable<{
+    readonly metadata: { readonly account_id: string };
+    readonly personal?: { readonly subject_id: string } | null;
+  }>,
+): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const r of records) {
+    if (!r.personal) continue;
+    const account = r.metadata.account_id.toLowerCase();
+    let ids = out.get(account);
+    if (!ids) out.set(account, (ids = []));
+    ids.push(r.personal.subject_id);
+  }
+  return out;
+}
+
 /**
  * An in-process cache in front of a SubjectKeyStore (gateway, projector): index keys and data keys,
  * bounded (LRU). `refresh()` once per batch (gateway request, projector chunk) reads the key
@@ -113,6 +131,29 @@ export class SubjectKeyCache {
       this.forgetIndexes();
     }
     this.generation = g;
+  }
+
+  /**
+   * `refresh()` and the cache misses among `subjects` (per account) in one round trip per account when
+   * the store can (`dataKeysAndGeneration`; else `refresh()` alone): the projector's check before a
+   * chunk. Keys read with the generation are cached after it is applied, so a destroyed key is never
+   * served; subjects whose cached key was dropped by a moved generation (after an erasure) are read
+   * again by the `dataKeys` call that follows.
+   */
+  async refreshFor(subjects: ReadonlyMap<string, readonly string[]>): Promise<void> {
+    const read = this.store.dataKeysAndGeneration?.bind(this.store);
+    const accounts = [...subjects].filter(([, ids]) => ids.length);
+    if (!read || !accounts.length) return this.refresh();
+    for (const [account, ids] of accounts) {
+      const missing = [...new Set(ids)].filter((id) => !this.data.get(`${account}/${id}`));
+      const { generation, keys } = await read(account, missing);
+      if (generation !== this.generation) {
+        this.data.clear();
+        this.forgetIndexes();
+        this.generation = generation;
+      }
+      for (const [id, key] of keys) this.data.set(`${account}/${id}`, key);
+    }
   }
 
   /**
