@@ -1,6 +1,7 @@
 // Tools some tests drive, from Debian's packages (never a test tool's own download): Chromium for the
 // browser test, docker-compose to validate the compose file with a real implementation, openssl for
-// the certificates of the SASL_SSL broker test, promtool (Debian's prometheus) for the alerting rules.
+// the certificates of the SASL_SSL broker test, promtool (Debian's prometheus) for the alerting rules,
+// kcat for the erasure test's raw read of every topic.
 // On a fresh machine the missing ones are installed here, once, when we may (root with apt-get);
 // otherwise the reason is printed and those tests say so.
 import { execSync } from 'node:child_process';
@@ -15,6 +16,11 @@ const TOOLS = [
   { bin: '/usr/bin/docker-compose', pkg: 'docker-compose', why: 'the compose validation' },
   { bin: '/usr/bin/openssl', pkg: 'openssl', why: 'the SASL_SSL broker test' },
   { bin: '/usr/bin/promtool', pkg: 'prometheus', why: 'the alerting-rule tests' },
+  {
+    bin: '/usr/bin/kcat',
+    pkg: 'kcat',
+    why: 'the erasure test (raw topic bytes read by an independent client)',
+  },
 ];
 
 export function ensureSystemTools() {

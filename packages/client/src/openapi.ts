@@ -297,7 +297,7 @@ export interface paths {
     put?: never;
     /**
      * Erase a person
-     * @description Names a person by one or more of external_id, email, phone (normalised like ingest: email lower-cased, phone E.164). Only the identifiers' blind indexes are stored. The projector process destroys the keys of every record of the person and blanks the read models; with suppress=true later ingest naming one of the identifiers is dropped (code suppressed_identity). Idempotent: the same identifiers (and suppress) while queued, running or done less than a day ago, or the same Idempotency-Key, answer the same erasure.
+     * @description Names a person by one or more of external_id, email, phone (normalised like ingest: email lower-cased, phone E.164); beside them, not a spec field, anonymous_id names a browser (its pixel events lose raw_props, search and page_title, also when it was never tied to a person). Only the identifiers' blind indexes are stored. The projector process destroys the keys of every record of the person and blanks the read models; with suppress=true later ingest naming one of the identifiers is dropped (code suppressed_identity). Idempotent: the same identifiers (and suppress) while queued, running or done less than a day ago, or the same Idempotency-Key, answer the same erasure.
      */
     post: operations['postErasure'];
     delete?: never;
@@ -1271,8 +1271,10 @@ export interface components {
       /** @description /v1/erasures/<erasure_id> */
       status_url: string;
     };
-    /** @description Erase a person: at least one of external_id, email, phone. Unknown fields are rejected (422). */
+    /** @description Erase a person: at least one of external_id, email, phone (or, for a browser never tied to a person, anonymous_id). Unknown fields are rejected (422). */
     ErasureRequest: {
+      /** @description Not a spec field. A browser (the pixel's anonymous_id, compared verbatim): its pixel events lose raw_props, search and page_title, also when no session of it was ever tied to a person. */
+      anonymous_id?: string | null;
       /** @description Email; compared lower-cased and trimmed, like ingest stores it. */
       email?: string | null;
       /** @description The customer id in the client system (orders.customer_id, customers.external_id). */

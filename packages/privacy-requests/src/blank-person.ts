@@ -38,6 +38,8 @@ export async function blankPerson(
   accountId: string,
   customerIds: readonly string[],
   subjects: readonly string[],
+  /** Browsers the request named (`anonymous_id`), blanked like the stitched ones. */
+  browsers: readonly string[] = [],
 ): Promise<BlankedRows> {
   const s = q(schema);
   const run = async (name: string, text: string, params: unknown[]) =>
@@ -86,9 +88,10 @@ export async function blankPerson(
   const pixelEvents = await run(
     'erasure.blank-pixel-events',
     `update ${s}.pixel_events p set raw_props = null, search = null, page_title = null
-      where p.account_id = $1 and p.anonymous_id in (${stitchedAnonymousIdsSql(s)})
+      where p.account_id = $1
+        and (p.anonymous_id in (${stitchedAnonymousIdsSql(s)}) or p.anonymous_id = any($3::text[]))
         and (p.raw_props is not null or p.search is not null or p.page_title is not null)`,
-    [accountId, customerIds],
+    [accountId, customerIds, browsers],
   );
   const deadLetters = subjects.length
     ? await run(

@@ -110,6 +110,7 @@ export async function queueErasure(
             or ($2::text is null
                 and external_id_index is not distinct from $3 and email_index is not distinct from $4
                 and phone_index is not distinct from $5 and suppress = $6
+                and anonymous_id_index is not distinct from $8
                 and (status in ('queued', 'running') or (status = 'done' and finished_at > $7))))
         order by requested_at desc limit 1`,
       [
@@ -120,6 +121,7 @@ export async function queueErasure(
         idx.phone,
         e.request.suppress,
         new Date(e.now.getTime() - ERASURE_REUSE_MS),
+        idx.anonymousId ?? null,
       ],
     );
     if (same[0]) return { erasure: record(same[0]), created: false };
@@ -128,8 +130,8 @@ export async function queueErasure(
       'erasure-requests.insert',
       `insert into privacy.erasure_requests
          (id, account_id, external_id_index, email_index, phone_index, suppress, idempotency_key,
-          requested_by, key_id, status, requested_at)
-       values ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'queued', $10)
+          requested_by, key_id, status, requested_at, anonymous_id_index)
+       values ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'queued', $10, $11)
        returning ${COLUMNS}`,
       [
         randomUUID(),
@@ -142,6 +144,7 @@ export async function queueErasure(
         e.requestedBy,
         e.keyId ?? null,
         e.now,
+        idx.anonymousId ?? null,
       ],
     );
     return { erasure: record(rows[0]!), created: true };

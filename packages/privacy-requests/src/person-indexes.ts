@@ -1,11 +1,13 @@
 import type { PersonIdentifiers } from '@holdfast/domain';
-import { blindIndex } from '@holdfast/privacy';
+import { anonymousSubject, blindIndex } from '@holdfast/privacy';
 
 /** A person as a stored request names them: the blind indexes of their identifiers (null: not named). */
 export interface PersonIndexes {
   readonly externalId: string | null;
   readonly email: string | null;
   readonly phone: string | null;
+  /** Erasures only: a browser's anonymous id, blind-indexed (absent or null: not named). */
+  readonly anonymousId?: string | null;
 }
 
 /**
@@ -20,6 +22,9 @@ export function indexPerson(indexKey: Buffer, ids: PersonIdentifiers): PersonInd
     externalId: ids.externalId === null ? null : blindIndex(indexKey, 'external_id', ids.externalId),
     email: ids.email === null ? null : blindIndex(indexKey, 'email', ids.email),
     phone: ids.phone === null ? null : blindIndex(indexKey, 'phone', ids.phone),
+    ...(ids.anonymousId !== undefined
+      ? { anonymousId: blindIndex(indexKey, 'anonymous_id', ids.anonymousId) }
+      : {}),
   };
 }
 
@@ -33,5 +38,7 @@ export function identifierSubjects(idx: PersonIndexes): string[] {
   if (idx.externalId !== null) out.push(`x:${idx.externalId}`);
   if (idx.email !== null) out.push(`e:${idx.email}`);
   if (idx.phone !== null) out.push(`p:${idx.phone}`);
+  // A named browser: the subject its pixel events were sealed under (`sealPixelPersonal`).
+  if (idx.anonymousId) out.push(anonymousSubject(idx.anonymousId));
   return out;
 }

@@ -16,6 +16,30 @@ export const stitchedAnonymousIdsSql = (s: string): string =>
     where p.account_id = $1 and sc.customer_id = any($2::uuid[])`;
 
 /**
+ * The anonymous ids in the account's pixel events whose blind index is `anonymousIdIndex` (what an
+ * erasure naming a browser stores): the request holds the index only, so every distinct anonymous id
+ * of the account is indexed and compared, a cost that grows with the account's browsers (one HMAC
+ * each). Normally one id, or none when the browser sent nothing that was kept.
+ */
+export async function namedBrowsers(
+  db: Pool | PoolClient,
+  schema: string,
+  accountId: string,
+  anonymousIdIndex: string,
+  indexKey: Buffer,
+): Promise<string[]> {
+  const { rows } = await rawQuery<{ anonymous_id: string }>(
+    db,
+    'erasure.named-browsers',
+    `select distinct anonymous_id from ${q(schema)}.pixel_events where account_id = $1`,
+    [accountId],
+  );
+  return rows
+    .map((r) => r.anonymous_id)
+    .filter((id) => blindIndex(indexKey, 'anonymous_id', id) === anonymousIdIndex);
+}
+
+/**
  * The data subjects of the browsers stitched to `customerIds`: `a:<blind index of the anonymous id>`,
  * the subjects the gateway sealed their pixel events under (`sealPixelPersonal`). Read before the
  * keys are destroyed and the read models blanked (stitching reads `raw_props.utm_content`, which the

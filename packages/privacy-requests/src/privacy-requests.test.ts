@@ -45,6 +45,14 @@ describe('indexPerson and identifierSubjects', () => {
     });
     expect(identifierSubjects(idx)).toEqual([`x:${idx.externalId}`, `e:${idx.email}`]);
   });
+
+  it('given a browser, then its anonymous id is indexed under its own kind and its subject is a:', () => {
+    const key = Buffer.alloc(32, 7);
+    const idx = indexPerson(key, { externalId: null, email: null, phone: null, anonymousId: 'anon-1' });
+    expect(idx.anonymousId).toBe(blindIndex(key, 'anonymous_id', 'anon-1'));
+    expect(idx.anonymousId).not.toBe(blindIndex(key, 'external_id', 'anon-1'));
+    expect(identifierSubjects(idx)).toEqual([`a:${idx.anonymousId}`]);
+  });
 });
 
 describe('decideAttempt (the retry bound)', () => {

@@ -38,6 +38,7 @@ interface ClaimedRow {
   email_index: string | null;
   phone_index: string | null;
   suppress?: boolean;
+  anonymous_id_index?: string | null;
   attempts: number;
   reason: string | null;
 }
@@ -55,7 +56,7 @@ async function claim(
   leaseMs: number,
   skip: readonly string[],
 ): Promise<ClaimedRow | null> {
-  const extra = table === 'erasure_requests' ? ', r.suppress' : '';
+  const extra = table === 'erasure_requests' ? ', r.suppress, r.anonymous_id_index' : '';
   const { rows } = await rawQuery<ClaimedRow>(
     pool,
     `privacy-worker.claim-${table === 'erasure_requests' ? 'erasure' : 'export'}`,
@@ -135,7 +136,11 @@ export function startPrivacyWorker(o: PrivacyWorkerOptions): PrivacyWorker {
     };
     try {
       if (table === 'erasure_requests') {
-        const counters = await runErasure(o, { ...target, suppress: row.suppress === true }, now);
+        const counters = await runErasure(
+          o,
+          { ...target, anonymousId: row.anonymous_id_index ?? null, suppress: row.suppress === true },
+          now,
+        );
         o.logger.info('erasure_done', {
           id: row.id,
           account_id: row.account_id,

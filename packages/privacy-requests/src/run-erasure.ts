@@ -4,7 +4,7 @@ import { blankPerson } from './blank-person.js';
 import type { ErasureCounters } from './erasure-requests.js';
 import { erasureTargets, type CandidateCustomer } from './erasure-targets.js';
 import { identifierSubjects, type PersonIndexes } from './person-indexes.js';
-import { stitchedBrowserSubjects } from './pixel-subjects.js';
+import { namedBrowsers, stitchedBrowserSubjects } from './pixel-subjects.js';
 
 /** A claimed erasure, as the worker runs it. */
 export interface ClaimedErasure extends PersonIndexes {
@@ -110,6 +110,17 @@ export async function runErasure(
     customerIds,
     await deps.keys.indexKey(e.accountId),
   );
+  // A browser named by the request (`anonymous_id`), stitched to anyone or not: its `a:` subject is
+  // among identifierSubjects; its events are found by their anonymous ids.
+  const named = e.anonymousId
+    ? await namedBrowsers(
+        deps.pool,
+        deps.schema,
+        e.accountId,
+        e.anonymousId,
+        await deps.keys.indexKey(e.accountId),
+      )
+    : [];
   const subjects = [
     ...new Set([...subjectRows.map((r) => r.subject_id), ...identifierSubjects(e), ...browsers]),
   ].sort();
@@ -133,7 +144,7 @@ export async function runErasure(
   }
   const keysDestroyed = await deps.keys.destroy(e.accountId, subjects, e.id);
   return withTransaction(deps.pool, async (c) => {
-    const blanked = await blankPerson(c, deps.schema, e.accountId, customerIds, subjects);
+    const blanked = await blankPerson(c, deps.schema, e.accountId, customerIds, subjects, named);
     // The person's exports must not outlive their erasure.
     await rawQuery(
       c,

@@ -58,7 +58,8 @@ export function openFields(dataKey: Buffer, aad: string, sealed: Buffer): Record
     const d = createDecipheriv('aes-256-gcm', keyObjectOf(dataKey), sealed.subarray(1, 13));
     d.setAAD(Buffer.from(aad, 'utf8'));
     d.setAuthTag(sealed.subarray(13, HEADER));
-    plain = Buffer.concat([d.update(sealed.subarray(HEADER)), d.final()]);
+    plain = d.update(sealed.subarray(HEADER));
+    d.final(); // GCM: checks the tag, yields nothing (no concatenation: one copy less per record)
   } catch {
     throw new PersonalDataUnreadableError('the personal data does not open with this key and record');
   }

@@ -90,21 +90,21 @@ export async function sealPersonal<E extends PersonalEvent>(
       };
     const key = dataKeys.get(subject);
     if (!key) throw new Error(`no data key for a subject of account ${account} after creating it`);
-    return {
-      ...split.value,
-      personal: {
-        subject_id: subject,
-        ciphertext: sealFields(
-          key,
-          personalAad(account, subject, e.value.metadata.event_id),
-          split.fields ?? {},
-          ivs.subarray(12 * i, 12 * i + 12),
-        ),
-        external_id_index: indexes.externalId,
-        email_index: indexes.email,
-        phone_index: indexes.phone,
-      },
+    // `split.value` is withoutPersonal's own copy: set `personal` on it rather than copy it again.
+    const value = split.value as { personal: unknown };
+    value.personal = {
+      subject_id: subject,
+      ciphertext: sealFields(
+        key,
+        personalAad(account, subject, e.value.metadata.event_id),
+        split.fields ?? {},
+        ivs.subarray(12 * i, 12 * i + 12),
+      ),
+      external_id_index: indexes.externalId,
+      email_index: indexes.email,
+      phone_index: indexes.phone,
     };
+    return split.value;
   });
 }
 

@@ -72,8 +72,12 @@ describe('PgSubjectKeyStore', () => {
       { subject_id: 'x:gone', erasure_id: erasure },
       { subject_id: 'x:never', erasure_id: erasure },
     ]);
-    // Still absent on every later read without create.
+    // Still absent on every later read without create; read with the generation, in one snapshot.
     expect((await store.dataKeys(account, ['x:gone'], { create: false })).size).toBe(0);
+    const both = await store.dataKeysAndGeneration(account, ['x:gone', 'x:kept']);
+    expect(both.generation).toBe(generation + 1n);
+    expect([...both.keys.keys()]).toEqual(['x:kept']);
+    expect(both.keys.get('x:kept')!.equals(before.get('x:kept')!)).toBe(true);
     // A returning person (ingest creates): a NEW key, never the destroyed one.
     const back = await store.dataKeys(account, ['x:gone'], { create: true });
     expect(back.get('x:gone')!.equals(before.get('x:gone')!)).toBe(false);

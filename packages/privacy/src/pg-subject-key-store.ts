@@ -229,6 +229,31 @@ export class PgSubjectKeyStore implements SubjectKeyStore {
     });
   }
 
+  async dataKeysAndGeneration(
+    accountId: string,
+    subjectIds: readonly string[],
+  ): Promise<{ generation: bigint; keys: Map<string, Buffer> }> {
+    const ids = [...new Set(subjectIds)];
+    // One statement, one snapshot: `destroy` deletes keys and bumps the generation in one transaction.
+    const { rows } = await rawQuery<SealedRow & { generation: string | null }>(
+      this.q,
+      'privacy.data-keys-generation',
+      `select null::text as subject_id, null::text as key_id, null::bytea as wrapped_key,
+              null::bytea as ciphertext, generation::text as generation from privacy.key_generation
+       union all
+       select subject_id, key_id, wrapped_key, ciphertext, null from privacy.subject_keys
+        where account_id = $1 and subject_id = any($2::text[])`,
+      [accountId, ids],
+    );
+    const keys = new Map<string, Buffer>();
+    let generation = 0n;
+    for (const r of rows) {
+      if (r.generation !== null) generation = BigInt(r.generation);
+      else keys.set(r.subject_id, this.open(r, subjectContext(accountId, r.subject_id)));
+    }
+    return { generation, keys };
+  }
+
   async keyGeneration(): Promise<bigint> {
     const { rows } = await rawQuery<{ generation: string }>(
       this.q,

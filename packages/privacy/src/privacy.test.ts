@@ -133,6 +133,30 @@ describe('SubjectKeyCache', () => {
     expect([...keys.keys()]).toEqual(['s2']);
   });
 
+  it('given a store reading keys with the generation, then refreshFor takes one call per account and never serves a destroyed key', async () => {
+    const store = fakeStore();
+    const reads: string[][] = [];
+    const withGeneration = Object.assign(store, {
+      dataKeysAndGeneration(_a: string, ids: readonly string[]) {
+        reads.push([...ids]);
+        const keys = new Map([...store.keys].filter(([id]) => ids.includes(id)));
+        return Promise.resolve({ generation: store.generation, keys });
+      },
+    });
+    await store.dataKeys('a', ['s1', 's2'], { create: true });
+    store.calls.length = 0;
+    const cache = new SubjectKeyCache(withGeneration);
+    await cache.refreshFor(new Map([['a', ['s1', 's2']]]));
+    expect(reads).toEqual([['s1', 's2']]);
+    expect([...(await cache.dataKeys('a', ['s1', 's2'], { create: false })).keys()]).toEqual(['s1', 's2']);
+    expect(store.calls).toEqual([]); // served from what refreshFor read
+    await cache.refreshFor(new Map([['a', ['s1', 's2']]]));
+    expect(reads[1]).toEqual([]); // cached: the generation alone
+    await store.destroy('a', ['s1'], 'e');
+    await cache.refreshFor(new Map([['a', ['s2']]]));
+    expect([...(await cache.dataKeys('a', ['s1', 's2'], { create: false })).keys()]).toEqual(['s2']);
+  });
+
   it('given more keys than its bound, then it evicts the least recently used', async () => {
     const store = fakeStore();
     const cache = new SubjectKeyCache(store, { maxDataKeys: 2 });

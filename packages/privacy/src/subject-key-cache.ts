@@ -37,6 +37,24 @@ export interface SubjectKeyCacheOptions {
   readonly maxIndexes?: number;
 }
 
+/** The subjects of sealed records, per account (lower-cased): what `refreshFor` reads with the generation. */
+export function subjectsByAccount(
+  records: Iterable<{
+    readonly metadata: { readonly account_id: string };
+    readonly personal?: { readonly subject_id: string } | null;
+  }>,
+): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const r of records) {
+    if (!r.personal) continue;
+    const account = r.metadata.account_id.toLowerCase();
+    let ids = out.get(account);
+    if (!ids) out.set(account, (ids = []));
+    ids.push(r.personal.subject_id);
+  }
+  return out;
+}
+
 /**
  * An in-process cache in front of a SubjectKeyStore (gateway, projector): index keys and data keys,
  * bounded (LRU). `refresh()` once per batch (gateway request, projector chunk) reads the key
@@ -50,8 +68,14 @@ export interface SubjectKeyCacheOptions {
 export class SubjectKeyCache {
   private readonly data: Lru<Buffer>;
   private readonly index: Lru<Buffer>;
-  /** `<account> NUL <kind> NUL <value>` → its blind index; emptied when full or a key is destroyed. */
-  private readonly indexes = new Map<string, string>();
+  /**
+   * account → kind → value → its blind index; emptied when full or a key is destroyed. Nested rather
+   * than one map on `<account> NUL <kind> NUL <value>`: building and hashing that string on every
+   * lookup was most of the memory's cost (profiled in the gateway); the value strings are the
+   * request's own, hashed once.
+   */
+  private readonly indexes = new Map<string, Map<IndexKind, Map<string, string>>>();
+  private indexCount = 0;
   private readonly maxIndexes: number;
   private generation: bigint | undefined;
   private refreshedAt = -Infinity;
@@ -77,13 +101,25 @@ export class SubjectKeyCache {
    * destruction (`refresh`), so no erased person's identifier stays in memory past the next batch.
    */
   blindIndex(accountId: string, indexKey: Buffer, kind: IndexKind, value: string): string {
-    const k = `${accountId}\u0000${kind}\u0000${value}`;
-    let index = this.indexes.get(k);
+    let byKind = this.indexes.get(accountId);
+    if (!byKind) this.indexes.set(accountId, (byKind = new Map<IndexKind, Map<string, string>>()));
+    let byValue = byKind.get(kind);
+    if (!byValue) byKind.set(kind, (byValue = new Map<string, string>()));
+    let index = byValue.get(value);
     if (index === undefined) {
-      if (this.indexes.size >= this.maxIndexes) this.indexes.clear();
-      this.indexes.set(k, (index = blindIndex(indexKey, kind, value)));
+      if (this.indexCount >= this.maxIndexes) {
+        this.forgetIndexes();
+        return this.blindIndex(accountId, indexKey, kind, value);
+      }
+      byValue.set(value, (index = blindIndex(indexKey, kind, value)));
+      this.indexCount++;
     }
     return index;
+  }
+
+  private forgetIndexes(): void {
+    this.indexes.clear();
+    this.indexCount = 0;
   }
 
   /** Reads the key generation; drops the cached data keys when it changed since the last refresh. */
@@ -92,9 +128,32 @@ export class SubjectKeyCache {
     // Keys cached before the first refresh are of an unknown generation: dropped too.
     if (g !== this.generation) {
       this.data.clear();
-      this.indexes.clear();
+      this.forgetIndexes();
     }
     this.generation = g;
+  }
+
+  /**
+   * `refresh()` and the cache misses among `subjects` (per account) in one round trip per account when
+   * the store can (`dataKeysAndGeneration`; else `refresh()` alone): the projector's check before a
+   * chunk. Keys read with the generation are cached after it is applied, so a destroyed key is never
+   * served; subjects whose cached key was dropped by a moved generation (after an erasure) are read
+   * again by the `dataKeys` call that follows.
+   */
+  async refreshFor(subjects: ReadonlyMap<string, readonly string[]>): Promise<void> {
+    const read = this.store.dataKeysAndGeneration?.bind(this.store);
+    const accounts = [...subjects].filter(([, ids]) => ids.length);
+    if (!read || !accounts.length) return this.refresh();
+    for (const [account, ids] of accounts) {
+      const missing = [...new Set(ids)].filter((id) => !this.data.get(`${account}/${id}`));
+      const { generation, keys } = await read(account, missing);
+      if (generation !== this.generation) {
+        this.data.clear();
+        this.forgetIndexes();
+        this.generation = generation;
+      }
+      for (const [id, key] of keys) this.data.set(`${account}/${id}`, key);
+    }
   }
 
   /**
@@ -151,7 +210,7 @@ export class SubjectKeyCache {
 
   /** How many blind indexes are remembered. */
   get indexesRemembered(): number {
-    return this.indexes.size;
+    return this.indexCount;
   }
 
   /** How many data keys are cached. */

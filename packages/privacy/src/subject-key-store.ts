@@ -28,6 +28,15 @@ export interface SubjectKeyStore {
   /** A counter that changes whenever a key is destroyed: a cache drops its data keys when it moves. */
   keyGeneration(): Promise<bigint>;
   /**
+   * Optional: `keyGeneration` and `dataKeys(…, {create: false})` read together, in ONE snapshot (one
+   * round trip instead of two per projector chunk): a key destroyed before it is absent and the
+   * generation already moved, never one without the other.
+   */
+  dataKeysAndGeneration?(
+    accountId: string,
+    subjectIds: readonly string[],
+  ): Promise<{ generation: bigint; keys: Map<string, Buffer> }>;
+  /**
    * Optional: whether the index key just returned for `accountId` was created in a transaction that
    * may still roll back (a cache must not keep it).
    */

@@ -24,10 +24,16 @@ const identifierProperties = {
 export const erasureRequestSchema = {
   type: 'object',
   description:
-    'Erase a person: at least one of external_id, email, phone. Unknown fields are rejected (422).',
+    'Erase a person: at least one of external_id, email, phone (or, for a browser never tied to a person, anonymous_id). Unknown fields are rejected (422).',
   additionalProperties: false,
   properties: {
     ...identifierProperties,
+    anonymous_id: {
+      type: ['string', 'null'],
+      maxLength: 128,
+      description:
+        "Not a spec field. A browser (the pixel's anonymous_id, compared verbatim): its pixel events lose raw_props, search and page_title, also when no session of it was ever tied to a person.",
+    },
     suppress: {
       type: ['boolean', 'null'],
       description:
@@ -49,5 +55,7 @@ export interface PersonRequestInput {
   readonly external_id?: string | null;
   readonly email?: string | null;
   readonly phone?: string | null;
+  /** Erasures only (not a spec field): a browser, by the pixel's anonymous id. */
+  readonly anonymous_id?: string | null;
   readonly suppress?: boolean | null;
 }

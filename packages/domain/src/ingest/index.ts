@@ -27,6 +27,7 @@ export { isIanaTimezone, validateAccountSettings } from './account/validate-acco
 
 export { validateCollectorRequest } from './pixel/validate-collector-request.js';
 export { GRANTED_CONSENT_STATES, filterPixelEvents, isConsentGranted } from './pixel/filter-pixel-events.js';
+export { pixelUrlPath } from './pixel/pixel-url-path.js';
 export type { NormalizedPixelEvent, PixelDropCounts } from './pixel/filter-pixel-events.js';
 
 export {

@@ -13,6 +13,11 @@ export interface PersonIdentifiers {
   readonly externalId: string | null;
   readonly email: string | null;
   readonly phone: string | null;
+  /**
+   * Erasures only (not a spec field): a browser by the pixel's anonymous id, verbatim; absent when
+   * not named. A browser never tied to a person can be erased only this way.
+   */
+  readonly anonymousId?: string;
 }
 
 /** A validated POST /v1/erasures or /v1/exports body. */
@@ -70,11 +75,16 @@ export function validatePersonRequest(
       msg: 'Value error, not a valid phone number',
     });
   const externalId = blankToNull(input.external_id);
+  // Verbatim, like the collector stores it (the schema admits it on erasures only).
+  const anonymousId = blankToNull(input.anonymous_id);
   if (detail.length) return { ok: false, detail };
-  if (externalId === null && email === null && phone === null)
+  if (externalId === null && email === null && phone === null && anonymousId === null)
     return { ok: false, detail: [NO_IDENTIFIER_ISSUE] };
   return {
     ok: true,
-    request: { identifiers: { externalId, email, phone }, suppress: input.suppress === true },
+    request: {
+      identifiers: { externalId, email, phone, ...(anonymousId !== null ? { anonymousId } : {}) },
+      suppress: input.suppress === true,
+    },
   };
 }

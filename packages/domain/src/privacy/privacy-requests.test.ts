@@ -28,6 +28,27 @@ describe('validatePersonRequest', () => {
     expect(validatePersonRequest(body, 'erasure')).toEqual({ ok: false, detail: [NO_IDENTIFIER_ISSUE] });
   });
 
+  it('given an erasure naming a browser only, when validated, then it is the anonymous id, verbatim', () => {
+    expect(validatePersonRequest({ anonymous_id: ' Anon-1 ' }, 'erasure')).toEqual({
+      ok: true,
+      request: {
+        identifiers: { externalId: null, email: null, phone: null, anonymousId: ' Anon-1 ' },
+        suppress: false,
+      },
+    });
+    expect(validatePersonRequest({ anonymous_id: '  ' }, 'erasure')).toEqual({
+      ok: false,
+      detail: [NO_IDENTIFIER_ISSUE],
+    });
+  });
+
+  it('given an anonymous id on an export, when validated, then extra_forbidden (erasures only)', () => {
+    expect(validatePersonRequest({ email: 'a@b.co', anonymous_id: 'x' }, 'export')).toMatchObject({
+      ok: false,
+      detail: [{ type: 'extra_forbidden', loc: ['body', 'anonymous_id'] }],
+    });
+  });
+
   it('given a bad email and a bad phone, when validated, then one entry each, without the values', () => {
     expect(validatePersonRequest({ email: 'ann.example.com', phone: '555-12' }, 'erasure')).toEqual({
       ok: false,

@@ -1,4 +1,7 @@
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { connectTile, createPixelKey } from '@holdfast/db';
 import { topicName } from '@holdfast/kafka';
@@ -66,6 +69,32 @@ async function pixelRowsOf(accountId: string): Promise<PixelRowValues[]> {
     [accountId],
   );
   return rows;
+}
+
+/** Debian's kcat (scripts/ensure-system-tools.mjs installs it): an independent client, no codec, no keys. */
+const KCAT = process.env.KCAT_PATH ?? '/usr/bin/kcat';
+
+/**
+ * The raw bytes (keys, values, headers) of every record of every topic of this test's prefix, read by
+ * kcat from the beginning, aborted transactions included (read_uncommitted): what anyone with read
+ * access to the log gets. Returns topic → bytes.
+ */
+async function rawTopicsByKcat(brokers: string, prefix: string): Promise<Map<string, Buffer>> {
+  if (!existsSync(KCAT))
+    throw new Error(`${KCAT} is missing: apt-get install kcat (scripts/ensure-system-tools.mjs)`);
+  // Asynchronously: the gateway and the projector run in this process and must keep answering.
+  const run = promisify(execFile);
+  const { stdout } = await run(KCAT, ['-b', brokers, '-L', '-J'], { encoding: 'utf8' });
+  const topics = (JSON.parse(stdout) as { topics: { topic: string }[] }).topics
+    .map((x) => x.topic)
+    .filter((topic) => topic.startsWith(prefix));
+  const read = async (topic: string): Promise<[string, Buffer]> => {
+    const args = ['-b', brokers, '-C', '-t', topic, '-o', 'beginning', '-e', '-q'];
+    args.push('-X', 'isolation.level=read_uncommitted', '-f', '%k\\n%s\\n%h\\n');
+    const r = await run(KCAT, args, { encoding: 'buffer', maxBuffer: 256 * 1024 * 1024 });
+    return [topic, r.stdout];
+  };
+  return new Map(await Promise.all(topics.map(read)));
 }
 
 const post = (acc: AccountFixture, path: string, body: unknown) =>
@@ -321,6 +350,23 @@ describe('an erasure, end to end', () => {
     expect(erased.every((r) => r.still_there === null)).toBe(true);
   });
 
+  it('leaves no email, phone or name of the person in the raw bytes of any topic, read by kcat', async () => {
+    const topics = await rawTopicsByKcat(t.env.KAFKA_BROKERS!, t.topicPrefix);
+    // The search sees the log: the commerce and pixel topics hold records, and what is not personal
+    // (an order id, the erased person's external id, a browser's anonymous id) is found in clear.
+    const commerce = topics.get(topicName(t.topicPrefix, 'holdfast.commerce'))!;
+    expect(commerce.includes('A2')).toBe(true);
+    expect(commerce.includes(ANN.external)).toBe(true);
+    expect(topics.get(topicName(t.topicPrefix, 'holdfast.pixel-events'))!.includes('anon-ann')).toBe(true);
+    const found = [...topics].flatMap(([topic, bytes]) =>
+      [ANN.email, ANN.phone, ANN.name, ANN.city, ANN_PIXEL.note, ANN_PIXEL.search]
+        .filter((v) => bytes.includes(v))
+        .map((v) => `${topic}: ${v}`),
+    );
+    expect(found).toEqual([]);
+    expect(topics.size).toBeGreaterThanOrEqual(5);
+  });
+
   it('is idempotent: asking again answers the same erasure', async () => {
     const again = await post(a, '/v1/erasures', {
       email: ANN.email.toUpperCase(),
@@ -410,6 +456,59 @@ describe('an erasure without suppression', () => {
     );
     expect(rows).toEqual([{ consent_marketing_email: true, email: null, name: null }]);
     for (const pii of [cleo.email, cleo.name]) expect(await readModelRowsContaining(pii), pii).toEqual([]);
+  });
+});
+
+describe('an erasure naming a browser (anonymous_id)', () => {
+  it('forgets what a browser never tied to anyone sent, and nothing else', async () => {
+    // anon-bob: no session of it was ever stitched to a customer, so no erasure of a person finds it.
+    const bobBefore = (await pixelRowsOf(a.accountId)).filter((r) => r.anonymous_id === 'anon-bob');
+    expect(bobBefore).toEqual([
+      { anonymous_id: 'anon-bob', raw_props: { note: 'bob-kept' }, search: null, page_title: null },
+    ]);
+    // Another account's browser of the same anonymous id keeps its props (indexes are per account).
+    const pk = await createPixelKey(t.db, other.accountId, [SHOP]);
+    const sent = await collect(gw.url, {
+      key: pk.key,
+      events: [pixelEvent({ anonymous_id: 'anon-bob', raw_props: { note: 'other-account-bob' } })],
+    });
+    expect(sent.status).toBe(204);
+    await until(
+      () => pixelRowsOf(other.accountId),
+      (rows) => rows.length === 1,
+    );
+
+    const r = await post(a, '/v1/erasures', { anonymous_id: 'anon-bob' });
+    expect(r.status).toBe(202);
+    const done = await until(
+      () => call(gw.url, 'GET', r.json.status_url, { key: a.key }),
+      (x) => x.json.status === 'done' || x.json.status === 'failed',
+    );
+    expect(schemaErrors('Erasure', done.json)).toEqual([]);
+    expect(done.json).toMatchObject({
+      status: 'done',
+      counters: { customers: 0, orders: 0, subjects: 1, keys_destroyed: 1, rows_blanked: 1 },
+    });
+    expect((await pixelRowsOf(a.accountId)).filter((x) => x.anonymous_id === 'anon-bob')).toEqual([
+      { anonymous_id: 'anon-bob', raw_props: null, search: null, page_title: null },
+    ]);
+    expect(await pixelRowsOf(other.accountId)).toEqual([
+      { anonymous_id: 'anon-bob', raw_props: { note: 'other-account-bob' }, search: null, page_title: null },
+    ]);
+    const { rows: erased } = await t.pool.query<{ subject_id: string }>(
+      'select subject_id from privacy.erased_subjects where erasure_id = $1',
+      [r.json.erasure_id],
+    );
+    expect(erased.map((x) => x.subject_id.slice(0, 2))).toEqual(['a:']);
+    // Only the index of the anonymous id is stored with the request.
+    const { rows: stored } = await t.pool.query<{ row: string }>(
+      'select e::text as row from privacy.erasure_requests e where id = $1',
+      [r.json.erasure_id],
+    );
+    expect(stored[0]!.row).not.toContain('anon-bob');
+    // The same browser again: the same erasure (idempotent).
+    const again = await post(a, '/v1/erasures', { anonymous_id: 'anon-bob' });
+    expect(again.json.erasure_id).toBe(r.json.erasure_id);
   });
 });
 

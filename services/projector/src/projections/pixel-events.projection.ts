@@ -1,6 +1,6 @@
 import { rawQuery } from '@holdfast/db';
 import { keptSince } from '@holdfast/domain';
-import { openPixelPersonal, type PixelEvent } from '@holdfast/privacy';
+import { openPixelPersonal, subjectsByAccount, type PixelEvent } from '@holdfast/privacy';
 import { qualified, type ProjectedEvent, type Projection, type ProjectionTx } from '../projection.js';
 import { CommerceKeys } from './commerce/open-commerce.js';
 import { columnsOf } from './sql-arrays.js';
@@ -17,7 +17,8 @@ async function openPixel(
 ): Promise<PixelEvent[]> {
   if (!events.some((e) => e.value.personal)) return events.map((e) => e.value);
   const cache = keys.of(tx);
-  await cache.refresh();
+  // The generation and the chunk's uncached keys in one round trip (per account).
+  await cache.refreshFor(subjectsByAccount(events.map((e) => e.value)));
   return (
     await openPixelPersonal(
       cache,

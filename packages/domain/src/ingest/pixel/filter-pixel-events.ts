@@ -1,5 +1,6 @@
 import type { PixelEventInput } from '@holdfast/contracts';
 import { parseTimestamp } from '../shared/parse-timestamp.js';
+import { pixelUrlPath } from './pixel-url-path.js';
 
 /** A pixel event as appended to the log: every optional field present (null when absent), UTC occurred_at. */
 export interface NormalizedPixelEvent {
@@ -76,7 +77,8 @@ export function filterPixelEvents(
         occurred_at: at.iso,
         anonymous_id: e.anonymous_id,
         session_id: e.session_id ?? null,
-        url_path: e.url_path ?? null,
+        // Query string, fragment, emails and phones never reach the log (pixelUrlPath).
+        url_path: pixelUrlPath(e.url_path),
         page_title: e.page_title ?? null,
         referrer_host: e.referrer_host ?? null,
         product_external_id: e.product_external_id ?? null,

@@ -1,6 +1,7 @@
 import type { PixelEventInput } from '@holdfast/contracts';
 import { describe, expect, it } from 'vitest';
 import { filterPixelEvents, isConsentGranted } from './filter-pixel-events.js';
+import { pixelUrlPath } from './pixel-url-path.js';
 import { validateCollectorRequest } from './validate-collector-request.js';
 
 const now = new Date('2024-06-01T12:00:00Z');
@@ -252,5 +253,34 @@ describe('filterPixelEvents', () => {
         raw_props: { utm_content: 't1' },
       },
     ]);
+  });
+});
+
+describe('pixelUrlPath', () => {
+  it.each([
+    ['/products/red-shoes', '/products/red-shoes'],
+    ['/products/123456789012', '/products/123456789012'],
+    ['/checkout?email=ann@example.com&token=abc', '/checkout'],
+    ['/thanks#ann@example.com', '/thanks'],
+    ['/account/ann.lee@example.com/orders', '/account/[email]/orders'],
+    ['/account/ann%40example.com', '/account/[email]'],
+    ['/u/+1-415-555-0100/profile', '/u/[phone]/profile'],
+    ['/u/%2B14155550100', '/u/[phone]'],
+    ['?q=1', ''],
+  ])('given the path %j, when stored, then it is %j', (raw, stored) => {
+    expect(pixelUrlPath(raw)).toBe(stored);
+  });
+
+  it('given no path, when stored, then it stays null', () => {
+    expect(pixelUrlPath(null)).toBeNull();
+    expect(pixelUrlPath(undefined)).toBeNull();
+  });
+
+  it('given an event with a query string in its path, when filtered, then the kept event has the path alone', () => {
+    const { kept } = filterPixelEvents(
+      [event({ url_path: '/p/ann@example.com?utm_content=t1' }) as PixelEventInput],
+      { now },
+    );
+    expect(kept[0]!.url_path).toBe('/p/[email]');
   });
 });

@@ -5,6 +5,7 @@ import {
   PersonalDataUnreadableError,
   PgSubjectKeyStore,
   SubjectKeyCache,
+  subjectsByAccount,
   type OpenedRecord,
   type PersonalEvent,
 } from '@holdfast/privacy';
@@ -41,7 +42,8 @@ export async function openCommerce(
   keys: SubjectKeyCache,
   events: readonly ProjectedEvent<CommerceEventName>[],
 ): Promise<OpenedCommerceEvent[]> {
-  await keys.refresh();
+  // The generation and the chunk's uncached keys in one round trip (per account).
+  await keys.refreshFor(subjectsByAccount(events.map((e) => e.value)));
   try {
     return withOpened(events, await openPersonal(keys, personalOf(events)));
   } catch (err) {
