@@ -13,6 +13,7 @@ import * as syncOutbox from './migrations/2026-11-28T00-00-sync-outbox.js';
 import * as readKeys from './migrations/2026-11-28T12-00-read-keys.js';
 import * as webhookEventTypes from './migrations/2026-11-28T14-00-webhook-event-types.js';
 import * as consoleMigration from './migrations/2026-11-29T00-00-console.js';
+import * as consoleTotpSealed from './migrations/2026-11-30T00-00-console-totp-sealed.js';
 import { namedRaw } from './named-sql.js';
 import { applyPrivileges, PRIVILEGES_LOCK_SQL } from './privileges/apply-privileges.js';
 
@@ -35,6 +36,7 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '2026-11-28T12-00-read-keys': readKeys,
   '2026-11-28T14-00-webhook-event-types': webhookEventTypes,
   '2026-11-29T00-00-console': consoleMigration,
+  '2026-11-30T00-00-console-totp-sealed': consoleTotpSealed,
 };
 
 /**

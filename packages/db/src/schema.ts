@@ -248,7 +248,12 @@ export interface UsersTable {
   id: string;
   email: string;
   password_hash: string | null;
+  /** In clear: only rows enrolled before the secrets were sealed, until the console's start seals them. */
   totp_secret: string | null;
+  /** The sealed TOTP secret (ConsoleKeyring): the key id, the wrapped data key, the ciphertext. */
+  totp_key_id: string | null;
+  totp_wrapped_key: Buffer | null;
+  totp_ciphertext: Buffer | null;
   totp_last_step: string | null;
   is_operator: Generated<boolean>;
   failed_sign_ins: Generated<number>;

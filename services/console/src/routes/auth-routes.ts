@@ -3,6 +3,7 @@
 import { Router, type Request, type Response } from 'express';
 import {
   acceptInvite,
+  openTotpSecret,
   clearUserFailures,
   countSignInFailures,
   createConsoleSession,
@@ -139,7 +140,7 @@ export function authRoutes(ctx: ConsoleContext): Router {
         .send(signInPage(next, THROTTLED, email).value);
     }
     const ok = await verifyPassword(user?.password_hash, password);
-    if (!ok || !user || !user.totp_secret) {
+    if (!ok || !user || !(user.totp_key_id || user.totp_secret)) {
       await failed(req, email, user?.id);
       return void res
         .status(401)
@@ -163,7 +164,8 @@ export function authRoutes(ctx: ConsoleContext): Router {
     if (!viewer || viewer.complete) return void res.redirect(303, '/sign-in');
     const user = await findUser(ctx.db, viewer.userId);
     const g = await gate(req, viewer.email, user?.locked_until ?? null);
-    if (!user?.totp_secret || !g.allowed) {
+    const totpSecret = user ? openTotpSecret(user, ctx.config.consoleKeys) : null;
+    if (!user || !totpSecret || !g.allowed) {
       await deleteConsoleSession(ctx.db, viewer.secret);
       clearSessionCookie(res, cookies);
       if (!g.allowed) res.setHeader('Retry-After', String(g.retryAfterS));
@@ -172,7 +174,7 @@ export function authRoutes(ctx: ConsoleContext): Router {
         .type('html')
         .send(signInPage(next, THROTTLED).value);
     }
-    const step = totpStep(user.totp_secret, field(req, 'code'), ctx.now());
+    const step = totpStep(totpSecret, field(req, 'code'), ctx.now());
     if (step === null || !(await takeTotpStep(ctx.db, user.id, step))) {
       await failed(req, viewer.email, user.id);
       return void res
@@ -277,6 +279,7 @@ export function authRoutes(ctx: ConsoleContext): Router {
       ctx.db,
       token,
       { passwordHash: await hashPassword(password), totpSecret: secret, totpStep: step },
+      ctx.config.consoleKeys,
       now,
     );
     if (!accepted) return void res.status(404).type('html').send(gone.value);
