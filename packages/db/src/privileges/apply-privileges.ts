@@ -72,8 +72,9 @@ const CONTROL_GRANTS: ReadonlyArray<readonly [table: string, role: ServiceRole, 
       'insert (id, subscription_id, key_id, wrapped_key, ciphertext, prefix), update (expires_at)',
   ],
   // The console (docs/console.md): its own people, sessions and audit log; the account pages' changes
-  // through the same functions as the CLI (keys, tiles, pixel keys, store settings). Never a secret's
-  // table: it shows prefixes, and mints through hashes.
+  // through the same functions as the CLI (keys, tiles, pixel keys, store settings). It reads no
+  // secret: it shows prefixes, mints keys through hashes, and seals the webhook secrets it mints to
+  // the dispatcher's public key (as the gateway does), which it can neither read back nor open.
   ['accounts', consoleRole, 'select, update (storefront_domain)'],
   ['api_keys', consoleRole, 'select, insert, update (expires_at, revoked_at)'],
   ['tiles', consoleRole, 'select, insert, update (token_hash, token_prefix, connected_at, disconnected_at)'],
@@ -83,7 +84,14 @@ const CONTROL_GRANTS: ReadonlyArray<readonly [table: string, role: ServiceRole, 
   [
     'webhook_subscriptions',
     consoleRole,
-    'select (id, account_id, url, event_types, created_at, disabled_at)',
+    'select (id, account_id, url, event_types, created_at, disabled_at), ' +
+      'insert (id, account_id, url, secret, event_types), update (disabled_at)',
+  ],
+  [
+    'webhook_secrets',
+    consoleRole,
+    'select (subscription_id, expires_at), ' +
+      'insert (id, subscription_id, key_id, wrapped_key, ciphertext, prefix), update (expires_at)',
   ],
   ['sync_tasks', consoleRole, 'select'],
   ['users', consoleRole, 'select, insert, update'],
