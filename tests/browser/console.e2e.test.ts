@@ -251,6 +251,33 @@ describe('the console in Chromium', () => {
     expect(await page.inputValue('#currency')).toBe('EUR');
   });
 
+  it('given the settings page, when the owner saves a timezone, then it goes through the outbox, the log and the projector into the read model the page shows', async () => {
+    await page.goto(`${base}/accounts/${a}/settings`);
+    await page.fill('#timezone', 'CST');
+    await page.click('button:has-text("Save timezone")');
+    await expect(page.locator('main').textContent()).resolves.toContain("'CST' is not an IANA timezone name");
+    await page.fill('#timezone', 'Europe/Paris');
+    await page.click('button:has-text("Save timezone")');
+    await page.waitForURL(`${base}/accounts/${a}/settings`);
+    // The gateway's relay appends it (every 2 s); the projector folds it; the page reads the read model.
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      if ((await page.locator('#store-timezone').textContent()) === 'Europe/Paris') break;
+      if (Date.now() > deadline) throw new Error('the timezone never reached the read model');
+      await new Promise((r) => setTimeout(r, 500));
+      await page.reload();
+    }
+    await expect(page.locator('#timezone-pending').count()).resolves.toBe(0);
+    const { rows } = await t.pool.query(
+      `select detail from control.audit_log where account_id = $1 and action = 'settings.timezone'`,
+      [a],
+    );
+    expect(rows.map((r: { detail: unknown }) => r.detail)).toEqual([{ from: null, to: 'Europe/Paris' }]);
+    expect((await t.pool.query('select 1 from control.settings_outbox')).rowCount).toBe(0);
+    await shot('settings');
+    expect(await a11yProblems()).toEqual([]);
+  });
+
   it('given the webhooks page, when the owner creates a subscription choosing its events and rotates its secret, then each secret is shown once', async () => {
     await page.goto(`${base}/accounts/${a}/webhooks`);
     await page.fill('#webhook-url', 'https://hooks.tea.example/churn');

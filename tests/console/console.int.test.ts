@@ -11,7 +11,9 @@ import {
   createPool,
   defaultSecretsKeyring,
   listApiKeys,
+  relaySettingsChanges,
   rewrapConsoleTotpSecrets,
+  type PendingSettingsChange,
   sealConsoleTotpSecrets,
   mintApiKey,
   readReportingCurrency,
@@ -687,6 +689,51 @@ describe('the console over HTTP', () => {
     ).toBe(404);
     expect(await readReportingCurrency(t.db as never, a)).toBe('EUR');
     expect(await readReportingCurrency(t.db as never, b)).toBe('USD');
+  });
+
+  it('given the owner, when they save a timezone, then it is queued in the settings outbox with its audit entry; a bad name, a viewer or another account change nothing', async () => {
+    const page = await owner.client.get(`/accounts/${a}/settings`);
+    const csrf = csrfOf(page.text);
+    const bad = await owner.client.post(`/accounts/${a}/settings/timezone`, { _csrf: csrf, timezone: 'CST' });
+    expect(bad.status).toBe(400);
+    expect(bad.text).toContain('is not an IANA timezone name');
+    const vcsrf = csrfOf((await viewer.client.get(`/accounts/${a}/settings`)).text);
+    expect(
+      (await viewer.client.post(`/accounts/${a}/settings/timezone`, { _csrf: vcsrf, timezone: 'Europe/Rome' })).status,
+    ).toBe(403);
+    expect(
+      (await owner.client.post(`/accounts/${b}/settings/timezone`, { _csrf: csrf, timezone: 'Europe/Rome' })).status,
+    ).toBe(404);
+    expect((await t.pool.query('select 1 from control.settings_outbox')).rowCount).toBe(0);
+    const ok = await owner.client.post(`/accounts/${a}/settings/timezone`, { _csrf: csrf, timezone: 'Europe/Berlin' });
+    expect(ok.status).toBe(303);
+    const { rows } = await t.pool.query<{ id: string; account_id: string; store_timezone: string }>(
+      'select id, account_id, store_timezone from control.settings_outbox',
+    );
+    expect(rows.map((r) => [r.account_id, r.store_timezone])).toEqual([[a, 'Europe/Berlin']]);
+    const audit = await t.pool.query(
+      `select detail from control.audit_log where action = 'settings.timezone' and target = $1`,
+      [rows[0]!.id],
+    );
+    expect(audit.rows.map((r: { detail: unknown }) => r.detail)).toEqual([{ from: null, to: 'Europe/Berlin' }]);
+    // The page says the change is on its way until the relay appended it.
+    expect((await owner.client.get(`/accounts/${a}/settings`)).text).toContain('changing to Europe/Berlin');
+  });
+
+  it('given a queued timezone change, when the relay cannot append, then it stays with its attempt counted; when it can, it is handed over once and deleted', async () => {
+    await expect(
+      relaySettingsChanges(t.db, () => Promise.reject(new Error('kafka away'))),
+    ).rejects.toThrow('kafka away');
+    const kept = await t.pool.query<{ attempts: number; last_error: string }>(
+      'select attempts, last_error from control.settings_outbox',
+    );
+    expect(kept.rows).toEqual([{ attempts: 1, last_error: 'kafka away' }]);
+    const sent: PendingSettingsChange[] = [];
+    expect(await relaySettingsChanges(t.db, (c) => Promise.resolve(void sent.push(...c)))).toBe(1);
+    expect(sent.map((c) => [c.accountId, c.storeTimezone])).toEqual([[a, 'Europe/Berlin']]);
+    expect(sent[0]!.requestedAt.getTime()).toBe(clock.now().getTime());
+    expect(await relaySettingsChanges(t.db, (c) => Promise.resolve(void sent.push(...c)))).toBe(0);
+    expect((await t.pool.query('select 1 from control.settings_outbox')).rowCount).toBe(0);
   });
 
   it("given the console role, when it reaches for a secret or another service's table, then PostgreSQL refuses", async () => {

@@ -154,6 +154,19 @@ export interface SyncTasksTable {
 }
 
 /** control.sync_outbox: a sync task's encoded SyncRequested command until a relay appends it. */
+/** control.settings_outbox: a store setting changed in the console, waiting for the gateway's relay. */
+export interface SettingsOutboxTable {
+  /** Also the AccountSettingsChanged event's id (a second append is the same event). */
+  id: string;
+  account_id: string;
+  store_timezone: string;
+  /** When the change was made: the event's received_at. */
+  requested_at: Timestamp;
+  created_at: Generated<Timestamp>;
+  attempts: Generated<number>;
+  last_error: string | null;
+}
+
 export interface SyncOutboxTable {
   task_id: string;
   /** The record's key: commands queue behind the account's ingest. */
@@ -322,6 +335,7 @@ export interface Database {
   'control.rate_counters': RateCountersTable;
   'control.sync_tasks': SyncTasksTable;
   'control.sync_outbox': SyncOutboxTable;
+  'control.settings_outbox': SettingsOutboxTable;
   'control.analyst_grants': AnalystGrantsTable;
   'control.users': UsersTable;
   'control.memberships': MembershipsTable;

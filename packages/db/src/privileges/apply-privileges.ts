@@ -38,6 +38,9 @@ const CONTROL_GRANTS: ReadonlyArray<readonly [table: string, role: ServiceRole, 
   ['sync_tasks', gateway, 'select, insert, update (status, reason, finished_at)'],
   // A task's command, written with its row; the gateway's relay appends it and deletes it.
   ['sync_outbox', gateway, 'select, insert, update (attempts, last_error), delete'],
+  // The settings outbox (docs/console.md): the console queues a timezone change, the gateway's
+  // relay appends it to the log and deletes it.
+  ['settings_outbox', gateway, 'select, update (attempts, last_error), delete'],
   ['accounts', recompute, 'select'],
   ['providers', recompute, 'select'],
   // The recompute logs in to the provider (SMTP password, API token). The gateway checks the SMS
@@ -99,6 +102,7 @@ const CONTROL_GRANTS: ReadonlyArray<readonly [table: string, role: ServiceRole, 
   ['invites', consoleRole, 'select, insert, update (used_at)'],
   ['console_sessions', consoleRole, 'select, insert, update (last_seen_at), delete'],
   ['audit_log', consoleRole, 'select, insert'],
+  ['settings_outbox', consoleRole, 'select, insert'],
   ['sign_in_failures', consoleRole, 'select, insert, delete'],
 ];
 
