@@ -736,6 +736,47 @@ describe('the console over HTTP', () => {
     expect((await t.pool.query('select 1 from control.settings_outbox')).rowCount).toBe(0);
   });
 
+  it('given recovery codes made on their page, when one signs in in place of the TOTP code, then it works once; only digests are stored', async () => {
+    const person = await invitedPerson(t.db, base, clock, a, 'recovery@tea.example', 'analyst');
+    const page = await person.client.get('/recovery-codes');
+    expect(page.text).toContain('>0</strong> unused');
+    const made = await person.client.post('/recovery-codes', { _csrf: csrfOf(page.text) });
+    expect(made.status).toBe(200);
+    const codes = [...made.text.matchAll(/<li><code>([A-Z2-7-]{19})<\/code><\/li>/g)].map((m) => m[1]!);
+    expect(codes).toHaveLength(10);
+    const stored = await t.pool.query<{ code_hash: Buffer }>(
+      'select code_hash from control.recovery_codes where user_id = $1',
+      [person.userId],
+    );
+    expect(stored.rowCount).toBe(10);
+    expect(JSON.stringify(stored.rows)).not.toContain(codes[0]!);
+    const withCode = async (code: string) => {
+      const client = new ConsoleClient(base);
+      await client.post('/sign-in', { email: person.email, password: person.password, next: '/' });
+      const codePage = await client.get('/sign-in/code');
+      expect(codePage.text).toContain('Use a recovery code');
+      return client.post('/sign-in/recovery', { _csrf: csrfOf(codePage.text), recovery_code: code, next: '/' });
+    };
+    // Typed loosely (lower case, spaces): the same code.
+    expect((await withCode(codes[0]!.toLowerCase().replace(/-/g, ' '))).status).toBe(303);
+    expect((await withCode(codes[0]!)).status).toBe(401);
+    expect((await withCode('AAAA-BBBB-CCCC-DDDD')).status).toBe(401);
+    expect((await person.client.get('/recovery-codes')).text).toContain('>9</strong> unused');
+    // A new set: the old codes stop working.
+    const again = await person.client.get('/recovery-codes');
+    await person.client.post('/recovery-codes', { _csrf: csrfOf(again.text) });
+    expect((await withCode(codes[1]!)).status).toBe(401);
+    const audit = await t.pool.query(
+      `select action, detail from control.audit_log where actor_user_id = $1 and action in ('user.sign_in', 'user.recovery_codes') order by id`,
+      [person.userId],
+    );
+    expect(audit.rows).toEqual([
+      { action: 'user.recovery_codes', detail: { codes: 10 } },
+      { action: 'user.sign_in', detail: { with: 'recovery_code' } },
+      { action: 'user.recovery_codes', detail: { codes: 10 } },
+    ]);
+  });
+
   it("given the console role, when it reaches for a secret or another service's table, then PostgreSQL refuses", async () => {
     for (const table of [
       'control.provider_secrets',

@@ -488,3 +488,54 @@ export async function rewrapConsoleTotpSecrets(db: Kysely<Database>, keyring: Se
   }
   return n;
 }
+
+/**
+ * Replaces the user's recovery codes with `codes` (the caller shows them once): only their digests
+ * are stored, and the old ones stop working in the same transaction.
+ */
+export async function replaceRecoveryCodes(
+  db: Kysely<Database>,
+  userId: string,
+  codes: readonly string[],
+  now = new Date(),
+): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await trx.deleteFrom('control.recovery_codes').where('user_id', '=', userId).execute();
+    if (codes.length)
+      await trx
+        .insertInto('control.recovery_codes')
+        .values(codes.map((c) => ({ user_id: userId, code_hash: secretDigest(c), created_at: now })))
+        .execute();
+  });
+}
+
+/**
+ * Takes one recovery code once: true when it is one of the user's, unused (one UPDATE, so two
+ * concurrent sign-ins with the same code cannot both pass). `code` as the caller normalized it.
+ */
+export async function takeRecoveryCode(
+  db: Kysely<Database>,
+  userId: string,
+  code: string,
+  now = new Date(),
+): Promise<boolean> {
+  const r = await db
+    .updateTable('control.recovery_codes')
+    .set({ used_at: now })
+    .where('user_id', '=', userId)
+    .where('code_hash', '=', secretDigest(code))
+    .where('used_at', 'is', null)
+    .executeTakeFirst();
+  return r.numUpdatedRows > 0n;
+}
+
+/** How many of the user's recovery codes are left unused. */
+export async function countRecoveryCodes(db: Kysely<Database>, userId: string): Promise<number> {
+  const { n } = await db
+    .selectFrom('control.recovery_codes')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('user_id', '=', userId)
+    .where('used_at', 'is', null)
+    .executeTakeFirstOrThrow();
+  return Number(n);
+}

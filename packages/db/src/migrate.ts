@@ -15,6 +15,7 @@ import * as webhookEventTypes from './migrations/2026-11-28T14-00-webhook-event-
 import * as consoleMigration from './migrations/2026-11-29T00-00-console.js';
 import * as consoleTotpSealed from './migrations/2026-11-30T00-00-console-totp-sealed.js';
 import * as settingsOutbox from './migrations/2026-11-30T01-00-settings-outbox.js';
+import * as recoveryCodes from './migrations/2026-11-30T02-00-console-recovery-codes.js';
 import { namedRaw } from './named-sql.js';
 import { applyPrivileges, PRIVILEGES_LOCK_SQL } from './privileges/apply-privileges.js';
 
@@ -39,6 +40,7 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '2026-11-29T00-00-console': consoleMigration,
   '2026-11-30T00-00-console-totp-sealed': consoleTotpSealed,
   '2026-11-30T01-00-settings-outbox': settingsOutbox,
+  '2026-11-30T02-00-console-recovery-codes': recoveryCodes,
 };
 
 /**

@@ -154,6 +154,14 @@ export interface SyncTasksTable {
 }
 
 /** control.sync_outbox: a sync task's encoded SyncRequested command until a relay appends it. */
+/** control.recovery_codes: a console user's one-time recovery codes, as SHA-256 digests. */
+export interface RecoveryCodesTable {
+  user_id: string;
+  code_hash: Buffer;
+  created_at: DefaultedTimestamp;
+  used_at: Timestamp | null;
+}
+
 /** control.settings_outbox: a store setting changed in the console, waiting for the gateway's relay. */
 export interface SettingsOutboxTable {
   /** Also the AccountSettingsChanged event's id (a second append is the same event). */
@@ -336,6 +344,7 @@ export interface Database {
   'control.sync_tasks': SyncTasksTable;
   'control.sync_outbox': SyncOutboxTable;
   'control.settings_outbox': SettingsOutboxTable;
+  'control.recovery_codes': RecoveryCodesTable;
   'control.analyst_grants': AnalystGrantsTable;
   'control.users': UsersTable;
   'control.memberships': MembershipsTable;

@@ -103,6 +103,7 @@ const CONTROL_GRANTS: ReadonlyArray<readonly [table: string, role: ServiceRole, 
   ['console_sessions', consoleRole, 'select, insert, update (last_seen_at), delete'],
   ['audit_log', consoleRole, 'select, insert'],
   ['settings_outbox', consoleRole, 'select, insert'],
+  ['recovery_codes', consoleRole, 'select, insert, update (used_at), delete'],
   ['sign_in_failures', consoleRole, 'select, insert, delete'],
 ];
 

@@ -16,6 +16,7 @@ import {
   recordAudit,
   recordSignInFailure,
   recordUserFailure,
+  takeRecoveryCode,
   takeTotpStep,
 } from '@holdfast/db';
 import type { ConsoleContext, SessionViewer } from '../context.js';
@@ -26,6 +27,7 @@ import { safeNext } from '../safe-next.js';
 import { csrfToken, clearSessionCookie, setSessionCookie } from '../session.js';
 import { lockAfterFailure, passwordProblem, signInGate } from '../sign-in-policy.js';
 import { newTotpSecret, totpStep, totpUri } from '../totp.js';
+import { normalizeRecoveryCode } from '../recovery-codes.js';
 
 /** A half session (password right, code owed) lasts 5 minutes. */
 const PENDING_TTL_MS = 5 * 60 * 1000;
@@ -69,6 +71,16 @@ function codePage(viewer: SessionViewer, next: string, error?: string) {
         />
         <button type="submit">Sign in</button>
       </form>
+      <details>
+        <summary>Lost your authenticator app? Use a recovery code</summary>
+        <form method="post" action="/sign-in/recovery" class="stack">
+          <input type="hidden" name="_csrf" value="${csrfToken(viewer.secret)}" />
+          <input type="hidden" name="next" value="${next}" />
+          <label for="recovery-code">Recovery code</label>
+          <input id="recovery-code" name="recovery_code" autocomplete="off" spellcheck="false" required />
+          <button type="submit" class="secondary">Sign in with a recovery code</button>
+        </form>
+      </details>
     </div>`,
   });
 }
@@ -186,6 +198,42 @@ export function authRoutes(ctx: ConsoleContext): Router {
     await deleteConsoleSession(ctx.db, viewer.secret);
     await startSession(res, user.id, true);
     await recordAudit(ctx.db, { accountId: null, actorUserId: user.id, action: 'user.sign_in' }, ctx.now());
+    res.redirect(303, next);
+  });
+
+  // A recovery code in place of the TOTP code: the same gate, failure counting and lockout; each code
+  // is taken once.
+  r.post('/sign-in/recovery', async (req, res) => {
+    const viewer = res.locals.viewer as SessionViewer | undefined;
+    const next = safeNext(field(req, 'next'));
+    if (!viewer || viewer.complete) return void res.redirect(303, '/sign-in');
+    const user = await findUser(ctx.db, viewer.userId);
+    const g = await gate(req, viewer.email, user?.locked_until ?? null);
+    if (!user || !g.allowed) {
+      await deleteConsoleSession(ctx.db, viewer.secret);
+      clearSessionCookie(res, cookies);
+      if (!g.allowed) res.setHeader('Retry-After', String(g.retryAfterS));
+      return void res
+        .status(g.allowed ? 401 : 429)
+        .type('html')
+        .send(signInPage(next, THROTTLED).value);
+    }
+    const code = normalizeRecoveryCode(field(req, 'recovery_code'));
+    if (!code || !(await takeRecoveryCode(ctx.db, user.id, code, ctx.now()))) {
+      await failed(req, viewer.email, user.id);
+      return void res
+        .status(401)
+        .type('html')
+        .send(codePage(viewer, next, GENERIC_FAILURE).value);
+    }
+    await clearUserFailures(ctx.db, user.id);
+    await deleteConsoleSession(ctx.db, viewer.secret);
+    await startSession(res, user.id, true);
+    await recordAudit(
+      ctx.db,
+      { accountId: null, actorUserId: user.id, action: 'user.sign_in', detail: { with: 'recovery_code' } },
+      ctx.now(),
+    );
     res.redirect(303, next);
   });
 
