@@ -371,6 +371,19 @@ describe('the console in Chromium', () => {
     }
   });
 
+  it('given the recovery codes page, when the owner makes codes, then ten are shown once, and the page passes axe', async () => {
+    await page.goto(`${base}/recovery-codes`);
+    await page.click('button:has-text("Make recovery codes")');
+    await expect(page.locator('#recovery-codes li').count()).resolves.toBe(10);
+    await expect(page.locator('#recovery-left').textContent()).resolves.toBe('10');
+    // The docs show the page, not the codes.
+    await page
+      .locator('#recovery-codes code')
+      .evaluateAll((els) => els.forEach((el) => (el.textContent = 'XXXX-XXXX-XXXX-XXXX')));
+    await shot('recovery-codes');
+    expect(await a11yProblems()).toEqual([]);
+  });
+
   it("given another account's ids, when the owner edits the URL, then every page answers 404", async () => {
     for (const path of [
       `/accounts/${b}`,
