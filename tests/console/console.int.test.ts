@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import {
   ConsoleKeyring,
+  createDb,
   createPool,
   defaultSecretsKeyring,
   listApiKeys,
@@ -720,20 +721,30 @@ describe('the console over HTTP', () => {
     expect((await owner.client.get(`/accounts/${a}/settings`)).text).toContain('changing to Europe/Berlin');
   });
 
-  it('given a queued timezone change, when the relay cannot append, then it stays with its attempt counted; when it can, it is handed over once and deleted', async () => {
-    await expect(
-      relaySettingsChanges(t.db, () => Promise.reject(new Error('kafka away'))),
-    ).rejects.toThrow('kafka away');
-    const kept = await t.pool.query<{ attempts: number; last_error: string }>(
-      'select attempts, last_error from control.settings_outbox',
-    );
-    expect(kept.rows).toEqual([{ attempts: 1, last_error: 'kafka away' }]);
-    const sent: PendingSettingsChange[] = [];
-    expect(await relaySettingsChanges(t.db, (c) => Promise.resolve(void sent.push(...c)))).toBe(1);
-    expect(sent.map((c) => [c.accountId, c.storeTimezone])).toEqual([[a, 'Europe/Berlin']]);
-    expect(sent[0]!.requestedAt.getTime()).toBe(clock.now().getTime());
-    expect(await relaySettingsChanges(t.db, (c) => Promise.resolve(void sent.push(...c)))).toBe(0);
-    expect((await t.pool.query('select 1 from control.settings_outbox')).rowCount).toBe(0);
+  it("given a queued timezone change, when the relay (as the gateway's role) cannot append, then it stays with its attempt counted; when it can, it is handed over once and deleted", async () => {
+    // The relay runs in the gateway, as holdfast_gateway: its grants are what this proves.
+    const url = new URL(t.databaseUrl);
+    url.username = SERVICE_ROLES.gateway;
+    url.password = '';
+    const gatewayPool = createPool(url.toString(), 'test-gateway-relay', 2);
+    const gdb = createDb(gatewayPool);
+    try {
+      await expect(
+        relaySettingsChanges(gdb, () => Promise.reject(new Error('kafka away'))),
+      ).rejects.toThrow('kafka away');
+      const kept = await t.pool.query<{ attempts: number; last_error: string }>(
+        'select attempts, last_error from control.settings_outbox',
+      );
+      expect(kept.rows).toEqual([{ attempts: 1, last_error: 'kafka away' }]);
+      const sent: PendingSettingsChange[] = [];
+      expect(await relaySettingsChanges(gdb, (c) => Promise.resolve(void sent.push(...c)))).toBe(1);
+      expect(sent.map((c) => [c.accountId, c.storeTimezone])).toEqual([[a, 'Europe/Berlin']]);
+      expect(sent[0]!.requestedAt.getTime()).toBe(clock.now().getTime());
+      expect(await relaySettingsChanges(gdb, (c) => Promise.resolve(void sent.push(...c)))).toBe(0);
+      expect((await t.pool.query('select 1 from control.settings_outbox')).rowCount).toBe(0);
+    } finally {
+      await gatewayPool.end();
+    }
   });
 
   it('given recovery codes made on their page, when one signs in in place of the TOTP code, then it works once; only digests are stored', async () => {
