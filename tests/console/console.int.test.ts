@@ -74,7 +74,9 @@ beforeAll(async () => {
     PORT: '0',
     // The dispatcher's public key (it opens nothing): the webhooks page mints secrets sealed to it.
     HOLDFAST_WEBHOOK_SEAL_KEY: defaultSecretsKeyring().webhookSealKeySetting(),
-    HOLDFAST_CONSOLE_KEYS: [CONSOLE_KEY_NEW, CONSOLE_KEY_OLD].map((k) => `${k.id}:${k.key.toString('base64')}`).join(','),
+    HOLDFAST_CONSOLE_KEYS: [CONSOLE_KEY_NEW, CONSOLE_KEY_OLD]
+      .map((k) => `${k.id}:${k.key.toString('base64')}`)
+      .join(','),
   });
   // The console connects as its own least-privilege role, as deployed: every page and change below
   // proves its grants are enough (and `least-privilege` tests what it may not touch).
@@ -440,7 +442,9 @@ describe('the console over HTTP', () => {
 
   it('given a bad URL or no event type, when a subscription is created, then the form says why and nothing is created', async () => {
     const page = await owner.client.get(`/accounts/${a}/webhooks`);
-    const before = await t.pool.query('select 1 from control.webhook_subscriptions where account_id = $1', [a]);
+    const before = await t.pool.query('select 1 from control.webhook_subscriptions where account_id = $1', [
+      a,
+    ]);
     const r = await owner.client.post(`/accounts/${a}/webhooks`, {
       _csrf: csrfOf(page.text),
       url: 'https://user:pass@hooks.tea.example/hook',
@@ -448,7 +452,9 @@ describe('the console over HTTP', () => {
     expect(r.status).toBe(400);
     expect(r.text).toContain('That URL is refused');
     expect(r.text).toContain('Choose at least one event type.');
-    const after = await t.pool.query('select 1 from control.webhook_subscriptions where account_id = $1', [a]);
+    const after = await t.pool.query('select 1 from control.webhook_subscriptions where account_id = $1', [
+      a,
+    ]);
     expect(after.rowCount).toBe(before.rowCount);
   });
 
@@ -466,7 +472,10 @@ describe('the console over HTTP', () => {
       'select expires_at from control.webhook_secrets where subscription_id = $1 order by seq',
       [sub.id],
     );
-    expect(rows.map((x) => x.expires_at?.getTime() ?? null)).toEqual([clock.now().getTime() + 3600_000, null]);
+    expect(rows.map((x) => x.expires_at?.getTime() ?? null)).toEqual([
+      clock.now().getTime() + 3600_000,
+      null,
+    ]);
     const audit = await t.pool.query(
       `select 1 from control.audit_log where action = 'webhook.rotate_secret' and target = $1`,
       [sub.id],
@@ -474,8 +483,12 @@ describe('the console over HTTP', () => {
     expect(audit.rowCount).toBe(1);
     // A grace the page does not offer is refused, and changes nothing.
     expect(
-      (await owner.client.post(`/accounts/${a}/webhooks/${sub.id}/rotate`, { _csrf: csrfOf(page.text), grace: '99' }))
-        .status,
+      (
+        await owner.client.post(`/accounts/${a}/webhooks/${sub.id}/rotate`, {
+          _csrf: csrfOf(page.text),
+          grace: '99',
+        })
+      ).status,
     ).toBe(400);
   });
 
@@ -487,16 +500,36 @@ describe('the console over HTTP', () => {
     expect(vpage.text).not.toContain('Rotate secret');
     const vcsrf = csrfOf(vpage.text);
     expect(
-      (await viewer.client.post(`/accounts/${a}/webhooks`, { _csrf: vcsrf, url: 'https://x.example/h', event_types: ['campaign.sent'] }))
+      (
+        await viewer.client.post(`/accounts/${a}/webhooks`, {
+          _csrf: vcsrf,
+          url: 'https://x.example/h',
+          event_types: ['campaign.sent'],
+        })
+      ).status,
+    ).toBe(403);
+    expect(
+      (await viewer.client.post(`/accounts/${a}/webhooks/${mine.id}/rotate`, { _csrf: vcsrf, grace: '0' }))
         .status,
     ).toBe(403);
-    expect((await viewer.client.post(`/accounts/${a}/webhooks/${mine.id}/rotate`, { _csrf: vcsrf, grace: '0' })).status).toBe(403);
-    expect((await viewer.client.post(`/accounts/${a}/webhooks/${mine.id}/remove`, { _csrf: vcsrf })).status).toBe(403);
-    const csrf = csrfOf((await owner.client.get(`/accounts/${a}/webhooks`)).text);
-    expect((await owner.client.post(`/accounts/${a}/webhooks/${other.id}/rotate`, { _csrf: csrf, grace: '0' })).status).toBe(404);
-    expect((await owner.client.post(`/accounts/${a}/webhooks/${other.id}/remove`, { _csrf: csrf })).status).toBe(404);
     expect(
-      (await owner.client.post(`/accounts/${a}/webhooks`, { url: 'https://x.example/h', event_types: ['campaign.sent'] })).status,
+      (await viewer.client.post(`/accounts/${a}/webhooks/${mine.id}/remove`, { _csrf: vcsrf })).status,
+    ).toBe(403);
+    const csrf = csrfOf((await owner.client.get(`/accounts/${a}/webhooks`)).text);
+    expect(
+      (await owner.client.post(`/accounts/${a}/webhooks/${other.id}/rotate`, { _csrf: csrf, grace: '0' }))
+        .status,
+    ).toBe(404);
+    expect(
+      (await owner.client.post(`/accounts/${a}/webhooks/${other.id}/remove`, { _csrf: csrf })).status,
+    ).toBe(404);
+    expect(
+      (
+        await owner.client.post(`/accounts/${a}/webhooks`, {
+          url: 'https://x.example/h',
+          event_types: ['campaign.sent'],
+        })
+      ).status,
     ).toBe(403);
     const { rows } = await t.pool.query<{ id: string; disabled_at: Date | null; n: number }>(
       `select s.id, s.disabled_at, (select count(*) from control.webhook_secrets k where k.subscription_id = s.id) as n
@@ -508,20 +541,30 @@ describe('the console over HTTP', () => {
       [null, 1],
     ]);
     // The owner removes their own: no more deliveries, the row kept as removed, audited.
-    expect((await owner.client.post(`/accounts/${a}/webhooks/${mine.id}/remove`, { _csrf: csrf })).status).toBe(200);
-    const removed = await t.pool.query('select disabled_at from control.webhook_subscriptions where id = $1', [mine.id]);
+    expect(
+      (await owner.client.post(`/accounts/${a}/webhooks/${mine.id}/remove`, { _csrf: csrf })).status,
+    ).toBe(200);
+    const removed = await t.pool.query(
+      'select disabled_at from control.webhook_subscriptions where id = $1',
+      [mine.id],
+    );
     expect(removed.rows[0].disabled_at).not.toBeNull();
     expect(
-      (await t.pool.query(`select 1 from control.audit_log where action = 'webhook.remove' and target = $1`, [mine.id]))
-        .rowCount,
+      (
+        await t.pool.query(
+          `select 1 from control.audit_log where action = 'webhook.remove' and target = $1`,
+          [mine.id],
+        )
+      ).rowCount,
     ).toBe(1);
   });
 
   it('given the people who accepted invitations, when their rows are read, then no TOTP secret is in clear (sealed under the current console key)', async () => {
-    const { rows } = await t.pool.query<{ totp_secret: string | null; totp_key_id: string; totp_ciphertext: Buffer }>(
-      'select totp_secret, totp_key_id, totp_ciphertext from control.users where id = $1',
-      [owner.userId],
-    );
+    const { rows } = await t.pool.query<{
+      totp_secret: string | null;
+      totp_key_id: string;
+      totp_ciphertext: Buffer;
+    }>('select totp_secret, totp_key_id, totp_ciphertext from control.users where id = $1', [owner.userId]);
     expect(rows[0]!.totp_secret).toBeNull();
     expect(rows[0]!.totp_key_id).toBe('c2');
     expect(rows[0]!.totp_ciphertext.toString('latin1')).not.toContain(owner.totpSecret);
@@ -536,7 +579,10 @@ describe('the console over HTTP', () => {
       [clearOne.userId, clearOne.totpSecret],
     );
     // As a row sealed before the key rotation: under c1.
-    const old = new ConsoleKeyring([CONSOLE_KEY_OLD]).seal(oldKeyOne.totpSecret, `console-totp/${oldKeyOne.userId}`);
+    const old = new ConsoleKeyring([CONSOLE_KEY_OLD]).seal(
+      oldKeyOne.totpSecret,
+      `console-totp/${oldKeyOne.userId}`,
+    );
     await t.pool.query(
       `update control.users set totp_key_id = $2, totp_wrapped_key = $3, totp_ciphertext = $4 where id = $1`,
       [oldKeyOne.userId, old.keyId, old.wrappedKey, old.ciphertext],
@@ -700,13 +746,22 @@ describe('the console over HTTP', () => {
     expect(bad.text).toContain('is not an IANA timezone name');
     const vcsrf = csrfOf((await viewer.client.get(`/accounts/${a}/settings`)).text);
     expect(
-      (await viewer.client.post(`/accounts/${a}/settings/timezone`, { _csrf: vcsrf, timezone: 'Europe/Rome' })).status,
+      (
+        await viewer.client.post(`/accounts/${a}/settings/timezone`, {
+          _csrf: vcsrf,
+          timezone: 'Europe/Rome',
+        })
+      ).status,
     ).toBe(403);
     expect(
-      (await owner.client.post(`/accounts/${b}/settings/timezone`, { _csrf: csrf, timezone: 'Europe/Rome' })).status,
+      (await owner.client.post(`/accounts/${b}/settings/timezone`, { _csrf: csrf, timezone: 'Europe/Rome' }))
+        .status,
     ).toBe(404);
     expect((await t.pool.query('select 1 from control.settings_outbox')).rowCount).toBe(0);
-    const ok = await owner.client.post(`/accounts/${a}/settings/timezone`, { _csrf: csrf, timezone: 'Europe/Berlin' });
+    const ok = await owner.client.post(`/accounts/${a}/settings/timezone`, {
+      _csrf: csrf,
+      timezone: 'Europe/Berlin',
+    });
     expect(ok.status).toBe(303);
     const { rows } = await t.pool.query<{ id: string; account_id: string; store_timezone: string }>(
       'select id, account_id, store_timezone from control.settings_outbox',
@@ -716,7 +771,9 @@ describe('the console over HTTP', () => {
       `select detail from control.audit_log where action = 'settings.timezone' and target = $1`,
       [rows[0]!.id],
     );
-    expect(audit.rows.map((r: { detail: unknown }) => r.detail)).toEqual([{ from: null, to: 'Europe/Berlin' }]);
+    expect(audit.rows.map((r: { detail: unknown }) => r.detail)).toEqual([
+      { from: null, to: 'Europe/Berlin' },
+    ]);
     // The page says the change is on its way until the relay appended it.
     expect((await owner.client.get(`/accounts/${a}/settings`)).text).toContain('changing to Europe/Berlin');
   });
@@ -729,9 +786,9 @@ describe('the console over HTTP', () => {
     const gatewayPool = createPool(url.toString(), 'test-gateway-relay', 2);
     const gdb = createDb(gatewayPool);
     try {
-      await expect(
-        relaySettingsChanges(gdb, () => Promise.reject(new Error('kafka away'))),
-      ).rejects.toThrow('kafka away');
+      await expect(relaySettingsChanges(gdb, () => Promise.reject(new Error('kafka away')))).rejects.toThrow(
+        'kafka away',
+      );
       const kept = await t.pool.query<{ attempts: number; last_error: string }>(
         'select attempts, last_error from control.settings_outbox',
       );
@@ -766,7 +823,11 @@ describe('the console over HTTP', () => {
       await client.post('/sign-in', { email: person.email, password: person.password, next: '/' });
       const codePage = await client.get('/sign-in/code');
       expect(codePage.text).toContain('Use a recovery code');
-      return client.post('/sign-in/recovery', { _csrf: csrfOf(codePage.text), recovery_code: code, next: '/' });
+      return client.post('/sign-in/recovery', {
+        _csrf: csrfOf(codePage.text),
+        recovery_code: code,
+        next: '/',
+      });
     };
     // Typed loosely (lower case, spaces): the same code.
     expect((await withCode(codes[0]!.toLowerCase().replace(/-/g, ' '))).status).toBe(303);

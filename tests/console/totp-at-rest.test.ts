@@ -11,7 +11,13 @@ const userId = '00000000-0000-4000-8000-000000000001';
 
 function sealedRow(keyring: ConsoleKeyring, id = userId) {
   const s = keyring.seal(SECRET, `console-totp/${id}`);
-  return { id, totp_secret: null, totp_key_id: s.keyId, totp_wrapped_key: s.wrappedKey, totp_ciphertext: s.ciphertext };
+  return {
+    id,
+    totp_secret: null,
+    totp_key_id: s.keyId,
+    totp_wrapped_key: s.wrappedKey,
+    totp_ciphertext: s.ciphertext,
+  };
 }
 
 describe('the TOTP secret at rest', () => {
@@ -32,16 +38,28 @@ describe('the TOTP secret at rest', () => {
     const row = sealedRow(new ConsoleKeyring([k1]));
     const rotated = new ConsoleKeyring([k2, k1]);
     expect(openTotpSecret(row, rotated)).toBe(SECRET);
-    const next = rotated.rewrap({ keyId: row.totp_key_id, wrappedKey: row.totp_wrapped_key, ciphertext: row.totp_ciphertext });
+    const next = rotated.rewrap({
+      keyId: row.totp_key_id,
+      wrappedKey: row.totp_wrapped_key,
+      ciphertext: row.totp_ciphertext,
+    });
     expect(next.keyId).toBe('c2');
     const rewrapped = { ...row, totp_key_id: next.keyId, totp_wrapped_key: next.wrappedKey };
     expect(openTotpSecret(rewrapped, new ConsoleKeyring([k2]))).toBe(SECRET);
-    expect(() => openTotpSecret(row, new ConsoleKeyring([k2]))).toThrow(/no master key "c1" in HOLDFAST_CONSOLE_KEYS/);
+    expect(() => openTotpSecret(row, new ConsoleKeyring([k2]))).toThrow(
+      /no master key "c1" in HOLDFAST_CONSOLE_KEYS/,
+    );
   });
 
   it('given a row enrolled before sealing (still in clear), when opened, then its clear secret; none enrolled: null', () => {
     const keyring = new ConsoleKeyring([k1]);
-    const clear = { id: userId, totp_secret: SECRET, totp_key_id: null, totp_wrapped_key: null, totp_ciphertext: null };
+    const clear = {
+      id: userId,
+      totp_secret: SECRET,
+      totp_key_id: null,
+      totp_wrapped_key: null,
+      totp_ciphertext: null,
+    };
     expect(openTotpSecret(clear, keyring)).toBe(SECRET);
     expect(openTotpSecret({ ...clear, totp_secret: null }, keyring)).toBeNull();
   });

@@ -11,7 +11,11 @@ describe('the webhook create form', () => {
         { url: ' https://shop.example/hooks ', eventTypes: ['sync.completed', 'campaign.sent'] },
         STRICT_OUTBOUND_POLICY,
       ),
-    ).toEqual({ ok: true, url: 'https://shop.example/hooks', eventTypes: ['campaign.sent', 'sync.completed'] });
+    ).toEqual({
+      ok: true,
+      url: 'https://shop.example/hooks',
+      eventTypes: ['campaign.sent', 'sync.completed'],
+    });
   });
 
   it('given plain http, a private address or credentials in the URL, when read, then refused with the reason', () => {
@@ -31,7 +35,10 @@ describe('the webhook create form', () => {
 
   it('given an unknown event type or a URL over 2048 characters, when read, then refused', () => {
     expect(
-      parseWebhookForm({ url: 'https://shop.example/h', eventTypes: ['order.placed'] }, STRICT_OUTBOUND_POLICY),
+      parseWebhookForm(
+        { url: 'https://shop.example/h', eventTypes: ['order.placed'] },
+        STRICT_OUTBOUND_POLICY,
+      ),
     ).toEqual({ ok: false, problems: ['Choose at least one event type.'] });
     const long = `https://shop.example/${'a'.repeat(2048)}`;
     expect(parseWebhookForm({ url: long, eventTypes: ['campaign.sent'] }, STRICT_OUTBOUND_POLICY)).toEqual({

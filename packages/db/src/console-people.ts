@@ -445,7 +445,11 @@ export function openTotpSecret(
  * Idempotent: the console runs it at every start. Returns how many were sealed.
  */
 export async function sealConsoleTotpSecrets(db: Kysely<Database>, keyring: SecretsKeyring): Promise<number> {
-  const clear = await db.selectFrom('control.users').select('id').where('totp_secret', 'is not', null).execute();
+  const clear = await db
+    .selectFrom('control.users')
+    .select('id')
+    .where('totp_secret', 'is not', null)
+    .execute();
   let sealed = 0;
   for (const { id } of clear)
     sealed += await db.transaction().execute(async (trx) => {
@@ -456,7 +460,11 @@ export async function sealConsoleTotpSecrets(db: Kysely<Database>, keyring: Secr
         .forUpdate()
         .executeTakeFirst();
       if (!row?.totp_secret) return 0;
-      await trx.updateTable('control.users').set(sealedTotp(id, row.totp_secret, keyring)).where('id', '=', id).execute();
+      await trx
+        .updateTable('control.users')
+        .set(sealedTotp(id, row.totp_secret, keyring))
+        .where('id', '=', id)
+        .execute();
       return 1;
     });
   return sealed;
@@ -468,7 +476,10 @@ export async function sealConsoleTotpSecrets(db: Kysely<Database>, keyring: Secr
  * key id, so concurrent runs do no harm. The console runs it at every start; afterwards the old key
  * can be removed. Returns how many were re-wrapped.
  */
-export async function rewrapConsoleTotpSecrets(db: Kysely<Database>, keyring: SecretsKeyring): Promise<number> {
+export async function rewrapConsoleTotpSecrets(
+  db: Kysely<Database>,
+  keyring: SecretsKeyring,
+): Promise<number> {
   const rows = await db
     .selectFrom('control.users')
     .select(['id', 'totp_key_id', 'totp_wrapped_key', 'totp_ciphertext'])
@@ -477,7 +488,11 @@ export async function rewrapConsoleTotpSecrets(db: Kysely<Database>, keyring: Se
     .execute();
   let n = 0;
   for (const r of rows) {
-    const next = keyring.rewrap({ keyId: r.totp_key_id!, wrappedKey: r.totp_wrapped_key!, ciphertext: r.totp_ciphertext! });
+    const next = keyring.rewrap({
+      keyId: r.totp_key_id!,
+      wrappedKey: r.totp_wrapped_key!,
+      ciphertext: r.totp_ciphertext!,
+    });
     const u = await db
       .updateTable('control.users')
       .set({ totp_key_id: next.keyId, totp_wrapped_key: next.wrappedKey })

@@ -25,7 +25,12 @@ export type SendSettingsChanges = (changes: readonly PendingSettingsChange[]) =>
  */
 export async function queueTimezoneChange(
   db: Kysely<Database>,
-  change: { readonly accountId: string; readonly storeTimezone: string; readonly actorUserId: string; readonly from: string | null },
+  change: {
+    readonly accountId: string;
+    readonly storeTimezone: string;
+    readonly actorUserId: string;
+    readonly from: string | null;
+  },
   now = new Date(),
 ): Promise<PendingSettingsChange> {
   const id = randomUUID();

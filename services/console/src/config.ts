@@ -1,4 +1,9 @@
-import { loadConsoleKeyring, parseWebhookSealKey, type ConsoleKeyring, type WebhookSealKey } from '@holdfast/db';
+import {
+  loadConsoleKeyring,
+  parseWebhookSealKey,
+  type ConsoleKeyring,
+  type WebhookSealKey,
+} from '@holdfast/db';
 import {
   ConfigError,
   EnvReader,

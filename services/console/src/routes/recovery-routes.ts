@@ -19,8 +19,8 @@ export function recoveryRoutes(ctx: ConsoleContext): Router {
       ? html`<div class="notice ok" role="status">
           <p>
             <strong>Your new recovery codes.</strong> Keep them somewhere safe, apart from your phone: they
-            are shown this once. Each signs in once in place of a code from your app; the previous ones
-            no longer work.
+            are shown this once. Each signs in once in place of a code from your app; the previous ones no
+            longer work.
           </p>
           <ol id="recovery-codes">
             ${shown.map((c) => html`<li><code>${c}</code></li>`)}
@@ -29,11 +29,13 @@ export function recoveryRoutes(ctx: ConsoleContext): Router {
       : html``;
     const body = html`${codes}
       <p>
-        If you lose your authenticator app, a recovery code signs you in once instead of its 6-digit code.
-        You have <strong id="recovery-left">${left}</strong> unused.
+        If you lose your authenticator app, a recovery code signs you in once instead of its 6-digit code. You
+        have <strong id="recovery-left">${left}</strong> unused.
       </p>
       <form method="post" action="/recovery-codes" class="stack">
-        ${csrfField(viewer)}<button type="submit">${left ? 'Replace them with new codes' : 'Make recovery codes'}</button>
+        ${csrfField(viewer)}<button type="submit">
+          ${left ? 'Replace them with new codes' : 'Make recovery codes'}
+        </button>
       </form>
       <p><a href="/">Your accounts</a></p>`;
     res.type('html').send(page({ title: 'Recovery codes', viewer, body }).value);
@@ -47,7 +49,12 @@ export function recoveryRoutes(ctx: ConsoleContext): Router {
     await replaceRecoveryCodes(ctx.db, session.userId, codes, ctx.now());
     await recordAudit(
       ctx.db,
-      { accountId: null, actorUserId: session.userId, action: 'user.recovery_codes', detail: { codes: codes.length } },
+      {
+        accountId: null,
+        actorUserId: session.userId,
+        action: 'user.recovery_codes',
+        detail: { codes: codes.length },
+      },
       ctx.now(),
     );
     await render(res, codes);

@@ -61,22 +61,28 @@ export function settingsRoutes(ctx: ConsoleContext): Router {
         <strong id="store-timezone">${timezone ?? 'not set (UTC is assumed)'}</strong>${
           queued
             ? html` <span class="muted" id="timezone-pending"
-                >(changing to ${queued.store_timezone}, asked ${when(queued.requested_at)}: applied within seconds)</span
+                >(changing to ${queued.store_timezone}, asked ${when(queued.requested_at)}: applied within
+                seconds)</span
               >`
             : ''
         }
       </p>
       <p class="muted">
-        The store's own clock: local days and months are counted in it. Your integration may also set it
-        with <code>PATCH /ingest/account</code> and <code>{"store_timezone": "Europe/Paris"}</code>; the
-        latest change wins.
+        The store's own clock: local days and months are counted in it. Your integration may also set it with
+        <code>PATCH /ingest/account</code> and <code>{"store_timezone": "Europe/Paris"}</code>; the latest
+        change wins.
       </p>
       ${
         can(account.role, 'settings.timezone.manage')
           ? html`<form method="post" action="/accounts/${account.id}/settings/timezone" class="stack">
               ${csrfField(viewer)}
               <label for="timezone">Timezone (an IANA name, such as Europe/Paris or America/Chicago)</label>
-              <input id="timezone" name="timezone" value="${queued?.store_timezone ?? timezone ?? ''}" required />
+              <input
+                id="timezone"
+                name="timezone"
+                value="${queued?.store_timezone ?? timezone ?? ''}"
+                required
+              />
               <button type="submit">Save timezone</button>
             </form>`
           : ''

@@ -59,8 +59,8 @@ export function webhooksRoutes(ctx: ConsoleContext): Router {
   function shownOnce(secret: string, what: string): Html {
     return html`<div class="notice ok" role="status">
       <p>
-        <strong>${what}</strong> Copy the signing secret into your receiver now: it is shown this once
-        and cannot be shown again.
+        <strong>${what}</strong> Copy the signing secret into your receiver now: it is shown this once and
+        cannot be shown again.
       </p>
       <code class="secret" id="new-secret">${secret}</code>
       <button type="button" class="secondary" data-copy="new-secret">Copy</button>
@@ -69,16 +69,20 @@ export function webhooksRoutes(ctx: ConsoleContext): Router {
 
   async function render(
     res: Response,
-    extra: { shown?: Html; error?: string | Html; status?: number; url?: string; types?: readonly string[] } = {},
+    extra: {
+      shown?: Html;
+      error?: string | Html;
+      status?: number;
+      url?: string;
+      types?: readonly string[];
+    } = {},
   ) {
     const { viewer, account } = accountOf(res);
     const subs = await listWebhookSubscriptions(ctx.db, account.id);
     const manage = can(account.role, 'webhooks.manage');
     const checked = new Set(extra.types ?? DEFAULT_WEBHOOK_EVENT_TYPES);
     const body = html`${extra.shown ?? ''}${notice('error', extra.error)}
-      <p>
-        Holdfast signs every event it sends to these URLs (Standard Webhooks) and retries failures.
-      </p>
+      <p>Holdfast signs every event it sends to these URLs (Standard Webhooks) and retries failures.</p>
       ${
         subs.length
           ? html`<table>
@@ -129,7 +133,8 @@ export function webhooksRoutes(ctx: ConsoleContext): Router {
                                       class="inline"
                                       data-confirm="Remove the subscription to ${s.url}? No more events are sent to it."
                                     >
-                                      ${csrfField(viewer)} <button type="submit" class="danger">Remove</button>
+                                      ${csrfField(viewer)}
+                                      <button type="submit" class="danger">Remove</button>
                                     </form>`
                               }
                             </td>`
@@ -162,7 +167,13 @@ export function webhooksRoutes(ctx: ConsoleContext): Router {
                     ${WEBHOOK_EVENT_TYPES.map(
                       (t) =>
                         html`<div>
-                          <input type="checkbox" id="event-${t}" name="event_types" value="${t}" ${checked.has(t) ? html` checked` : ''} />
+                          <input
+                            type="checkbox"
+                            id="event-${t}"
+                            name="event_types"
+                            value="${t}"
+                            ${checked.has(t) ? html` checked` : ''}
+                          />
                           <label for="event-${t}">${t}</label> <span class="muted">${EVENT_TEXT[t]}</span>
                         </div>`,
                     )}
@@ -229,7 +240,10 @@ export function webhooksRoutes(ctx: ConsoleContext): Router {
       });
     } catch (err) {
       if (err instanceof ControlPlaneError && err.code === 'not_found')
-        return render(res, { error: 'This subscription was removed: its secret cannot be rotated.', status: 409 });
+        return render(res, {
+          error: 'This subscription was removed: its secret cannot be rotated.',
+          status: 409,
+        });
       throw err;
     }
   });
