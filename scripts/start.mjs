@@ -49,7 +49,10 @@ function webhookSealKey() {
   }
 }
 const sealKey = webhookSealKey();
-if (!sealKey) console.log('[start] no HOLDFAST_WEBHOOK_SEAL_KEY: POST /v1/webhooks answers 503');
+if (!sealKey)
+  console.log(
+    '[start] no HOLDFAST_WEBHOOK_SEAL_KEY: POST /v1/webhooks answers 503, the console cannot create subscriptions',
+  );
 
 // pino JSON lines → "12:00:01 gateway info http_request status=200 ..."
 function pretty(name, line) {
@@ -79,7 +82,9 @@ for (const name of SERVICES) {
         ...process.env,
         ...env,
         PORT: name === 'gateway' ? String(port) : name === 'console' ? String(consolePort) : '',
-        ...(name === 'gateway' && sealKey ? { HOLDFAST_WEBHOOK_SEAL_KEY: sealKey } : {}),
+        ...((name === 'gateway' || name === 'console') && sealKey
+          ? { HOLDFAST_WEBHOOK_SEAL_KEY: sealKey }
+          : {}),
         ...(name === 'console'
           ? { HOLDFAST_CONSOLE_URL: consoleUrl, HOLDFAST_GATEWAY_URL: baseUrl, HOLDFAST_OPS_PORT: '9468' }
           : {}),

@@ -101,12 +101,14 @@ describe('docker-compose.yml', () => {
     expect(keysOf('dispatcher')).toEqual(['HOLDFAST_SECRETS_KEYS=secrets_keys']);
     for (const name of ['gateway', 'projector', 'recompute', 'dispatcher'])
       for (const k of keysOf(name)) expect(blocks.get(name), k).toContain(`, ${k.split('=')[1]}`);
-    for (const n of ['secrets_keys', 'unsubscribe_keys', 'inbound_keys', 'privacy_keys'])
+    for (const n of ['secrets_keys', 'unsubscribe_keys', 'inbound_keys', 'privacy_keys', 'console_keys'])
       expect(text).toContain(`\n  ${n}: { file: ./.secrets/${n} }\n`);
     // The console: PostgreSQL only (no Kafka, no registry to wait for), its own role and secret.
     const consoleBlock = blocks.get('console')!;
     expect(consoleBlock).toContain('DATABASE_URL: postgres://holdfast_console@postgres:5432/holdfast');
-    expect(consoleBlock).toContain('secrets: [console_db_password]');
+    expect(consoleBlock).toContain('secrets: [console_db_password, console_keys]');
+    // Its own keys (the TOTP secrets at rest), never the secrets master key.
+    expect(keysOf('console')).toEqual(['HOLDFAST_CONSOLE_KEYS=console_keys']);
     expect(consoleBlock).toContain('migrate: { condition: service_completed_successfully }');
     expect(consoleBlock).not.toContain('kafka: { condition');
     expect(blocks.get('registry')).toContain('jdbc:postgresql://postgres:5432/holdfast_registry');

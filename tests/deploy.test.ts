@@ -91,8 +91,13 @@ describe('deploy/kubernetes', () => {
     );
     expect(keys('holdfast-dispatcher')).toEqual([...common, 'HOLDFAST_SECRETS_KEYS'].sort());
     expect(keys('holdfast-projector')).toEqual([...common, 'HOLDFAST_PRIVACY_KEYS'].sort());
-    // The console: its database role and nothing else (no Kafka, no key of any kind).
-    expect(keys('holdfast-console')).toEqual(['DATABASE_URL']);
+    // The console: its database role and its own keys (no Kafka, no master key; the seal key opens nothing).
+    expect(keys('holdfast-console')).toEqual([
+      'DATABASE_URL',
+      'HOLDFAST_CONSOLE_KEYS',
+      'HOLDFAST_WEBHOOK_SEAL_KEY',
+    ]);
+    expect(byName.get('holdfast-console')!.text).not.toContain('HOLDFAST_SECRETS_KEYS');
     expect(keys('holdfast-operator')).toEqual(
       [...common, 'HOLDFAST_INBOUND_KEYS', 'HOLDFAST_PRIVACY_KEYS', 'HOLDFAST_SECRETS_KEYS'].sort(),
     );
@@ -120,6 +125,7 @@ describe('deploy/kubernetes', () => {
     const consoleConfig = loadConsoleConfig({
       DATABASE_URL: 'postgres://x@db/holdfast',
       NODE_ENV: 'production',
+      HOLDFAST_CONSOLE_KEYS: `c1:${b64}`,
       ...configMap(),
       ...Object.fromEntries(consoleEnv),
     });

@@ -12,7 +12,7 @@ for name in postgres operator_db gateway_db projector_db recompute_db dispatcher
 done
 # The key lists (id:base64 of 32 bytes, current first; docs/security.md, docs/privacy.md): one key
 # each to start with. Rotating one: put a new entry first in its file, keep the old one after it.
-for name in secrets_keys unsubscribe_keys inbound_keys privacy_keys; do
+for name in secrets_keys unsubscribe_keys inbound_keys privacy_keys console_keys; do
   f=".secrets/${name}"
   [ -s "$f" ] || printf 'k1:%s' "$(head -c 32 /dev/urandom | base64 | tr -d '\n')" > "$f"
 done

@@ -15,14 +15,15 @@ const secretOf = (name) => `${name === 'migrate' ? 'operator' : name}_db_passwor
 /**
  * The key lists each service holds, as secret files read through `<SETTING>_FILE` (the same split as
  * deploy/kubernetes): the public gateway never the secrets master key; only the gateway and the
- * projector the privacy KEK ring (they seal and open personal data); migrate none.
+ * projector the privacy KEK ring (they seal and open personal data); the console its own keys (TOTP
+ * secrets at rest); migrate none.
  */
 const KEY_SECRETS = {
   gateway: ['HOLDFAST_UNSUBSCRIBE_KEYS', 'HOLDFAST_INBOUND_KEYS', 'HOLDFAST_PRIVACY_KEYS'],
   projector: ['HOLDFAST_PRIVACY_KEYS'],
   recompute: ['HOLDFAST_SECRETS_KEYS', 'HOLDFAST_UNSUBSCRIBE_KEYS'],
   dispatcher: ['HOLDFAST_SECRETS_KEYS'],
-  console: [],
+  console: ['HOLDFAST_CONSOLE_KEYS'],
   migrate: [],
 };
 /** HOLDFAST_PRIVACY_KEYS → privacy_keys (the secret's name and its file under ./.secrets). */

@@ -14,7 +14,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import axe from 'axe-core';
 import type { Kysely } from 'kysely';
-import { connectTile, createAccount, createWebhookSubscription, inviteUser, mintApiKey } from '@holdfast/db';
+import {
+  connectTile,
+  createAccount,
+  createWebhookSubscription,
+  defaultSecretsKeyring,
+  inviteUser,
+  mintApiKey,
+} from '@holdfast/db';
 import { silentLogger } from '@holdfast/platform';
 import { createTestEnv, REPO_ROOT, type TestEnv } from '@holdfast/testing';
 import { createConsole, loadConsoleConfig, totpCode } from '@holdfast/console';
@@ -59,10 +66,15 @@ async function shot(name: string): Promise<void> {
   await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
 }
 
+/** The docs show the page, not a secret (even a test database's): masked in the picture. */
+async function maskSecret(selector: string): Promise<void> {
+  await page.locator(selector).evaluate((el) => (el.textContent = `${el.textContent.trim().slice(0, 12)}…`));
+}
+
 /** axe-core's serious and critical violations on the current page (run outside the page's CSP). */
-async function a11yProblems(): Promise<string[]> {
-  await page.evaluate(axe.source);
-  const violations = await page.evaluate(async () => {
+async function a11yProblems(on: Page = page): Promise<string[]> {
+  await on.evaluate(axe.source);
+  const violations = await on.evaluate(async () => {
     const run = (window as unknown as { axe: typeof axe }).axe.run;
     const r = await run(document, { resultTypes: ['violations'] });
     return r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length }));
@@ -89,6 +101,8 @@ beforeAll(async () => {
     PORT: '0',
     HOLDFAST_CONSOLE_URL: base,
     HOLDFAST_GATEWAY_URL: stack.url,
+    // The dispatcher's public key: the webhooks page mints secrets sealed to it (it opens nothing).
+    HOLDFAST_WEBHOOK_SEAL_KEY: defaultSecretsKeyring().webhookSealKeySetting(),
   });
   server.on('request', createConsole(config, { pool: t.pool, logger: silentLogger, now: clock }));
   a = (await createAccount(t.db, { name: 'Tea shop', storefrontDomain: 'tea.example.com' })).id;
@@ -235,6 +249,139 @@ describe('the console in Chromium', () => {
     await page.click('button:has-text("Save currency")');
     await page.waitForURL(`${base}/accounts/${a}/settings`);
     expect(await page.inputValue('#currency')).toBe('EUR');
+  });
+
+  it('given the settings page, when the owner saves a timezone, then it goes through the outbox, the log and the projector into the read model the page shows', async () => {
+    await page.goto(`${base}/accounts/${a}/settings`);
+    await page.fill('#timezone', 'CST');
+    await page.click('button:has-text("Save timezone")');
+    await expect(page.locator('main').textContent()).resolves.toContain("'CST' is not an IANA timezone name");
+    await page.fill('#timezone', 'Europe/Paris');
+    await page.click('button:has-text("Save timezone")');
+    await page.waitForURL(`${base}/accounts/${a}/settings`);
+    // The gateway's relay appends it (every 2 s); the projector folds it; the page reads the read model.
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      if ((await page.locator('#store-timezone').textContent()) === 'Europe/Paris') break;
+      if (Date.now() > deadline) throw new Error('the timezone never reached the read model');
+      await new Promise((r) => setTimeout(r, 500));
+      await page.reload();
+    }
+    await expect(page.locator('#timezone-pending').count()).resolves.toBe(0);
+    const { rows } = await t.pool.query(
+      `select detail from control.audit_log where account_id = $1 and action = 'settings.timezone'`,
+      [a],
+    );
+    expect(rows.map((r: { detail: unknown }) => r.detail)).toEqual([{ from: null, to: 'Europe/Paris' }]);
+    expect((await t.pool.query('select 1 from control.settings_outbox')).rowCount).toBe(0);
+    await shot('settings');
+    expect(await a11yProblems()).toEqual([]);
+  });
+
+  it('given the webhooks page, when the owner creates a subscription choosing its events and rotates its secret, then each secret is shown once', async () => {
+    await page.goto(`${base}/accounts/${a}/webhooks`);
+    await page.fill('#webhook-url', 'https://hooks.tea.example/churn');
+    await page.check('[id="event-customer.churned"]');
+    await page.uncheck('[id="event-campaign.sent"]');
+    await page.click('button:has-text("Create subscription")');
+    const created = (await page.locator('#new-secret').textContent())!.trim();
+    expect(created).toMatch(/^whsec_/);
+    const row = page.locator('tr', { hasText: 'https://hooks.tea.example/churn' });
+    await expect(row.locator('td').nth(1).textContent()).resolves.toBe('customer.churned');
+    await maskSecret('#new-secret');
+    await shot('webhooks-created');
+    expect(await a11yProblems()).toEqual([]);
+    await row.locator('select[name=grace]').selectOption('3600');
+    await row.locator('button:has-text("Rotate secret")').click();
+    const rotated = (await page.locator('#new-secret').textContent())!.trim();
+    expect(rotated).toMatch(/^whsec_/);
+    expect(rotated).not.toBe(created);
+    await expect(page.locator('[role=status]').textContent()).resolves.toContain('also signs until');
+    // Shown once: the list again holds neither secret.
+    await page.goto(`${base}/accounts/${a}/webhooks`);
+    const html = await page.content();
+    expect(html).not.toContain(created);
+    expect(html).not.toContain(rotated);
+  });
+
+  it('given a viewer, when they browse the account and post a change by hand, then the forms are hidden and the server refuses (403)', async () => {
+    const ctx = await browser.newContext({ viewport: { width: 1200, height: 800 } });
+    const v = await ctx.newPage();
+    try {
+      const inv = await inviteUser(t.db, { email: 'viewer@tea.example', accountId: a, role: 'viewer' });
+      await v.goto(`${base}/invite/${inv.token}`);
+      const vSecret = (await v.locator('#totp-secret').textContent())!.trim();
+      await v.fill('#password', 'a long viewer passphrase');
+      await v.fill('#code', nextCode(vSecret));
+      await v.click('button[type=submit]');
+      await v.waitForURL(`${base}/accounts/${a}`);
+      for (const path of ['', '/keys', '/webhooks', '/campaigns', '/settings', '/people']) {
+        const r = await v.goto(`${base}/accounts/${a}${path}`);
+        expect(r!.status(), path).toBe(200);
+        expect(await a11yProblems(v), path).toEqual([]);
+      }
+      await v.goto(`${base}/accounts/${a}/webhooks`);
+      await expect(v.locator('button:has-text("Create subscription")').count()).resolves.toBe(0);
+      await expect(v.locator('button:has-text("Rotate secret")').count()).resolves.toBe(0);
+      await v.goto(`${base}/accounts/${a}/keys`);
+      await expect(v.locator('button:has-text("Mint")').count()).resolves.toBe(0);
+      await v.screenshot({ path: join(SHOTS, 'viewer-keys.png'), fullPage: true });
+      // The audit log is for those who can act: refused, not only hidden.
+      expect((await v.goto(`${base}/accounts/${a}/audit`))!.status()).toBe(403);
+      // A change posted by hand from the viewer's own page, with their valid CSRF token: refused.
+      for (const [action, fields] of [
+        ['/keys/mint', { kind: 'ingest_live' }],
+        ['/webhooks', { url: 'https://hooks.tea.example/x', event_types: 'campaign.sent' }],
+        ['/settings/currency', { currency: 'EUR' }],
+      ] as const) {
+        await v.goto(`${base}/accounts/${a}/keys`);
+        const answer = v.waitForResponse((r) => r.request().method() === 'POST');
+        await v.evaluate(
+          ({ action, fields }) => {
+            const f = document.createElement('form');
+            f.method = 'post';
+            f.action = action;
+            const csrf = document.querySelector<HTMLInputElement>('input[name=_csrf]')!.value;
+            for (const [k, val] of Object.entries({ ...fields, _csrf: csrf })) {
+              const i = document.createElement('input');
+              i.type = 'hidden';
+              i.name = k;
+              i.value = val;
+              f.append(i);
+            }
+            document.body.append(f);
+            f.submit();
+          },
+          { action: `/accounts/${a}${action}`, fields },
+        );
+        expect((await answer).status(), action).toBe(403);
+        await v.waitForLoadState();
+        await expect(v.locator('main').textContent(), action).resolves.toContain('(viewer) cannot do this');
+      }
+      await v.screenshot({ path: join(SHOTS, 'viewer-refused.png'), fullPage: true });
+      expect(await a11yProblems(v)).toEqual([]);
+      // Nothing was minted by the viewer's posts: the owner's one ingest key is the only live one.
+      const { rows } = await t.pool.query(
+        `select 1 from control.api_keys where account_id = $1 and kind = 'ingest_live' and revoked_at is null`,
+        [a],
+      );
+      expect(rows).toHaveLength(1);
+    } finally {
+      await ctx.close();
+    }
+  });
+
+  it('given the recovery codes page, when the owner makes codes, then ten are shown once, and the page passes axe', async () => {
+    await page.goto(`${base}/recovery-codes`);
+    await page.click('button:has-text("Make recovery codes")');
+    await expect(page.locator('#recovery-codes li').count()).resolves.toBe(10);
+    await expect(page.locator('#recovery-left').textContent()).resolves.toBe('10');
+    // The docs show the page, not the codes.
+    await page
+      .locator('#recovery-codes code')
+      .evaluateAll((els) => els.forEach((el) => (el.textContent = 'XXXX-XXXX-XXXX-XXXX')));
+    await shot('recovery-codes');
+    expect(await a11yProblems()).toEqual([]);
   });
 
   it("given another account's ids, when the owner edits the URL, then every page answers 404", async () => {

@@ -22,7 +22,7 @@ export class ConsoleClient {
 
   async post(
     path: string,
-    form: Record<string, string>,
+    form: Record<string, string | readonly string[]>,
     opts: { origin?: string | null } = {},
   ): Promise<{ status: number; text: string; headers: Headers }> {
     const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded' };
@@ -33,7 +33,10 @@ export class ConsoleClient {
       method: 'POST',
       redirect: 'manual',
       headers,
-      body: new URLSearchParams(form).toString(),
+      // A list is a repeated field (checkboxes).
+      body: new URLSearchParams(
+        Object.entries(form).flatMap(([k, v]) => (typeof v === 'string' ? [[k, v]] : v.map((x) => [k, x]))),
+      ).toString(),
     });
     this.keep(r);
     return { status: r.status, text: await r.text(), headers: r.headers };

@@ -7,8 +7,15 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import {
+  ConsoleKeyring,
+  createDb,
   createPool,
+  defaultSecretsKeyring,
   listApiKeys,
+  relaySettingsChanges,
+  rewrapConsoleTotpSecrets,
+  type PendingSettingsChange,
+  sealConsoleTotpSecrets,
   mintApiKey,
   readReportingCurrency,
   SERVICE_ROLES,
@@ -18,7 +25,7 @@ import { ensureReadModelSchema, importReferenceRates } from '@holdfast/read-mode
 import type { Logger } from '@holdfast/platform';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
 import type { Kysely } from 'kysely';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { createWebhookSubscription, readCampaignSettings } from '@holdfast/db';
 import { migrateDispatcher } from '@holdfast/dispatcher';
 import { migrateAnalytics, migrateCampaigns } from '@holdfast/recompute';
@@ -34,6 +41,9 @@ import {
 } from './console-client.js';
 
 const ECB_SAMPLE = new URL('../../packages/domain/fixtures/ecb-eurofxref-hist-sample.csv', import.meta.url);
+/** The console's keys: c2 current, c1 an older one still configured (rotation). */
+const CONSOLE_KEY_NEW = { id: 'c2', key: randomBytes(32) };
+const CONSOLE_KEY_OLD = { id: 'c1', key: randomBytes(32) };
 let t: TestEnv;
 let consolePool: Pool;
 let server: Server;
@@ -59,7 +69,15 @@ beforeAll(async () => {
   await migrateAnalytics(t.db as Kysely<unknown>);
   await migrateCampaigns(t.db as Kysely<unknown>);
   await migrateDispatcher(t.db as Kysely<unknown>);
-  const config = loadConsoleConfig({ ...t.env, PORT: '0' });
+  const config = loadConsoleConfig({
+    ...t.env,
+    PORT: '0',
+    // The dispatcher's public key (it opens nothing): the webhooks page mints secrets sealed to it.
+    HOLDFAST_WEBHOOK_SEAL_KEY: defaultSecretsKeyring().webhookSealKeySetting(),
+    HOLDFAST_CONSOLE_KEYS: [CONSOLE_KEY_NEW, CONSOLE_KEY_OLD]
+      .map((k) => `${k.id}:${k.key.toString('base64')}`)
+      .join(','),
+  });
   // The console connects as its own least-privilege role, as deployed: every page and change below
   // proves its grants are enough (and `least-privilege` tests what it may not touch).
   const url = new URL(t.databaseUrl);
@@ -377,6 +395,216 @@ describe('the console over HTTP', () => {
     ).toBe(404);
   });
 
+  it('given the owner, when they create a subscription, then its secret is shown once, stored only sealed (to the dispatcher), and audited', async () => {
+    const page = await owner.client.get(`/accounts/${a}/webhooks`);
+    expect(page.text).toContain('New subscription');
+    const r = await owner.client.post(`/accounts/${a}/webhooks`, {
+      _csrf: csrfOf(page.text),
+      url: 'https://hooks.tea.example/events',
+      event_types: ['customer.churned', 'sync.completed'],
+    });
+    expect(r.status).toBe(200);
+    const secret = /id="new-secret">(whsec_[^<]+)</.exec(r.text)![1]!;
+    expect(r.text).toContain('customer.churned, sync.completed');
+    const { rows } = await t.pool.query<{
+      id: string;
+      sub: string;
+      event_types: string[];
+      key_id: string;
+      wrapped_key: Buffer;
+      ciphertext: Buffer;
+      plain: string | null;
+    }>(
+      `select k.id, s.id as sub, s.event_types, k.key_id, k.wrapped_key, k.ciphertext, s.secret as plain
+         from control.webhook_subscriptions s join control.webhook_secrets k on k.subscription_id = s.id
+        where s.account_id = $1 and s.url = 'https://hooks.tea.example/events'`,
+      [a],
+    );
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.plain).toBeNull();
+    expect(rows[0]!.key_id).toMatch(/^x25519:/);
+    expect(rows[0]!.event_types).toEqual(['customer.churned', 'sync.completed']);
+    // The dispatcher's keyring opens what the console sealed: the very secret shown.
+    expect(
+      defaultSecretsKeyring().open(
+        { keyId: rows[0]!.key_id, wrappedKey: rows[0]!.wrapped_key, ciphertext: rows[0]!.ciphertext },
+        rows[0]!.id,
+      ),
+    ).toBe(secret);
+    expect((await owner.client.get(`/accounts/${a}/webhooks`)).text).not.toContain(secret);
+    const audit = await t.pool.query(
+      `select detail from control.audit_log where account_id = $1 and action = 'webhook.create' and target = $2`,
+      [a, rows[0]!.sub],
+    );
+    expect(JSON.stringify(audit.rows)).not.toContain('whsec_');
+    expect(audit.rowCount).toBe(1);
+  });
+
+  it('given a bad URL or no event type, when a subscription is created, then the form says why and nothing is created', async () => {
+    const page = await owner.client.get(`/accounts/${a}/webhooks`);
+    const before = await t.pool.query('select 1 from control.webhook_subscriptions where account_id = $1', [
+      a,
+    ]);
+    const r = await owner.client.post(`/accounts/${a}/webhooks`, {
+      _csrf: csrfOf(page.text),
+      url: 'https://user:pass@hooks.tea.example/hook',
+    });
+    expect(r.status).toBe(400);
+    expect(r.text).toContain('That URL is refused');
+    expect(r.text).toContain('Choose at least one event type.');
+    const after = await t.pool.query('select 1 from control.webhook_subscriptions where account_id = $1', [
+      a,
+    ]);
+    expect(after.rowCount).toBe(before.rowCount);
+  });
+
+  it('given a subscription, when the owner rotates its secret with a 1-hour grace, then a new secret is shown once and the old one signs for an hour more', async () => {
+    const sub = await createWebhookSubscription(t.db, a, 'https://hooks.tea.example/rotate');
+    const page = await owner.client.get(`/accounts/${a}/webhooks`);
+    const r = await owner.client.post(`/accounts/${a}/webhooks/${sub.id}/rotate`, {
+      _csrf: csrfOf(page.text),
+      grace: '3600',
+    });
+    expect(r.status).toBe(200);
+    const fresh = /id="new-secret">(whsec_[^<]+)</.exec(r.text)![1]!;
+    expect(fresh).not.toBe(sub.secret);
+    const { rows } = await t.pool.query<{ expires_at: Date | null }>(
+      'select expires_at from control.webhook_secrets where subscription_id = $1 order by seq',
+      [sub.id],
+    );
+    expect(rows.map((x) => x.expires_at?.getTime() ?? null)).toEqual([
+      clock.now().getTime() + 3600_000,
+      null,
+    ]);
+    const audit = await t.pool.query(
+      `select 1 from control.audit_log where action = 'webhook.rotate_secret' and target = $1`,
+      [sub.id],
+    );
+    expect(audit.rowCount).toBe(1);
+    // A grace the page does not offer is refused, and changes nothing.
+    expect(
+      (
+        await owner.client.post(`/accounts/${a}/webhooks/${sub.id}/rotate`, {
+          _csrf: csrfOf(page.text),
+          grace: '99',
+        })
+      ).status,
+    ).toBe(400);
+  });
+
+  it("given a viewer or another account's subscription, when creating, rotating or removing, then 403 or 404 and nothing changes", async () => {
+    const mine = await createWebhookSubscription(t.db, a, 'https://hooks.tea.example/kept');
+    const other = await createWebhookSubscription(t.db, b, 'https://hooks.other.example/kept');
+    const vpage = await viewer.client.get(`/accounts/${a}/webhooks`);
+    expect(vpage.text).not.toContain('New subscription');
+    expect(vpage.text).not.toContain('Rotate secret');
+    const vcsrf = csrfOf(vpage.text);
+    expect(
+      (
+        await viewer.client.post(`/accounts/${a}/webhooks`, {
+          _csrf: vcsrf,
+          url: 'https://x.example/h',
+          event_types: ['campaign.sent'],
+        })
+      ).status,
+    ).toBe(403);
+    expect(
+      (await viewer.client.post(`/accounts/${a}/webhooks/${mine.id}/rotate`, { _csrf: vcsrf, grace: '0' }))
+        .status,
+    ).toBe(403);
+    expect(
+      (await viewer.client.post(`/accounts/${a}/webhooks/${mine.id}/remove`, { _csrf: vcsrf })).status,
+    ).toBe(403);
+    const csrf = csrfOf((await owner.client.get(`/accounts/${a}/webhooks`)).text);
+    expect(
+      (await owner.client.post(`/accounts/${a}/webhooks/${other.id}/rotate`, { _csrf: csrf, grace: '0' }))
+        .status,
+    ).toBe(404);
+    expect(
+      (await owner.client.post(`/accounts/${a}/webhooks/${other.id}/remove`, { _csrf: csrf })).status,
+    ).toBe(404);
+    expect(
+      (
+        await owner.client.post(`/accounts/${a}/webhooks`, {
+          url: 'https://x.example/h',
+          event_types: ['campaign.sent'],
+        })
+      ).status,
+    ).toBe(403);
+    const { rows } = await t.pool.query<{ id: string; disabled_at: Date | null; n: number }>(
+      `select s.id, s.disabled_at, (select count(*) from control.webhook_secrets k where k.subscription_id = s.id) as n
+         from control.webhook_subscriptions s where s.id in ($1, $2)`,
+      [mine.id, other.id],
+    );
+    expect(rows.map((x) => [x.disabled_at, x.n])).toEqual([
+      [null, 1],
+      [null, 1],
+    ]);
+    // The owner removes their own: no more deliveries, the row kept as removed, audited.
+    expect(
+      (await owner.client.post(`/accounts/${a}/webhooks/${mine.id}/remove`, { _csrf: csrf })).status,
+    ).toBe(200);
+    const removed = await t.pool.query(
+      'select disabled_at from control.webhook_subscriptions where id = $1',
+      [mine.id],
+    );
+    expect(removed.rows[0].disabled_at).not.toBeNull();
+    expect(
+      (
+        await t.pool.query(
+          `select 1 from control.audit_log where action = 'webhook.remove' and target = $1`,
+          [mine.id],
+        )
+      ).rowCount,
+    ).toBe(1);
+  });
+
+  it('given the people who accepted invitations, when their rows are read, then no TOTP secret is in clear (sealed under the current console key)', async () => {
+    const { rows } = await t.pool.query<{
+      totp_secret: string | null;
+      totp_key_id: string;
+      totp_ciphertext: Buffer;
+    }>('select totp_secret, totp_key_id, totp_ciphertext from control.users where id = $1', [owner.userId]);
+    expect(rows[0]!.totp_secret).toBeNull();
+    expect(rows[0]!.totp_key_id).toBe('c2');
+    expect(rows[0]!.totp_ciphertext.toString('latin1')).not.toContain(owner.totpSecret);
+  });
+
+  it('given a secret left in clear from before sealing, and one sealed under the older key, when the console starts (seal, rewrap), then both are sealed under the current key and still sign in', async () => {
+    const clearOne = await invitedPerson(t.db, base, clock, a, 'legacy@tea.example', 'analyst');
+    const oldKeyOne = await invitedPerson(t.db, base, clock, a, 'oldkey@tea.example', 'analyst');
+    // As a row enrolled before the migration looks: the secret in clear, no sealed columns.
+    await t.pool.query(
+      `update control.users set totp_secret = $2, totp_key_id = null, totp_wrapped_key = null, totp_ciphertext = null where id = $1`,
+      [clearOne.userId, clearOne.totpSecret],
+    );
+    // As a row sealed before the key rotation: under c1.
+    const old = new ConsoleKeyring([CONSOLE_KEY_OLD]).seal(
+      oldKeyOne.totpSecret,
+      `console-totp/${oldKeyOne.userId}`,
+    );
+    await t.pool.query(
+      `update control.users set totp_key_id = $2, totp_wrapped_key = $3, totp_ciphertext = $4 where id = $1`,
+      [oldKeyOne.userId, old.keyId, old.wrappedKey, old.ciphertext],
+    );
+    // Both still sign in before the start-up pass (the clear row is read as it is; c1 is configured).
+    expect((await signIn(clearOne)).second.status).toBe(303);
+    const keyring = new ConsoleKeyring([CONSOLE_KEY_NEW, CONSOLE_KEY_OLD]);
+    expect(await sealConsoleTotpSecrets(t.db, keyring)).toBe(1);
+    expect(await sealConsoleTotpSecrets(t.db, keyring)).toBe(0);
+    expect(await rewrapConsoleTotpSecrets(t.db, keyring)).toBe(1);
+    const { rows } = await t.pool.query<{ id: string; totp_secret: string | null; totp_key_id: string }>(
+      'select id, totp_secret, totp_key_id from control.users where id in ($1, $2) order by email',
+      [clearOne.userId, oldKeyOne.userId],
+    );
+    expect(rows.map((x) => [x.totp_secret, x.totp_key_id])).toEqual([
+      [null, 'c2'],
+      [null, 'c2'],
+    ]);
+    expect((await signIn(clearOne)).second.status).toBe(303);
+    expect((await signIn(oldKeyOne)).second.status).toBe(303);
+  });
+
   it('given ten working keys, when one more is minted, then the limit is explained and nothing is minted', async () => {
     while (
       (await listApiKeys(t.db, a)).filter((k) => k.kind === 'ingest_live' && k.status === 'live').length < 10
@@ -510,6 +738,117 @@ describe('the console over HTTP', () => {
     expect(await readReportingCurrency(t.db as never, b)).toBe('USD');
   });
 
+  it('given the owner, when they save a timezone, then it is queued in the settings outbox with its audit entry; a bad name, a viewer or another account change nothing', async () => {
+    const page = await owner.client.get(`/accounts/${a}/settings`);
+    const csrf = csrfOf(page.text);
+    const bad = await owner.client.post(`/accounts/${a}/settings/timezone`, { _csrf: csrf, timezone: 'CST' });
+    expect(bad.status).toBe(400);
+    expect(bad.text).toContain('is not an IANA timezone name');
+    const vcsrf = csrfOf((await viewer.client.get(`/accounts/${a}/settings`)).text);
+    expect(
+      (
+        await viewer.client.post(`/accounts/${a}/settings/timezone`, {
+          _csrf: vcsrf,
+          timezone: 'Europe/Rome',
+        })
+      ).status,
+    ).toBe(403);
+    expect(
+      (await owner.client.post(`/accounts/${b}/settings/timezone`, { _csrf: csrf, timezone: 'Europe/Rome' }))
+        .status,
+    ).toBe(404);
+    expect((await t.pool.query('select 1 from control.settings_outbox')).rowCount).toBe(0);
+    const ok = await owner.client.post(`/accounts/${a}/settings/timezone`, {
+      _csrf: csrf,
+      timezone: 'Europe/Berlin',
+    });
+    expect(ok.status).toBe(303);
+    const { rows } = await t.pool.query<{ id: string; account_id: string; store_timezone: string }>(
+      'select id, account_id, store_timezone from control.settings_outbox',
+    );
+    expect(rows.map((r) => [r.account_id, r.store_timezone])).toEqual([[a, 'Europe/Berlin']]);
+    const audit = await t.pool.query(
+      `select detail from control.audit_log where action = 'settings.timezone' and target = $1`,
+      [rows[0]!.id],
+    );
+    expect(audit.rows.map((r: { detail: unknown }) => r.detail)).toEqual([
+      { from: null, to: 'Europe/Berlin' },
+    ]);
+    // The page says the change is on its way until the relay appended it.
+    expect((await owner.client.get(`/accounts/${a}/settings`)).text).toContain('changing to Europe/Berlin');
+  });
+
+  it("given a queued timezone change, when the relay (as the gateway's role) cannot append, then it stays with its attempt counted; when it can, it is handed over once and deleted", async () => {
+    // The relay runs in the gateway, as holdfast_gateway: its grants are what this proves.
+    const url = new URL(t.databaseUrl);
+    url.username = SERVICE_ROLES.gateway;
+    url.password = '';
+    const gatewayPool = createPool(url.toString(), 'test-gateway-relay', 2);
+    const gdb = createDb(gatewayPool);
+    try {
+      await expect(relaySettingsChanges(gdb, () => Promise.reject(new Error('kafka away')))).rejects.toThrow(
+        'kafka away',
+      );
+      const kept = await t.pool.query<{ attempts: number; last_error: string }>(
+        'select attempts, last_error from control.settings_outbox',
+      );
+      expect(kept.rows).toEqual([{ attempts: 1, last_error: 'kafka away' }]);
+      const sent: PendingSettingsChange[] = [];
+      expect(await relaySettingsChanges(gdb, (c) => Promise.resolve(void sent.push(...c)))).toBe(1);
+      expect(sent.map((c) => [c.accountId, c.storeTimezone])).toEqual([[a, 'Europe/Berlin']]);
+      expect(sent[0]!.requestedAt.getTime()).toBe(clock.now().getTime());
+      expect(await relaySettingsChanges(gdb, (c) => Promise.resolve(void sent.push(...c)))).toBe(0);
+      expect((await t.pool.query('select 1 from control.settings_outbox')).rowCount).toBe(0);
+    } finally {
+      await gatewayPool.end();
+    }
+  });
+
+  it('given recovery codes made on their page, when one signs in in place of the TOTP code, then it works once; only digests are stored', async () => {
+    const person = await invitedPerson(t.db, base, clock, a, 'recovery@tea.example', 'analyst');
+    const page = await person.client.get('/recovery-codes');
+    expect(page.text).toContain('>0</strong> unused');
+    const made = await person.client.post('/recovery-codes', { _csrf: csrfOf(page.text) });
+    expect(made.status).toBe(200);
+    const codes = [...made.text.matchAll(/<li><code>([A-Z2-7-]{19})<\/code><\/li>/g)].map((m) => m[1]!);
+    expect(codes).toHaveLength(10);
+    const stored = await t.pool.query<{ code_hash: Buffer }>(
+      'select code_hash from control.recovery_codes where user_id = $1',
+      [person.userId],
+    );
+    expect(stored.rowCount).toBe(10);
+    expect(JSON.stringify(stored.rows)).not.toContain(codes[0]!);
+    const withCode = async (code: string) => {
+      const client = new ConsoleClient(base);
+      await client.post('/sign-in', { email: person.email, password: person.password, next: '/' });
+      const codePage = await client.get('/sign-in/code');
+      expect(codePage.text).toContain('Use a recovery code');
+      return client.post('/sign-in/recovery', {
+        _csrf: csrfOf(codePage.text),
+        recovery_code: code,
+        next: '/',
+      });
+    };
+    // Typed loosely (lower case, spaces): the same code.
+    expect((await withCode(codes[0]!.toLowerCase().replace(/-/g, ' '))).status).toBe(303);
+    expect((await withCode(codes[0]!)).status).toBe(401);
+    expect((await withCode('AAAA-BBBB-CCCC-DDDD')).status).toBe(401);
+    expect((await person.client.get('/recovery-codes')).text).toContain('>9</strong> unused');
+    // A new set: the old codes stop working.
+    const again = await person.client.get('/recovery-codes');
+    await person.client.post('/recovery-codes', { _csrf: csrfOf(again.text) });
+    expect((await withCode(codes[1]!)).status).toBe(401);
+    const audit = await t.pool.query(
+      `select action, detail from control.audit_log where actor_user_id = $1 and action in ('user.sign_in', 'user.recovery_codes') order by id`,
+      [person.userId],
+    );
+    expect(audit.rows).toEqual([
+      { action: 'user.recovery_codes', detail: { codes: 10 } },
+      { action: 'user.sign_in', detail: { with: 'recovery_code' } },
+      { action: 'user.recovery_codes', detail: { codes: 10 } },
+    ]);
+  });
+
   it("given the console role, when it reaches for a secret or another service's table, then PostgreSQL refuses", async () => {
     for (const table of [
       'control.provider_secrets',
@@ -539,6 +878,6 @@ describe('the console over HTTP', () => {
   it('given everything above, when the log lines are read, then no email address or key is in them', () => {
     const all = lines.join('\n');
     expect(lines.length).toBeGreaterThan(20);
-    expect(all).not.toMatch(/@tea\.example|@other\.example|tk_live_/);
+    expect(all).not.toMatch(/@tea\.example|@other\.example|tk_live_|whsec_/);
   });
 });

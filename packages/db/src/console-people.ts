@@ -5,6 +5,7 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { sql, type Kysely, type Selectable } from 'kysely';
 import { ControlPlaneError, describeAccount } from './control-plane.js';
 import type { AccountRole, Database, UsersTable } from './schema.js';
+import type { SecretsKeyring } from './secrets-keyring.js';
 
 export const ACCOUNT_ROLES: readonly AccountRole[] = ['owner', 'admin', 'analyst', 'viewer'];
 
@@ -120,6 +121,7 @@ export async function acceptInvite(
   db: Kysely<Database>,
   token: string,
   credentials: { readonly passwordHash: string; readonly totpSecret: string; readonly totpStep: number },
+  keyring: SecretsKeyring,
   now = new Date(),
 ): Promise<{ userId: string } | undefined> {
   return db.transaction().execute(async (trx) => {
@@ -136,7 +138,7 @@ export async function acceptInvite(
       .updateTable('control.users')
       .set({
         password_hash: credentials.passwordHash,
-        totp_secret: credentials.totpSecret,
+        ...sealedTotp(claimed.user_id, credentials.totpSecret, keyring),
         totp_last_step: String(credentials.totpStep),
         failed_sign_ins: 0,
         locked_until: null,
@@ -403,4 +405,152 @@ export async function listAudit(db: Kysely<Database>, accountId: string, limit =
     .orderBy('l.id', 'desc')
     .limit(limit)
     .execute();
+}
+
+/** What a sealed TOTP secret is bound to: its user (a ciphertext copied to another row does not open). */
+const totpContext = (userId: string): string => `console-totp/${userId}`;
+
+/** The columns of a TOTP secret sealed for `userId` (the clear column emptied). */
+function sealedTotp(userId: string, secret: string, keyring: SecretsKeyring) {
+  const s = keyring.seal(secret, totpContext(userId));
+  return {
+    totp_secret: null,
+    totp_key_id: s.keyId,
+    totp_wrapped_key: s.wrappedKey,
+    totp_ciphertext: s.ciphertext,
+  };
+}
+
+/**
+ * The user's TOTP secret, opened with the console's keyring; null when none is enrolled. A row still
+ * in clear (enrolled before the secrets were sealed, and the console has not started since) is read
+ * as it is. Throws SecretUnreadableError when its key is not in the keyring or the ciphertext was
+ * tampered with or moved from another row.
+ */
+export function openTotpSecret(
+  user: Pick<UserRow, 'id' | 'totp_secret' | 'totp_key_id' | 'totp_wrapped_key' | 'totp_ciphertext'>,
+  keyring: SecretsKeyring,
+): string | null {
+  if (user.totp_key_id && user.totp_wrapped_key && user.totp_ciphertext)
+    return keyring.open(
+      { keyId: user.totp_key_id, wrappedKey: user.totp_wrapped_key, ciphertext: user.totp_ciphertext },
+      totpContext(user.id),
+    );
+  return user.totp_secret;
+}
+
+/**
+ * Seals every TOTP secret still in clear (enrolled before the secrets were sealed) and clears the
+ * column; one row per transaction, row-locked, so two consoles starting at once seal each row once.
+ * Idempotent: the console runs it at every start. Returns how many were sealed.
+ */
+export async function sealConsoleTotpSecrets(db: Kysely<Database>, keyring: SecretsKeyring): Promise<number> {
+  const clear = await db
+    .selectFrom('control.users')
+    .select('id')
+    .where('totp_secret', 'is not', null)
+    .execute();
+  let sealed = 0;
+  for (const { id } of clear)
+    sealed += await db.transaction().execute(async (trx) => {
+      const row = await trx
+        .selectFrom('control.users')
+        .select('totp_secret')
+        .where('id', '=', id)
+        .forUpdate()
+        .executeTakeFirst();
+      if (!row?.totp_secret) return 0;
+      await trx
+        .updateTable('control.users')
+        .set(sealedTotp(id, row.totp_secret, keyring))
+        .where('id', '=', id)
+        .execute();
+      return 1;
+    });
+  return sealed;
+}
+
+/**
+ * Re-wraps the data key of every TOTP secret not under the keyring's current key (after a new key was
+ * put first in HOLDFAST_CONSOLE_KEYS; the ciphertext is unchanged). Each update is guarded on the old
+ * key id, so concurrent runs do no harm. The console runs it at every start; afterwards the old key
+ * can be removed. Returns how many were re-wrapped.
+ */
+export async function rewrapConsoleTotpSecrets(
+  db: Kysely<Database>,
+  keyring: SecretsKeyring,
+): Promise<number> {
+  const rows = await db
+    .selectFrom('control.users')
+    .select(['id', 'totp_key_id', 'totp_wrapped_key', 'totp_ciphertext'])
+    .where('totp_key_id', 'is not', null)
+    .where('totp_key_id', '<>', keyring.currentKeyId)
+    .execute();
+  let n = 0;
+  for (const r of rows) {
+    const next = keyring.rewrap({
+      keyId: r.totp_key_id!,
+      wrappedKey: r.totp_wrapped_key!,
+      ciphertext: r.totp_ciphertext!,
+    });
+    const u = await db
+      .updateTable('control.users')
+      .set({ totp_key_id: next.keyId, totp_wrapped_key: next.wrappedKey })
+      .where('id', '=', r.id)
+      .where('totp_key_id', '=', r.totp_key_id)
+      .executeTakeFirst();
+    n += Number(u.numUpdatedRows);
+  }
+  return n;
+}
+
+/**
+ * Replaces the user's recovery codes with `codes` (the caller shows them once): only their digests
+ * are stored, and the old ones stop working in the same transaction.
+ */
+export async function replaceRecoveryCodes(
+  db: Kysely<Database>,
+  userId: string,
+  codes: readonly string[],
+  now = new Date(),
+): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await trx.deleteFrom('control.recovery_codes').where('user_id', '=', userId).execute();
+    if (codes.length)
+      await trx
+        .insertInto('control.recovery_codes')
+        .values(codes.map((c) => ({ user_id: userId, code_hash: secretDigest(c), created_at: now })))
+        .execute();
+  });
+}
+
+/**
+ * Takes one recovery code once: true when it is one of the user's, unused (one UPDATE, so two
+ * concurrent sign-ins with the same code cannot both pass). `code` as the caller normalized it.
+ */
+export async function takeRecoveryCode(
+  db: Kysely<Database>,
+  userId: string,
+  code: string,
+  now = new Date(),
+): Promise<boolean> {
+  const r = await db
+    .updateTable('control.recovery_codes')
+    .set({ used_at: now })
+    .where('user_id', '=', userId)
+    .where('code_hash', '=', secretDigest(code))
+    .where('used_at', 'is', null)
+    .executeTakeFirst();
+  return r.numUpdatedRows > 0n;
+}
+
+/** How many of the user's recovery codes are left unused. */
+export async function countRecoveryCodes(db: Kysely<Database>, userId: string): Promise<number> {
+  const { n } = await db
+    .selectFrom('control.recovery_codes')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('user_id', '=', userId)
+    .where('used_at', 'is', null)
+    .executeTakeFirstOrThrow();
+  return Number(n);
 }

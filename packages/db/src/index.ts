@@ -30,3 +30,4 @@ export * from './provider-credentials.js';
 export * from './analyst-grants.js';
 export * from './console-people.js';
 export * from './tile-state.js';
+export * from './settings-outbox.js';

@@ -14,7 +14,10 @@ import * as readKeys from './migrations/2026-11-28T12-00-read-keys.js';
 import * as webhookEventTypes from './migrations/2026-11-28T14-00-webhook-event-types.js';
 import * as consoleMigration from './migrations/2026-11-29T00-00-console.js';
 import * as sendClaims from './migrations/2026-11-29T12-00-send-claims.js';
+import * as consoleTotpSealed from './migrations/2026-11-30T00-00-console-totp-sealed.js';
 import * as erasureAnonymousId from './migrations/2026-11-30T00-00-erasure-anonymous-id.js';
+import * as settingsOutbox from './migrations/2026-11-30T01-00-settings-outbox.js';
+import * as recoveryCodes from './migrations/2026-11-30T02-00-console-recovery-codes.js';
 import { namedRaw } from './named-sql.js';
 import { applyPrivileges, PRIVILEGES_LOCK_SQL } from './privileges/apply-privileges.js';
 
@@ -38,7 +41,10 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '2026-11-28T14-00-webhook-event-types': webhookEventTypes,
   '2026-11-29T00-00-console': consoleMigration,
   '2026-11-29T12-00-send-claims': sendClaims,
+  '2026-11-30T00-00-console-totp-sealed': consoleTotpSealed,
   '2026-11-30T00-00-erasure-anonymous-id': erasureAnonymousId,
+  '2026-11-30T01-00-settings-outbox': settingsOutbox,
+  '2026-11-30T02-00-console-recovery-codes': recoveryCodes,
 };
 
 /**

@@ -154,6 +154,27 @@ export interface SyncTasksTable {
 }
 
 /** control.sync_outbox: a sync task's encoded SyncRequested command until a relay appends it. */
+/** control.recovery_codes: a console user's one-time recovery codes, as SHA-256 digests. */
+export interface RecoveryCodesTable {
+  user_id: string;
+  code_hash: Buffer;
+  created_at: DefaultedTimestamp;
+  used_at: Timestamp | null;
+}
+
+/** control.settings_outbox: a store setting changed in the console, waiting for the gateway's relay. */
+export interface SettingsOutboxTable {
+  /** Also the AccountSettingsChanged event's id (a second append is the same event). */
+  id: string;
+  account_id: string;
+  store_timezone: string;
+  /** When the change was made: the event's received_at. */
+  requested_at: Timestamp;
+  created_at: Generated<Timestamp>;
+  attempts: Generated<number>;
+  last_error: string | null;
+}
+
 export interface SyncOutboxTable {
   task_id: string;
   /** The record's key: commands queue behind the account's ingest. */
@@ -248,7 +269,12 @@ export interface UsersTable {
   id: string;
   email: string;
   password_hash: string | null;
+  /** In clear: only rows enrolled before the secrets were sealed, until the console's start seals them. */
   totp_secret: string | null;
+  /** The sealed TOTP secret (ConsoleKeyring): the key id, the wrapped data key, the ciphertext. */
+  totp_key_id: string | null;
+  totp_wrapped_key: Buffer | null;
+  totp_ciphertext: Buffer | null;
   totp_last_step: string | null;
   is_operator: Generated<boolean>;
   failed_sign_ins: Generated<number>;
@@ -317,6 +343,8 @@ export interface Database {
   'control.rate_counters': RateCountersTable;
   'control.sync_tasks': SyncTasksTable;
   'control.sync_outbox': SyncOutboxTable;
+  'control.settings_outbox': SettingsOutboxTable;
+  'control.recovery_codes': RecoveryCodesTable;
   'control.analyst_grants': AnalystGrantsTable;
   'control.users': UsersTable;
   'control.memberships': MembershipsTable;

@@ -197,3 +197,29 @@ export function defaultInboundKeyring(): InboundKeyring {
   ambientInbound ??= loadInboundKeyring(process.env);
   return ambientInbound;
 }
+
+const CONSOLE_SETTING = 'HOLDFAST_CONSOLE_KEYS';
+
+/**
+ * The console's own keys: they seal its people's TOTP secrets at rest (control.users), so a copy of
+ * the table without them holds no second factor. Same envelope encryption and rotation as the master
+ * keys (`rewrap`); a class of its own so no other keyring is passed where this one is expected, and
+ * the console never holds a master key.
+ */
+export class ConsoleKeyring extends SecretsKeyring {
+  /** Tells the keyrings apart for the type checker. */
+  readonly seals = 'console-totp' as const;
+
+  constructor(keys: readonly NamedKey[]) {
+    super(keys, CONSOLE_SETTING);
+  }
+}
+
+/**
+ * The console keyring from HOLDFAST_CONSOLE_KEYS (`id:base64-of-32-bytes`, comma-separated, current
+ * first; or HOLDFAST_CONSOLE_KEYS_FILE). Required in production; elsewhere generated once into
+ * `~/.cache/holdfast/console-key`.
+ */
+export function loadConsoleKeyring(env: Readonly<Record<string, string | undefined>>): ConsoleKeyring {
+  return new ConsoleKeyring(loadKeyList(env, CONSOLE_SETTING, 'console-key'));
+}

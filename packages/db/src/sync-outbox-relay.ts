@@ -33,6 +33,26 @@ export function startSyncOutboxRelay(
   logger: Logger,
   opts: SyncOutboxRelayOptions = {},
 ): SyncOutboxRelay {
+  return startOutboxRelay(
+    () => relaySyncCommands(db, send, { olderThanMs: opts.olderThanMs }),
+    logger,
+    'sync_outbox',
+    opts,
+  );
+}
+
+/**
+ * The periodic loop of an outbox relay (`startSyncOutboxRelay`, `startSettingsOutboxRelay`): every
+ * `intervalMs`, `relayOnce` until it relays nothing; one pass at a time; logged as `<name>_relayed`
+ * (rows, when any; at `level`: a warning where relaying is the exception, as for sync commands) and
+ * `<name>_relay_failed`.
+ */
+export function startOutboxRelay(
+  relayOnce: () => Promise<number>,
+  logger: Logger,
+  name: string,
+  opts: Pick<SyncOutboxRelayOptions, 'intervalMs'> & { readonly level?: 'info' | 'warn' } = {},
+): SyncOutboxRelay {
   const intervalMs = opts.intervalMs ?? 2_000;
   let running: Promise<number> | null = null;
   let stopped = false;
@@ -41,13 +61,13 @@ export function startSyncOutboxRelay(
       let total = 0;
       try {
         for (;;) {
-          const n = await relaySyncCommands(db, send, { olderThanMs: opts.olderThanMs });
+          const n = await relayOnce();
           total += n;
           if (n === 0 || stopped) break;
         }
-        if (total > 0) logger.warn('sync_outbox_relayed', { commands: total });
+        if (total > 0) logger[opts.level ?? 'warn'](`${name}_relayed`, { commands: total });
       } catch (err) {
-        logger.error('sync_outbox_relay_failed', { relayed: total, error: (err as Error).message });
+        logger.error(`${name}_relay_failed`, { relayed: total, error: (err as Error).message });
       } finally {
         running = null;
       }

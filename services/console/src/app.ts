@@ -26,6 +26,7 @@ import { dashboardsRoutes } from './routes/dashboards-routes.js';
 import { integrationsRoutes } from './routes/integrations-routes.js';
 import { keysRoutes } from './routes/keys-routes.js';
 import { peopleRoutes } from './routes/people-routes.js';
+import { recoveryRoutes } from './routes/recovery-routes.js';
 import { settingsRoutes } from './routes/settings-routes.js';
 import { webhooksRoutes } from './routes/webhooks-routes.js';
 import { ReadApiClient } from './read-api-client.js';
@@ -190,6 +191,7 @@ export function createConsole(config: ConsoleConfig, deps: ConsoleDeps): express
   account.use(peopleRoutes(ctx));
   account.use(integrationsRoutes(ctx));
   app.use('/accounts/:accountId', account);
+  app.use(recoveryRoutes(ctx));
 
   app.use((_req, res) => {
     const session = res.locals.viewer as SessionViewer | undefined;

@@ -1,4 +1,17 @@
-import { EnvReader, readDatabaseUrl, type InfraConfig } from '@holdfast/platform';
+import {
+  loadConsoleKeyring,
+  parseWebhookSealKey,
+  type ConsoleKeyring,
+  type WebhookSealKey,
+} from '@holdfast/db';
+import {
+  ConfigError,
+  EnvReader,
+  readDatabaseUrl,
+  readOutboundPolicy,
+  type InfraConfig,
+  type OutboundPolicy,
+} from '@holdfast/platform';
 import { DEFAULT_READ_MODEL_SCHEMA, READ_SCHEMA_SETTING } from '@holdfast/read-models';
 
 /** The console's configuration, parsed once at start-up from the environment. */
@@ -31,6 +44,19 @@ export interface ConsoleConfig {
   readonly sessionTtlMs: number;
   /** CONSOLE_IDLE_MINUTES (default 30): a session unused this long ends. */
   readonly idleTimeoutMs: number;
+  /**
+   * HOLDFAST_WEBHOOK_SEAL_KEY (as the gateway's; `holdfast secrets webhook-seal-key`): the public key
+   * new webhook signing secrets are sealed to. It opens nothing. Null: the webhooks page lists and
+   * redelivers, but cannot create a subscription nor rotate a secret, and says so.
+   */
+  readonly webhookSealKey: WebhookSealKey | null;
+  /** Where webhook URLs may point (HOLDFAST_OUTBOUND_ALLOW_HTTP, HOLDFAST_OUTBOUND_ALLOW), as the dispatcher's. */
+  readonly outbound: OutboundPolicy;
+  /**
+   * HOLDFAST_CONSOLE_KEYS (`id:base64,…`, current first; required in production): the keys the TOTP
+   * secrets are sealed with at rest. Older ids are kept to open and re-wrap what they sealed.
+   */
+  readonly consoleKeys: ConsoleKeyring;
 }
 
 const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
@@ -59,6 +85,19 @@ export function loadConsoleConfig(env: Readonly<Record<string, string | undefine
     if (trustRaw === 'true') r.problem('TRUST_PROXY=true trusts any X-Forwarded-For: give hops or addresses');
     else trustProxy = /^\d+$/.test(trustRaw) ? Number(trustRaw) : trustRaw;
   }
+  // Key settings throw ConfigError on their own; gathered with the other problems, not one by one.
+  const keys = <T>(load: () => T): T | undefined => {
+    try {
+      return load();
+    } catch (err) {
+      if (!(err instanceof ConfigError)) throw err;
+      r.problem(err.message.replace(/^invalid configuration: /, ''));
+      return undefined;
+    }
+  };
+  const sealSetting = r.optional('HOLDFAST_WEBHOOK_SEAL_KEY');
+  const webhookSealKey = sealSetting ? (keys(() => parseWebhookSealKey(sealSetting)) ?? null) : null;
+  const consoleKeys = keys(() => loadConsoleKeyring(env));
   return r.done({
     infra: {
       databaseUrl: readDatabaseUrl(r),
@@ -76,5 +115,8 @@ export function loadConsoleConfig(env: Readonly<Record<string, string | undefine
     trustProxy,
     sessionTtlMs: r.int('CONSOLE_SESSION_HOURS', 12, { min: 1, max: 24 * 30 }) * 3600_000,
     idleTimeoutMs: r.int('CONSOLE_IDLE_MINUTES', 30, { min: 1, max: 24 * 60 }) * 60_000,
+    webhookSealKey,
+    outbound: readOutboundPolicy(r),
+    consoleKeys: consoleKeys!,
   });
 }

@@ -4,7 +4,14 @@
 // migrations (run by every service's start or `holdfast migrate`) create its tables.
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
-import { createPool, purgeConsoleSessions, purgeSignInFailures, createDb } from '@holdfast/db';
+import {
+  createDb,
+  createPool,
+  purgeConsoleSessions,
+  purgeSignInFailures,
+  rewrapConsoleTotpSecrets,
+  sealConsoleTotpSecrets,
+} from '@holdfast/db';
 import { EnvReader, poolOptions, readOpsConfig, runService } from '@holdfast/platform';
 import { createConsole } from './app.js';
 import { loadConsoleConfig } from './config.js';
@@ -22,9 +29,14 @@ await runService({
     const pool = ctx.postgres(
       createPool(config.infra.databaseUrl, 'console', 10, poolOptions(config.infra, logger)),
     );
+    const db = createDb(pool);
+    // Second factors enrolled before they were sealed are sealed now; after a key rotation
+    // (HOLDFAST_CONSOLE_KEYS with a new key first) the old key's are re-wrapped. Both idempotent.
+    const sealed = await sealConsoleTotpSecrets(db, config.consoleKeys);
+    const rewrapped = await rewrapConsoleTotpSecrets(db, config.consoleKeys);
+    if (sealed || rewrapped) logger.info('console_totp_secrets_sealed', { sealed, rewrapped });
     const app = createConsole(config, { pool, logger });
     // Expired sessions and old sign-in failures go every 10 minutes.
-    const db = createDb(pool);
     const janitor = setInterval(() => {
       const now = new Date();
       void Promise.all([

@@ -1,5 +1,12 @@
 import express, { type Express, type RequestHandler } from 'express';
-import { createDb, startSyncOutboxRelay, type Pool, type SecretsKeyring } from '@holdfast/db';
+import {
+  createDb,
+  startSettingsOutboxRelay,
+  startSyncOutboxRelay,
+  type Pool,
+  type SecretsKeyring,
+} from '@holdfast/db';
+import { settingsChangeSender } from './routes/account.js';
 import {
   syncCommandSender,
   type Appender,
@@ -148,6 +155,8 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps): P
     syncCommandSender(ctx.appender, config.infra.topicPrefix),
     logger,
   );
+  // Timezone changes made in the console (which has no Kafka): appended here as AccountSettingsChanged.
+  const settingsOutbox = startSettingsOutboxRelay(ctx.db, settingsChangeSender(ctx), logger);
   await listener.start();
   lastUsed.start();
   janitor.start(config.janitorIntervalMs);
@@ -235,6 +244,7 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps): P
     credentials,
     close: async () => {
       await syncOutbox.stop();
+      await settingsOutbox.stop();
       janitor.stop();
       await lastUsed.close();
       await listener.close();

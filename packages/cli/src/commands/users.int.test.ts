@@ -1,6 +1,8 @@
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   acceptInvite,
+  ConsoleKeyring,
   createAccount,
   findInvite,
   listApiKeys,
@@ -31,11 +33,12 @@ describe('holdfast users invite', () => {
     // Only the digest is stored, and the link works once (then it is used).
     const { rows } = await t.pool.query<{ token_hash: Buffer }>(`select token_hash from control.invites`);
     expect(rows.map((x) => x.token_hash.toString('hex'))).toEqual([secretDigest(token!).toString('hex')]);
+    const keyring = new ConsoleKeyring([{ id: 'c1', key: randomBytes(32) }]);
     expect(
-      await acceptInvite(t.db, token!, { passwordHash: 'x', totpSecret: 'X', totpStep: 1 }),
+      await acceptInvite(t.db, token!, { passwordHash: 'x', totpSecret: 'X', totpStep: 1 }, keyring),
     ).toBeDefined();
     expect(
-      await acceptInvite(t.db, token!, { passwordHash: 'y', totpSecret: 'Y', totpStep: 2 }),
+      await acceptInvite(t.db, token!, { passwordHash: 'y', totpSecret: 'Y', totpStep: 2 }, keyring),
     ).toBeUndefined();
     expect(await findInvite(t.db, token!)).toBeUndefined();
   });

@@ -38,6 +38,9 @@ const CONTROL_GRANTS: ReadonlyArray<readonly [table: string, role: ServiceRole, 
   ['sync_tasks', gateway, 'select, insert, update (status, reason, finished_at)'],
   // A task's command, written with its row; the gateway's relay appends it and deletes it.
   ['sync_outbox', gateway, 'select, insert, update (attempts, last_error), delete'],
+  // The settings outbox (docs/console.md): the console queues a timezone change, the gateway's
+  // relay appends it to the log and deletes it.
+  ['settings_outbox', gateway, 'select, update (attempts, last_error), delete'],
   ['accounts', recompute, 'select'],
   ['providers', recompute, 'select'],
   // The recompute logs in to the provider (SMTP password, API token). The gateway checks the SMS
@@ -80,8 +83,9 @@ const CONTROL_GRANTS: ReadonlyArray<readonly [table: string, role: ServiceRole, 
       'insert (id, subscription_id, key_id, wrapped_key, ciphertext, prefix), update (expires_at)',
   ],
   // The console (docs/console.md): its own people, sessions and audit log; the account pages' changes
-  // through the same functions as the CLI (keys, tiles, pixel keys, store settings). Never a secret's
-  // table: it shows prefixes, and mints through hashes.
+  // through the same functions as the CLI (keys, tiles, pixel keys, store settings). It reads no
+  // secret: it shows prefixes, mints keys through hashes, and seals the webhook secrets it mints to
+  // the dispatcher's public key (as the gateway does), which it can neither read back nor open.
   ['accounts', consoleRole, 'select, update (storefront_domain)'],
   ['api_keys', consoleRole, 'select, insert, update (expires_at, revoked_at)'],
   ['tiles', consoleRole, 'select, insert, update (token_hash, token_prefix, connected_at, disconnected_at)'],
@@ -91,7 +95,14 @@ const CONTROL_GRANTS: ReadonlyArray<readonly [table: string, role: ServiceRole, 
   [
     'webhook_subscriptions',
     consoleRole,
-    'select (id, account_id, url, event_types, created_at, disabled_at)',
+    'select (id, account_id, url, event_types, created_at, disabled_at), ' +
+      'insert (id, account_id, url, secret, event_types), update (disabled_at)',
+  ],
+  [
+    'webhook_secrets',
+    consoleRole,
+    'select (subscription_id, expires_at), ' +
+      'insert (id, subscription_id, key_id, wrapped_key, ciphertext, prefix), update (expires_at)',
   ],
   ['sync_tasks', consoleRole, 'select'],
   ['users', consoleRole, 'select, insert, update'],
@@ -99,6 +110,8 @@ const CONTROL_GRANTS: ReadonlyArray<readonly [table: string, role: ServiceRole, 
   ['invites', consoleRole, 'select, insert, update (used_at)'],
   ['console_sessions', consoleRole, 'select, insert, update (last_seen_at), delete'],
   ['audit_log', consoleRole, 'select, insert'],
+  ['settings_outbox', consoleRole, 'select, insert'],
+  ['recovery_codes', consoleRole, 'select, insert, update (used_at), delete'],
   ['sign_in_failures', consoleRole, 'select, insert, delete'],
 ];
 

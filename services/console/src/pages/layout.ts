@@ -86,6 +86,7 @@ export function page(o: PageOptions): Html {
               ? html`<span class="who"
                     >${o.viewer.email}${o.viewer.isOperator ? ' (operator)' : ''}${o.account ? html` · ${o.account.name} · ${o.account.role}` : ''}</span
                   >
+                  <a href="/recovery-codes">Recovery codes</a>
                   <form method="post" action="/sign-out" class="inline">
                     ${csrfField(o.viewer)}<button type="submit" class="link">Sign out</button>
                   </form>`

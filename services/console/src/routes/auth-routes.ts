@@ -3,6 +3,7 @@
 import { Router, type Request, type Response } from 'express';
 import {
   acceptInvite,
+  openTotpSecret,
   clearUserFailures,
   countSignInFailures,
   createConsoleSession,
@@ -15,6 +16,7 @@ import {
   recordAudit,
   recordSignInFailure,
   recordUserFailure,
+  takeRecoveryCode,
   takeTotpStep,
 } from '@holdfast/db';
 import type { ConsoleContext, SessionViewer } from '../context.js';
@@ -25,6 +27,7 @@ import { safeNext } from '../safe-next.js';
 import { csrfToken, clearSessionCookie, setSessionCookie } from '../session.js';
 import { lockAfterFailure, passwordProblem, signInGate } from '../sign-in-policy.js';
 import { newTotpSecret, totpStep, totpUri } from '../totp.js';
+import { normalizeRecoveryCode } from '../recovery-codes.js';
 
 /** A half session (password right, code owed) lasts 5 minutes. */
 const PENDING_TTL_MS = 5 * 60 * 1000;
@@ -68,6 +71,16 @@ function codePage(viewer: SessionViewer, next: string, error?: string) {
         />
         <button type="submit">Sign in</button>
       </form>
+      <details>
+        <summary>Lost your authenticator app? Use a recovery code</summary>
+        <form method="post" action="/sign-in/recovery" class="stack">
+          <input type="hidden" name="_csrf" value="${csrfToken(viewer.secret)}" />
+          <input type="hidden" name="next" value="${next}" />
+          <label for="recovery-code">Recovery code</label>
+          <input id="recovery-code" name="recovery_code" autocomplete="off" spellcheck="false" required />
+          <button type="submit" class="secondary">Sign in with a recovery code</button>
+        </form>
+      </details>
     </div>`,
   });
 }
@@ -139,7 +152,7 @@ export function authRoutes(ctx: ConsoleContext): Router {
         .send(signInPage(next, THROTTLED, email).value);
     }
     const ok = await verifyPassword(user?.password_hash, password);
-    if (!ok || !user || !user.totp_secret) {
+    if (!ok || !user || !(user.totp_key_id || user.totp_secret)) {
       await failed(req, email, user?.id);
       return void res
         .status(401)
@@ -163,7 +176,8 @@ export function authRoutes(ctx: ConsoleContext): Router {
     if (!viewer || viewer.complete) return void res.redirect(303, '/sign-in');
     const user = await findUser(ctx.db, viewer.userId);
     const g = await gate(req, viewer.email, user?.locked_until ?? null);
-    if (!user?.totp_secret || !g.allowed) {
+    const totpSecret = user ? openTotpSecret(user, ctx.config.consoleKeys) : null;
+    if (!user || !totpSecret || !g.allowed) {
       await deleteConsoleSession(ctx.db, viewer.secret);
       clearSessionCookie(res, cookies);
       if (!g.allowed) res.setHeader('Retry-After', String(g.retryAfterS));
@@ -172,7 +186,7 @@ export function authRoutes(ctx: ConsoleContext): Router {
         .type('html')
         .send(signInPage(next, THROTTLED).value);
     }
-    const step = totpStep(user.totp_secret, field(req, 'code'), ctx.now());
+    const step = totpStep(totpSecret, field(req, 'code'), ctx.now());
     if (step === null || !(await takeTotpStep(ctx.db, user.id, step))) {
       await failed(req, viewer.email, user.id);
       return void res
@@ -184,6 +198,42 @@ export function authRoutes(ctx: ConsoleContext): Router {
     await deleteConsoleSession(ctx.db, viewer.secret);
     await startSession(res, user.id, true);
     await recordAudit(ctx.db, { accountId: null, actorUserId: user.id, action: 'user.sign_in' }, ctx.now());
+    res.redirect(303, next);
+  });
+
+  // A recovery code in place of the TOTP code: the same gate, failure counting and lockout; each code
+  // is taken once.
+  r.post('/sign-in/recovery', async (req, res) => {
+    const viewer = res.locals.viewer as SessionViewer | undefined;
+    const next = safeNext(field(req, 'next'));
+    if (!viewer || viewer.complete) return void res.redirect(303, '/sign-in');
+    const user = await findUser(ctx.db, viewer.userId);
+    const g = await gate(req, viewer.email, user?.locked_until ?? null);
+    if (!user || !g.allowed) {
+      await deleteConsoleSession(ctx.db, viewer.secret);
+      clearSessionCookie(res, cookies);
+      if (!g.allowed) res.setHeader('Retry-After', String(g.retryAfterS));
+      return void res
+        .status(g.allowed ? 401 : 429)
+        .type('html')
+        .send(signInPage(next, THROTTLED).value);
+    }
+    const code = normalizeRecoveryCode(field(req, 'recovery_code'));
+    if (!code || !(await takeRecoveryCode(ctx.db, user.id, code, ctx.now()))) {
+      await failed(req, viewer.email, user.id);
+      return void res
+        .status(401)
+        .type('html')
+        .send(codePage(viewer, next, GENERIC_FAILURE).value);
+    }
+    await clearUserFailures(ctx.db, user.id);
+    await deleteConsoleSession(ctx.db, viewer.secret);
+    await startSession(res, user.id, true);
+    await recordAudit(
+      ctx.db,
+      { accountId: null, actorUserId: user.id, action: 'user.sign_in', detail: { with: 'recovery_code' } },
+      ctx.now(),
+    );
     res.redirect(303, next);
   });
 
@@ -277,6 +327,7 @@ export function authRoutes(ctx: ConsoleContext): Router {
       ctx.db,
       token,
       { passwordHash: await hashPassword(password), totpSecret: secret, totpStep: step },
+      ctx.config.consoleKeys,
       now,
     );
     if (!accepted) return void res.status(404).type('html').send(gone.value);

@@ -1,18 +1,23 @@
 // Store settings: the storefront domain (every call-to-action is built on it), the store's timezone
-// (set by the integration through PATCH /ingest/account, shown here) and the reporting currency
-// (changed with the CLI's own function, setReportingCurrency, which re-converts the orders).
+// (an AccountSettingsChanged event, as PATCH /ingest/account appends it: queued in the settings
+// outbox with its audit entry, appended by the gateway's relay, folded by the projector) and the
+// reporting currency (changed with the CLI's own function, setReportingCurrency, which re-converts
+// the orders).
 import { Router, type Response } from 'express';
 import {
   ControlPlaneError,
+  pendingTimezoneChanges,
+  queueTimezoneChange,
   readReportingCurrency,
   recordAudit,
   setStorefrontDomain,
   type FxTables,
 } from '@holdfast/db';
+import { validateAccountSettings } from '@holdfast/domain';
 import { FxInputError, readStoreTimezone, setReportingCurrency } from '@holdfast/read-models';
 import type { Kysely } from 'kysely';
 import type { ConsoleContext } from '../context.js';
-import { html } from '../html.js';
+import { html, when } from '../html.js';
 import { csrfField, notice } from '../pages/layout.js';
 import { can } from '../permissions.js';
 import { accountOf, formField, missingTable, requireAction, sendAccountPage } from './account-access.js';
@@ -23,13 +28,15 @@ export function settingsRoutes(ctx: ConsoleContext): Router {
 
   async function render(res: Response, extra: { ok?: string; error?: string; status?: number } = {}) {
     const { viewer, account } = accountOf(res);
-    const [timezone, currency] = await Promise.all([
+    const [timezone, currency, pending] = await Promise.all([
       readStoreTimezone(ctx.readModels, account.id).catch((err: unknown) => {
         if (missingTable(err)) return undefined;
         throw err;
       }),
       readReportingCurrency(fx, account.id),
+      pendingTimezoneChanges(ctx.db, account.id),
     ]);
+    const queued = pending.at(-1);
     const manage = can(account.role, 'settings.manage');
     const body = html` ${notice('error', extra.error)}${notice('ok', extra.ok)}
       <h2>Storefront domain</h2>
@@ -50,12 +57,36 @@ export function settingsRoutes(ctx: ConsoleContext): Router {
           : html`<p><code>${account.storefrontDomain ?? 'not set'}</code></p>`
       }
       <h2>Timezone</h2>
-      <p><strong>${timezone ?? 'not set (UTC is assumed)'}</strong></p>
-      <p class="muted">
-        Your integration sets it with <code>PATCH /ingest/account</code> and
-        <code>{"store_timezone": "Europe/Paris"}</code>; it is the store's own clock, so it travels with its
-        data.
+      <p>
+        <strong id="store-timezone">${timezone ?? 'not set (UTC is assumed)'}</strong>${
+          queued
+            ? html` <span class="muted" id="timezone-pending"
+                >(changing to ${queued.store_timezone}, asked ${when(queued.requested_at)}: applied within
+                seconds)</span
+              >`
+            : ''
+        }
       </p>
+      <p class="muted">
+        The store's own clock: local days and months are counted in it. Your integration may also set it with
+        <code>PATCH /ingest/account</code> and <code>{"store_timezone": "Europe/Paris"}</code>; the latest
+        change wins.
+      </p>
+      ${
+        can(account.role, 'settings.timezone.manage')
+          ? html`<form method="post" action="/accounts/${account.id}/settings/timezone" class="stack">
+              ${csrfField(viewer)}
+              <label for="timezone">Timezone (an IANA name, such as Europe/Paris or America/Chicago)</label>
+              <input
+                id="timezone"
+                name="timezone"
+                value="${queued?.store_timezone ?? timezone ?? ''}"
+                required
+              />
+              <button type="submit">Save timezone</button>
+            </form>`
+          : ''
+      }
       <h2>Reporting currency</h2>
       <p class="muted">
         Order amounts are converted into it with the day's reference rate. Changing it re-converts every order
@@ -101,6 +132,32 @@ export function settingsRoutes(ctx: ConsoleContext): Router {
       if (err instanceof ControlPlaneError) return render(res, { error: err.message, status: 400 });
       throw err;
     }
+  });
+
+  r.post('/timezone', requireAction('settings.timezone.manage'), async (req, res) => {
+    const { viewer, account } = accountOf(res);
+    // The rule PATCH /ingest/account applies (an IANA name), on the same shape of input.
+    const valid = validateAccountSettings({ store_timezone: formField(req, 'timezone').trim() });
+    if (!valid.ok)
+      return render(res, {
+        error: valid.detail.map((d) => d.msg.replace(/^Value error, /, '')).join(' '),
+        status: 400,
+      });
+    const from = await readStoreTimezone(ctx.readModels, account.id).catch((err: unknown) => {
+      if (missingTable(err)) return undefined;
+      throw err;
+    });
+    await queueTimezoneChange(
+      ctx.db,
+      {
+        accountId: account.id,
+        storeTimezone: valid.settings.store_timezone,
+        actorUserId: viewer.userId,
+        from: from ?? null,
+      },
+      ctx.now(),
+    );
+    res.redirect(303, `/accounts/${account.id}/settings`);
   });
 
   r.post('/currency', requireAction('settings.currency.manage'), async (req, res) => {

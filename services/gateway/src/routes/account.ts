@@ -1,5 +1,6 @@
 import type { RequestHandler } from 'express';
 import type { AccountSettingsChanged } from '@holdfast/contracts';
+import type { SendSettingsChanges } from '@holdfast/db';
 import { validateAccountSettings } from '@holdfast/domain';
 import type { GatewayContext } from '../context.js';
 import { parseJsonBody, readBody } from '../http/body-reader.js';
@@ -27,4 +28,30 @@ export function accountRoute(ctx: GatewayContext): RequestHandler {
       summary: { ...EMPTY_BATCH_SUMMARY, received: 1, accepted: 1 },
     };
   });
+}
+
+/**
+ * Appends the timezone changes the console queued (control.settings_outbox, relayed by
+ * `startSettingsOutboxRelay`) as the AccountSettingsChanged events PATCH /ingest/account appends: no
+ * ingest key, batch or request made them, so those are null; the outbox row's id is the event id and
+ * the moment of the change its received_at.
+ */
+export function settingsChangeSender(ctx: Pick<GatewayContext, 'events' | 'appender'>): SendSettingsChanges {
+  return (changes) =>
+    ctx.appender.append(
+      changes.map((c) => {
+        const value: AccountSettingsChanged = {
+          metadata: {
+            account_id: c.accountId,
+            event_id: c.id,
+            batch_id: null,
+            request_id: null,
+            key_id: null,
+            received_at: c.requestedAt.toISOString(),
+          },
+          store_timezone: c.storeTimezone,
+        };
+        return ctx.events.record('holdfast.account-settings', 'AccountSettingsChanged', value);
+      }),
+    );
 }
