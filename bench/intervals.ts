@@ -1,9 +1,11 @@
 // npm run bench -- intervals [--customers 5000] [--replications 3]: coverage of the 90% intervals
-// of each customer's expected purchases (purchaseIntervals of @holdfast/analytics). Customers are
+// of each customer's expected purchases and lifetime value (purchaseIntervals of @holdfast/analytics;
+// the value's with the spend per purchase drawn from its Gamma-Gamma posterior). Customers are
 // simulated from known parameters (three scenarios: CDNOW's Pareto/NBD and BG/NBD fits, and frequent
 // buyers with long histories), the model is refitted on them by maximum likelihood, and each
-// customer's interval is checked against the expected purchases the simulation knows. Exit code 1
-// when an atom-adjusted coverage (docs/analytics.md, "Intervals") is outside 90% ± 2 points.
+// customer's interval is checked against the expected purchases (and their value: purchases × the
+// customer's mean spend, simulated from CDNOW's Gamma-Gamma) the simulation knows. Exit code 1 when an
+// atom-adjusted coverage (docs/analytics.md, "Intervals") is outside 90% ± 2 points.
 import { intervalCoverage, type CoverageScenario } from '@holdfast/analytics';
 import { report } from './report.js';
 
@@ -45,6 +47,8 @@ export function benchIntervals(args: Record<string, string>): Promise<number> {
     let plain = 0;
     let lapsed = 0;
     let width = 0;
+    let value = 0;
+    let valueWidth = 0;
     let ms = 0;
     for (let rep = 0; rep < replications; rep++) {
       const r = intervalCoverage({ ...scenario, customers, seed: 1000 * (k + 1) + rep });
@@ -52,23 +56,31 @@ export function benchIntervals(args: Record<string, string>): Promise<number> {
       plain += r.coverage / replications;
       lapsed += r.certainlyLapsed / replications;
       width += r.meanWidth / replications;
+      value += r.valueCoverage / replications;
+      valueWidth += r.valueMeanWidth / replications;
       ms += r.ms;
     }
     const n = customers * replications;
     const se = Math.sqrt((covered * (1 - covered)) / n);
-    if (Math.abs(covered - 0.9) > 0.02) failed = true;
+    const valueSe = Math.sqrt((value * (1 - value)) / n);
+    if (Math.abs(covered - 0.9) > 0.02 || Math.abs(value - 0.9) > 0.02) failed = true;
     figures[scenario.name] = {
       coverage: round(covered),
       standard_error: round(se),
       plain_coverage: round(plain),
       certainly_lapsed: round(lapsed),
       mean_width: round(width),
+      value_coverage: round(value),
+      value_standard_error: round(valueSe),
+      value_mean_width: round(valueWidth),
       ms_per_replication: Math.round(ms / replications),
     };
     table.push([
       scenario.name,
       `coverage ${(100 * covered).toFixed(1)}% ± ${(100 * se).toFixed(1)} (plain ${(100 * plain).toFixed(1)}%, ` +
-        `[0,0] for ${(100 * lapsed).toFixed(1)}%), mean width ${width.toFixed(2)}, ${Math.round(ms / replications)} ms`,
+        `[0,0] for ${(100 * lapsed).toFixed(1)}%), mean width ${width.toFixed(2)}; ` +
+        `value coverage ${(100 * value).toFixed(1)}% ± ${(100 * valueSe).toFixed(1)}, mean width $${valueWidth.toFixed(2)}; ` +
+        `${Math.round(ms / replications)} ms`,
     ]);
   }
   report('intervals', { customers, replications, ...figures }, table);

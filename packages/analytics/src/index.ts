@@ -57,7 +57,13 @@ export {
   logParameterCovariance,
   purchaseIntervals,
 } from './intervals.js';
-export type { FittedPurchaseModel, IntervalDraws, IntervalOptions, PurchaseInterval } from './intervals.js';
+export type {
+  FittedPurchaseModel,
+  IntervalDraws,
+  IntervalOptions,
+  PurchaseInterval,
+  SpendShape,
+} from './intervals.js';
 export { variates } from './random-variates.js';
 export type { Variates } from './random-variates.js';
 export {

@@ -1,10 +1,14 @@
 import { fitBgNbd } from './bgnbd.js';
+import { fitGammaGamma, gammaGammaExpectedSpend } from './gamma-gamma.js';
+import type { GammaGammaParams } from './gamma-gamma.js';
 import type { BgNbdParams } from './bgnbd.js';
 import { purchaseIntervals } from './intervals.js';
 import type { FittedPurchaseModel } from './intervals.js';
 import { fitParetoNbd, groupTriplets } from './pareto-nbd.js';
 import type { ParetoNbdParams } from './pareto-nbd.js';
 import { simulateBgNbd, simulateParetoNbd } from './pareto-nbd-simulation.js';
+import { mulberry32 } from './prng.js';
+import { variates } from './random-variates.js';
 
 /** One coverage experiment: customers drawn from known parameters, the model refitted on them. */
 export interface CoverageScenario {
@@ -16,7 +20,12 @@ export interface CoverageScenario {
   maxT: number;
   horizon: number;
   seed: number;
+  /** Gamma-Gamma spend of the simulated purchases (default CDNOW's fit: p 6.25, q 3.74, γ 15.44). */
+  spend?: GammaGammaParams;
 }
+
+/** CDNOW's Gamma-Gamma fit (FHL 2005), the default spend of a scenario. */
+export const CDNOW_SPEND: GammaGammaParams = { p: 6.25, q: 3.74, gamma: 15.44 };
 
 /** What {@link intervalCoverage} measured. */
 export interface CoverageResult {
@@ -40,6 +49,13 @@ export interface CoverageResult {
   zeroLow: number;
   fitConverged: boolean;
   parameterUncertainty: boolean;
+  /**
+   * The lifetime value's interval (undiscounted): the customer's true expected purchases times their
+   * true mean spend p/ν inside E[spend | x, m_x] × [valueLow, valueHigh], the spend model refitted on
+   * the simulated repeat purchases. Atom-adjusted as `atomAdjustedCoverage`.
+   */
+  valueCoverage: number;
+  valueMeanWidth: number;
   ms: number;
 }
 
@@ -83,8 +99,19 @@ export function intervalCoverage(s: CoverageScenario): CoverageResult {
     tx: groups.tx[i]!,
     T: groups.T[i]!,
   }));
+  // Spend: ν ~ Gamma(q, γ) per customer, each repeat purchase's value Gamma(p, ν); m_x their mean.
+  const gg = s.spend ?? CDNOW_SPEND;
+  const sv = variates(mulberry32(s.seed + 2));
+  const nu = sim.map(() => sv.gamma(gg.q) / gg.gamma);
+  const mx = sim.map((c, i) => {
+    let sum = 0;
+    for (let j = 0; j < c.x; j++) sum += sv.gamma(gg.p) / nu[i]!;
+    return c.x > 0 ? sum / c.x : 0;
+  });
+  const spendFit = fitGammaGamma(sim.map((c, i) => ({ frequency: c.x, monetaryValue: mx[i]! })));
   const { intervals, parameterUncertainty } = purchaseIntervals(fitted, groups, distinct, s.horizon, {
     seed: s.seed + 1,
+    spend: { p: spendFit.params.p, q: spendFit.params.q },
   });
   const at = new Map(distinct.map((h, i) => [`${h.x}|${h.tx}|${h.T}`, i]));
   let covered = 0;
@@ -93,6 +120,8 @@ export function intervalCoverage(s: CoverageScenario): CoverageResult {
   let coveredOthers = 0;
   let width = 0;
   let zeroLow = 0;
+  let valueAdjusted = 0;
+  let valueWidth = 0;
   rows.forEach((h, i) => {
     const iv = intervals[at.get(`${h.x}|${h.tx}|${h.T}`)!]!;
     const truth = sim[i]!.latentExpected;
@@ -107,6 +136,11 @@ export function intervalCoverage(s: CoverageScenario): CoverageResult {
     }
     width += iv.high - iv.low;
     if (iv.low === 0) zeroLow++;
+    const spend = gammaGammaExpectedSpend(spendFit.params, { frequency: h.x, monetaryValue: mx[i]! });
+    const value = truth * (gg.p / nu[i]!);
+    const [low, high] = [spend * iv.valueLow, spend * iv.valueHigh];
+    if (value >= low && value <= high) valueAdjusted += high === 0 ? Math.min(1, 0.9 / iv.pDead) : 1;
+    valueWidth += high - low;
   });
   const n = rows.length;
   const coverage = adjusted / n;
@@ -121,6 +155,8 @@ export function intervalCoverage(s: CoverageScenario): CoverageResult {
     zeroLow: zeroLow / n,
     fitConverged,
     parameterUncertainty,
+    valueCoverage: valueAdjusted / n,
+    valueMeanWidth: valueWidth / n,
     ms: performance.now() - started,
   };
 }

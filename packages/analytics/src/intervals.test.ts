@@ -26,6 +26,48 @@ describe('purchaseIntervals', () => {
     expect(r.parameterUncertainty).toBe(true);
     // ±3 points: about 4 standard errors at 1,500 customers (the bench holds 15,000 to ±2).
     expect(Math.abs(r.atomAdjustedCoverage - 0.9)).toBeLessThan(0.03);
+    // The lifetime value's interval, spend drawn from its Gamma-Gamma posterior, covers the same.
+    expect(Math.abs(r.valueCoverage - 0.9)).toBeLessThan(0.03);
+  });
+
+  it('given a spend model, then the purchase interval is unchanged and the value interval wider where few purchases show the spend', () => {
+    const params = { r: 0.55, alpha: 10.6, s: 0.61, beta: 11.7 };
+    const sim = simulateParetoNbd({ params, customers: 1000, minT: 26, maxT: 39, holdout: 0, seed: 8 });
+    const g = groupTriplets(sim.map((c) => ({ x: c.x, tx: c.tx, T: c.T })));
+    const model = { model: 'pareto-nbd' as const, params };
+    const histories = [2, 20].map((x) => ({ x, tx: 30, T: 32 }));
+    // One call per history: the spend draws come after each history's purchase draws in the stream.
+    const plain = histories.map((h) => purchaseIntervals(model, g, [h], 52, { seed: 3 }).intervals[0]!);
+    const spend = histories.map(
+      (h) => purchaseIntervals(model, g, [h], 52, { seed: 3, spend: { p: 6.25, q: 3.74 } }).intervals[0]!,
+    );
+    const relativeWidth = (low: number, high: number) => (high - low) / (high + low);
+    histories.forEach((_, i) => {
+      expect(plain[i]!.valueLow).toBe(plain[i]!.low);
+      expect(plain[i]!.valueHigh).toBe(plain[i]!.high);
+      expect(spend[i]!.low).toBe(plain[i]!.low);
+      expect(spend[i]!.high).toBe(plain[i]!.high);
+    });
+    // x = 2: the spend per purchase is uncertain (its ratio to the mean has sd 1/√(px + q − 2) ≈ 0.26),
+    // both ends move out. x = 20: sd ≈ 0.09 beside a purchase interval of a factor 7: the width moves
+    // by less than the 500 draws' own noise.
+    expect(spend[0]!.valueLow).toBeLessThan(spend[0]!.low);
+    expect(spend[0]!.valueHigh).toBeGreaterThan(spend[0]!.high);
+    const width = (low: number, high: number) => high - low;
+    expect(
+      Math.abs(width(spend[1]!.valueLow, spend[1]!.valueHigh) / width(spend[1]!.low, spend[1]!.high) - 1),
+    ).toBeLessThan(0.05);
+    // Spend per purchase ÷ its mean is (px + q − 1)/Gamma(px + q): its spread falls like 1/√(px + q).
+    const extra = spend.map(
+      (iv, i) => relativeWidth(iv.valueLow, iv.valueHigh) - relativeWidth(plain[i]!.low, plain[i]!.high),
+    );
+    expect(extra[1]!).toBeLessThan(extra[0]!);
+    // Where the spend's mean does not exist (px + q ≤ 1), the value interval is the purchase interval.
+    const none = purchaseIntervals(model, g, [{ x: 0, tx: 0, T: 32 }], 52, {
+      seed: 3,
+      spend: { p: 6, q: 0.9 },
+    });
+    expect(none.intervals[0]!.valueHigh).toBe(none.intervals[0]!.high);
   });
 
   it('given the same for BG/NBD, then the same', () => {

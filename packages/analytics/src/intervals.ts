@@ -22,7 +22,19 @@ export interface IntervalOptions {
   customerDraws?: number;
   /** Whether to draw parameter vectors at all (default true); false: the customer's uncertainty only. */
   parameterUncertainty?: boolean;
+  /**
+   * Gamma-Gamma's p and q: with them each interval also gives the value interval (`valueLow`,
+   * `valueHigh`), which carries the customer's uncertain spend per purchase. Without them the value
+   * interval is the purchase interval.
+   */
+  spend?: SpendShape | null;
   seed?: number;
+}
+
+/** The Gamma-Gamma shapes a customer's spend uncertainty depends on (γ cancels out of the ratio). */
+export interface SpendShape {
+  readonly p: number;
+  readonly q: number;
 }
 
 /** A customer's interval for their expected purchases over the horizon. */
@@ -31,6 +43,13 @@ export interface PurchaseInterval {
   high: number;
   /** Posterior probability that the customer has already dropped out (their expected purchases are 0). */
   pDead: number;
+  /**
+   * The interval of expected purchases × (spend per purchase ÷ its expectation), in purchases: times
+   * the customer's expected spend (and discounting), the lifetime value's interval. The same as
+   * low/high without a spend model or where the spend's mean does not exist (px + q ≤ 1).
+   */
+  valueLow: number;
+  valueHigh: number;
 }
 
 const KEYS = { bgnbd: ['r', 'alpha', 'a', 'b'], 'pareto-nbd': ['r', 'alpha', 's', 'beta'] } as const;
@@ -180,6 +199,7 @@ export interface IntervalDraws {
   readonly parameterUncertainty: boolean;
   readonly level: number;
   readonly customerDraws: number;
+  readonly spend: SpendShape | null;
 }
 
 /**
@@ -212,6 +232,7 @@ export function intervalDraws(
     parameterUncertainty: l !== null,
     level: options.level ?? 0.9,
     customerDraws: options.customerDraws ?? 25,
+    spend: options.spend ?? null,
   };
 }
 
@@ -220,10 +241,8 @@ export function intervalOf(draws: IntervalDraws, h: History, t: number, v: Varia
   const { models, level } = draws;
   const K = models.length;
   const M = draws.customerDraws;
-  const lowTail = (1 - level) / 2;
   const values = new Float64Array(K * M);
   const weights = new Float64Array(K * M);
-  const order = new Uint32Array(K * M);
   let pDead = 0;
   for (let k = 0; k < K; k++) {
     const m = models[k]!;
@@ -234,6 +253,31 @@ export function intervalOf(draws: IntervalDraws, h: History, t: number, v: Varia
       weights[k * M + j] = alive / (K * M);
     }
   }
+  const purchases = atomQuantiles(values, weights, pDead, level);
+  // Gamma-Gamma: given ν ~ Gamma(q + px, γ + x·m_x) (the customer's posterior), the spend per purchase
+  // p/ν over its expectation p(γ + x·m_x)/(px + q − 1) is (px + q − 1)/G, G ~ Gamma(q + px, 1): it
+  // depends on x only, so the value interval is one per history like the purchase one. The spend is
+  // independent of the purchase process (the model's assumption): one ratio per draw, drawn after
+  // the purchase draws so that those stay what they were.
+  const shape = draws.spend ? draws.spend.q + draws.spend.p * h.x : NaN;
+  if (!(shape > 1)) return { ...purchases, pDead, valueLow: purchases.low, valueHigh: purchases.high };
+  for (let i = 0; i < values.length; i++) values[i] = (values[i]! * (shape - 1)) / v.gamma(shape);
+  const value = atomQuantiles(values, weights, pDead, level);
+  return { ...purchases, pDead, valueLow: value.low, valueHigh: value.high };
+}
+
+/**
+ * The central `level` interval of a distribution with an atom of `pDead` at 0 and weighted draws above
+ * it: [0, q(level)] when the atom exceeds the lower tail, else the tails' weighted quantiles.
+ */
+function atomQuantiles(
+  values: Float64Array,
+  weights: Float64Array,
+  pDead: number,
+  level: number,
+): { low: number; high: number } {
+  const lowTail = (1 - level) / 2;
+  const order = new Uint32Array(values.length);
   for (let i = 0; i < order.length; i++) order[i] = i;
   order.sort((a, b) => values[a]! - values[b]!);
   const quantile = (p: number): number => {
@@ -247,6 +291,6 @@ export function intervalOf(draws: IntervalDraws, h: History, t: number, v: Varia
     return values[order[order.length - 1]!]!;
   };
   return pDead > lowTail
-    ? { low: 0, high: quantile(level), pDead }
-    : { low: quantile(lowTail), high: quantile(1 - lowTail), pDead };
+    ? { low: 0, high: quantile(level) }
+    : { low: quantile(lowTail), high: quantile(1 - lowTail) };
 }

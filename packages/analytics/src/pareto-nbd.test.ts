@@ -22,6 +22,9 @@ import { summarizeOrders } from './summary.js';
 
 // CLVTools 0.10 on its `cdnow` data (39-week estimation split, weeks): pnbd(clv.cdnow).
 const CLVTOOLS = { r: 0.55315, alpha: 10.57633, s: 0.60625, beta: 11.6715, ll: -9594.976 };
+// The same likelihood maximised independently: scipy 1.17.1 L-BFGS-B (ftol 1e-15) on the Gauss
+// hypergeometric form (FHL's Pareto/NBD note), from CLVTools' start (0.5, 15, 0.5, 10), in log parameters.
+const SCIPY_TIGHT = { r: 0.5532769, alpha: 10.57768181, s: 0.60624285, beta: 11.6688294 };
 const KEYS = ['r', 'alpha', 's', 'beta'] as const;
 
 function cdnowTriplets() {
@@ -65,13 +68,18 @@ describe('Pareto/NBD on CDNOW', () => {
     expect(fit.customers).toBe(2357);
     // The log-likelihood to 1e-4 relative (it agrees to 1e-9).
     expect(Math.abs(fit.logLikelihood - CLVTOOLS.ll) / Math.abs(CLVTOOLS.ll)).toBeLessThan(1e-6);
-    // The likelihood is flat along a ridge here: CLVTools' printed optimum lies 5e-6 log-likelihood
-    // units below ours (its optimiser stops earlier), which moves r and β by ~2.4e-4 relative. Our
-    // point is the higher one, and every parameter is within 5e-4 of CLVTools'.
+    // The likelihood is flat along a ridge here. CLVTools' printed point lies 5.1e-6 log-likelihood
+    // units below ours and is not stationary (largest log-parameter gradient 0.073, ours 9e-7): its
+    // L-BFGS-B stops once an iteration gains less than 2.2e-9 relative (R's factr 1e7), 2.1e-5 units
+    // here. An independent maximiser (scipy 1.17.1 L-BFGS-B on the hypergeometric form, tolerance
+    // 1e-15, docs/analytics.md) lands on our point; with R's tolerance it stops 3e-4 away along the ridge.
     const atClvTools = paretoNbdLogLikelihood(CLVTOOLS, groups);
-    expect(atClvTools).toBeLessThanOrEqual(fit.logLikelihood);
-    expect(fit.logLikelihood - atClvTools).toBeLessThan(1e-4);
-    for (const k of KEYS) expect(Math.abs(fit.params[k] / CLVTOOLS[k] - 1)).toBeLessThan(5e-4);
+    expect(fit.logLikelihood - atClvTools).toBeGreaterThan(4e-6);
+    expect(fit.logLikelihood - atClvTools).toBeLessThan(6e-6);
+    for (const k of KEYS) expect(Math.abs(fit.params[k] / SCIPY_TIGHT[k] - 1)).toBeLessThan(1e-5);
+    // Against CLVTools' printed figures: s to 1e-4; r, α and β differ by 1.3e-4 to 2.4e-4 (the ridge).
+    expect(Math.abs(fit.params.s / CLVTOOLS.s - 1)).toBeLessThan(1e-4);
+    for (const k of KEYS) expect(Math.abs(fit.params[k] / CLVTOOLS[k] - 1)).toBeLessThan(2.5e-4);
     expect(ms).toBeLessThan(5000);
   });
 

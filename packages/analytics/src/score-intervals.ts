@@ -1,7 +1,7 @@
 import { groupTriplets } from './pareto-nbd.js';
 import type { TripletGroups } from './pareto-nbd.js';
 import { intervalDraws, intervalOf, purchaseIntervals } from './intervals.js';
-import type { FittedPurchaseModel, IntervalDraws, IntervalOptions } from './intervals.js';
+import type { FittedPurchaseModel, IntervalDraws, IntervalOptions, SpendShape } from './intervals.js';
 import { mulberry32 } from './prng.js';
 import { variates } from './random-variates.js';
 import { SCORING_CACHE_LIMIT } from './score.js';
@@ -21,9 +21,10 @@ export interface IntervalColumns {
 /**
  * The intervals of a trained scoring result: `purchaseIntervals` once per distinct (x, t_x, T) over
  * the horizon, then per customer. The lifetime value's interval is realised revenue plus the predicted
- * value scaled by low/expected and high/expected purchases: the customer's expected spend and the
- * discounting profile are taken as they are in the point estimate, so the interval carries the
- * uncertainty of the purchases, not of the spend per purchase. Null for the heuristic (no fitted
+ * value scaled by valueLow/expected and valueHigh/expected purchases: the purchases' uncertainty times
+ * the customer's spend per purchase drawn from its Gamma-Gamma posterior (`IntervalOptions.spend`), the
+ * discounting profile as in the point estimate. Without a Gamma-Gamma fit, the purchases' uncertainty
+ * only. Null for the heuristic (no fitted
  * parameters), for an empty account, and when even the customer-only intervals are not finite (a fit
  * at an extreme the predictions overflow at): the scores are then stored without intervals.
  */
@@ -42,6 +43,7 @@ export function scoreIntervals(
         : null;
   const n = summaries.frequency.length;
   if (!fitted || n === 0) return null;
+  options = { ...options, spend: spendShapeOf(p) };
   // One reused row (groupTriplets copies what it keeps): no object per customer.
   function* rows(): Generator<{ x: number; tx: number; T: number }> {
     const row = { x: 0, tx: 0, T: 0 };
@@ -60,7 +62,7 @@ export function scoreIntervals(
   }));
   let { intervals, parameterUncertainty } = purchaseIntervals(fitted, groups, distinct, horizon, options);
   const finite = (list: typeof intervals) =>
-    list.every((iv) => Number.isFinite(iv.low) && Number.isFinite(iv.high));
+    list.every((iv) => [iv.low, iv.high, iv.valueLow, iv.valueHigh].every(Number.isFinite));
   if (!finite(intervals) && parameterUncertainty) {
     // A parameter draw far out on a ridge can make a prediction overflow: keep the customer's own
     // uncertainty only rather than no interval.
@@ -86,8 +88,8 @@ export function scoreIntervals(
     const realised = s.lifetimeValue[i]! - s.predictedValue[i]!;
     out.purchasesLow[i] = iv.low;
     out.purchasesHigh[i] = iv.high;
-    out.lifetimeValueLow[i] = realised + perPurchase * iv.low;
-    out.lifetimeValueHigh[i] = realised + perPurchase * iv.high;
+    out.lifetimeValueLow[i] = realised + perPurchase * iv.valueLow;
+    out.lifetimeValueHigh[i] = realised + perPurchase * iv.valueHigh;
   }
   return out;
 }
@@ -103,6 +105,8 @@ export class IntervalScorer {
   private readonly slot = new Map<string, number>();
   private readonly low: number[] = [];
   private readonly high: number[] = [];
+  private readonly valueLow: number[] = [];
+  private readonly valueHigh: number[] = [];
 
   private constructor(
     private readonly draws: IntervalDraws,
@@ -130,6 +134,7 @@ export class IntervalScorer {
           : null;
     if (!fitted || groups.customers === 0) return null;
     const seed = options.seed ?? 1;
+    options = { ...options, spend: spendShapeOf(p) };
     const draws = intervalDraws(fitted, groups, options);
     let scorer = new IntervalScorer(draws, horizon, seed);
     if (scorer.finiteOn(groups)) return scorer;
@@ -169,8 +174,8 @@ export class IntervalScorer {
       const realised = scores.lifetimeValue[i]! - scores.predictedValue[i]!;
       out.purchasesLow[i] = low;
       out.purchasesHigh[i] = high;
-      out.lifetimeValueLow[i] = realised + perPurchase * low;
-      out.lifetimeValueHigh[i] = realised + perPurchase * high;
+      out.lifetimeValueLow[i] = realised + perPurchase * this.valueLow[k]!;
+      out.lifetimeValueHigh[i] = realised + perPurchase * this.valueHigh[k]!;
     }
     return out;
   }
@@ -178,7 +183,7 @@ export class IntervalScorer {
   private finiteOn(groups: TripletGroups): boolean {
     for (let i = 0; i < groups.x.length; i++) {
       const k = this.at(groups.x[i]!, groups.tx[i]!, groups.T[i]!);
-      if (!Number.isFinite(this.low[k]) || !Number.isFinite(this.high[k])) return false;
+      if (![this.low[k], this.high[k], this.valueLow[k], this.valueHigh[k]].every(Number.isFinite)) return false;
     }
     return true;
   }
@@ -191,6 +196,8 @@ export class IntervalScorer {
       this.slot.clear();
       this.low.length = 0;
       this.high.length = 0;
+      this.valueLow.length = 0;
+      this.valueHigh.length = 0;
     }
     const v = variates(mulberry32(historySeed(this.seed, key)));
     const iv = intervalOf(this.draws, { x, tx, T }, this.horizon, v);
@@ -198,8 +205,16 @@ export class IntervalScorer {
     this.slot.set(key, k);
     this.low.push(iv.low);
     this.high.push(iv.high);
+    this.valueLow.push(iv.valueLow);
+    this.valueHigh.push(iv.valueHigh);
     return k;
   }
+}
+
+/** The spend model's shapes when the fit has a Gamma-Gamma model (its expected spend is the one scored). */
+function spendShapeOf(p: ScoreColumnsResult['params']): SpendShape | null {
+  const gg = 'gammaGamma' in p ? p.gammaGamma : null;
+  return gg ? { p: gg.params.p, q: gg.params.q } : null;
 }
 
 /** FNV-1a of the history's key, mixed with the seed: a generator seed of its own for each history. */

@@ -87,6 +87,7 @@ try {
       customers,
       asOf,
       ordersPerCustomer,
+      (m) => console.error(`load: ${m}`),
     );
     console.error(
       `loaded ${loaded.customers} customers, ${loaded.orders} orders in ${seconds(performance.now() - t)} s`,
