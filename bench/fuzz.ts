@@ -21,9 +21,9 @@ import {
   FuzzTally,
   runFuzz,
   type FuzzFixtures,
-} from '../services/gateway/src/http/testing/fuzz-run.js';
-import { Rng } from '../services/gateway/src/http/testing/hostile-corpus.js';
-import { rawRequest } from '../services/gateway/src/http/testing/raw-client.js';
+} from '../services/gateway/test/http/testing/fuzz-run.js';
+import { Rng } from '../services/gateway/test/http/testing/hostile-corpus.js';
+import { rawRequest } from '../services/gateway/test/http/testing/raw-client.js';
 import { report } from './report.js';
 import { rssMb, RssSampler } from './rss.js';
 import { benchStack, type BenchStack } from './stack.js';

@@ -17,14 +17,14 @@ import {
   eventually,
   startScriptedReceiver,
   type ScriptedReceiver,
-} from '../services/dispatcher/src/test-support/receivers.js';
+} from '../services/dispatcher/test/test-support/receivers.js';
 import {
   insertCustomers,
   insertOrders,
   prepareSchemas,
   type FixtureOrder,
-} from '../services/recompute/src/scoring/testing/read-model-fixture.js';
-import { schemaErrors } from '../services/gateway/src/test-support/openapi-answers.js';
+} from '../services/recompute/test/scoring/testing/read-model-fixture.js';
+import { schemaErrors } from '../services/gateway/test/test-support/openapi-answers.js';
 
 const DAY = 86_400_000;
 const LAST = Date.parse('2026-06-01T12:00:00Z');

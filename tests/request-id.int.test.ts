@@ -16,7 +16,7 @@ import {
   until,
   type AccountFixture,
   type TestGateway,
-} from '../services/gateway/src/test-support/harness.js';
+} from '../services/gateway/test/test-support/harness.js';
 import { DEFAULT_READ_MODEL_SCHEMA } from '@holdfast/read-models';
 
 interface Line {

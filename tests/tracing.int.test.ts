@@ -24,7 +24,7 @@ import {
   startGateway,
   until,
   type TestGateway,
-} from '../services/gateway/src/test-support/harness.js';
+} from '../services/gateway/test/test-support/harness.js';
 import { DEFAULT_READ_MODEL_SCHEMA } from '@holdfast/read-models';
 
 interface OtlpSpan {

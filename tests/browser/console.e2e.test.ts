@@ -24,7 +24,7 @@ import {
   runProjector,
   startWebStack,
   type WebStack,
-} from '../../services/gateway/src/webhooks/testing/web-stack.js';
+} from '../../services/gateway/test/webhooks/testing/web-stack.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = join(REPO_ROOT, 'docs', 'console');

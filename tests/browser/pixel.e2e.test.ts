@@ -14,7 +14,7 @@ import {
   runProjector,
   startWebStack,
   type WebStack,
-} from '../../services/gateway/src/webhooks/testing/web-stack.js';
+} from '../../services/gateway/test/webhooks/testing/web-stack.js';
 import type { RunningProjector } from '@holdfast/projector';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';

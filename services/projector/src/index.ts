@@ -61,7 +61,6 @@ export {
   type ProjectionTx,
   type WiredProjection,
 } from './projection.js';
-export { runProjectorBench, type ProjectorBenchResult } from './bench/projector-bench.js';
 // The fx commands live in @holdfast/read-models (the console changes the reporting currency too);
 // re-exported so the CLI's port (ReadModelOperations) still finds them here.
 export {
