@@ -6,6 +6,7 @@ const root = fileURLToPath(new URL('.', import.meta.url));
 const services = ['gateway', 'projector', 'recompute', 'dispatcher', 'console'];
 const alias = [
   { find: new RegExp(`^@holdfast/(${services.join('|')})$`), replacement: `${root}services/$1/src/index.ts` },
+  { find: /^@holdfast\/testing\/([a-z-]+)$/, replacement: `${root}packages/testing/src/$1/index.ts` },
   { find: /^@holdfast\/([a-z-]+)$/, replacement: `${root}packages/$1/src/index.ts` },
 ];
 
@@ -21,7 +22,12 @@ export default defineConfig({
         resolve: { alias },
         test: {
           name: 'unit',
-          include: ['{packages,services}/*/src/**/*.test.ts', 'services/*/test/**/*.test.ts', 'scripts/**/*.test.ts', 'tests/**/*.test.ts'],
+          include: [
+            '{packages,services}/*/src/**/*.test.ts',
+            'services/*/test/**/*.test.ts',
+            'scripts/**/*.test.ts',
+            'tests/**/*.test.ts',
+          ],
           exclude: ['**/*.int.test.ts', '**/*.e2e.test.ts', '**/node_modules/**'],
         },
       },

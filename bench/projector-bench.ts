@@ -25,7 +25,7 @@ import { wireCommerce } from '../services/projector/src/projections/commerce/com
 import { ProjectionRunner } from '../services/projector/src/runtime/projection-runner.js';
 import { startProjector } from '../services/projector/src/runtime/start-projector.js';
 import { DEFAULT_READ_MODEL_SCHEMA, ensureReadModelSchema } from '@holdfast/read-models';
-import { metadata, orderRow, orderUpserted } from '../services/projector/test/test-support/events.js';
+import { metadata, orderRow, orderUpserted } from '@holdfast/testing/events';
 import { benchStack } from './projector-bench-stack.js';
 
 export interface ProjectorBenchResult {

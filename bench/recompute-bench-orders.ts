@@ -5,20 +5,9 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { from as copyFrom } from 'pg-copy-streams';
 import { namedSql, rawQuery, type Pool } from '@holdfast/db';
+import { mulberry32 as seeded } from '@holdfast/testing';
 
 const DAY_MS = 86_400_000;
-
-/** mulberry32: a small seeded generator, so every run loads the same histories. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 /** Gamma(shape, scale) draws (Marsaglia–Tsang; shape < 1 through the boost u^(1/shape)). */
 function gammaSampler(rnd: () => number): (shape: number, scale: number) => number {

@@ -13,18 +13,14 @@ import { migrateDispatcher, startDispatcher, type RunningDispatcher } from '@hol
 import { DEFAULT_READ_MODEL_SCHEMA } from '@holdfast/read-models';
 import { recomputeAccount } from '@holdfast/recompute';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
-import {
-  eventually,
-  startScriptedReceiver,
-  type ScriptedReceiver,
-} from '../services/dispatcher/test/test-support/receivers.js';
+import { eventually, startScriptedReceiver, type ScriptedReceiver } from '@holdfast/testing';
 import {
   insertCustomers,
   insertOrders,
   prepareSchemas,
   type FixtureOrder,
 } from '../services/recompute/test/scoring/testing/read-model-fixture.js';
-import { schemaErrors } from '../services/gateway/test/test-support/openapi-answers.js';
+import { schemaErrors } from '@holdfast/testing/services';
 
 const DAY = 86_400_000;
 const LAST = Date.parse('2026-06-01T12:00:00Z');

@@ -7,16 +7,15 @@ import { REQUEST_ID_HEADER, topicName } from '@holdfast/kafka';
 import type { Logger } from '@holdfast/platform';
 import { ProjectorMetrics, startProjector, type RunningProjector } from '@holdfast/projector';
 import { createMetricsRegistry } from '@holdfast/platform';
-import { createTestEnv, type TestEnv } from '@holdfast/testing';
+import { createTestEnv, type TestEnv, until } from '@holdfast/testing';
 import {
   call,
   newAccount,
   orderRow,
   startGateway,
-  until,
   type AccountFixture,
   type TestGateway,
-} from '../services/gateway/test/test-support/harness.js';
+} from '@holdfast/testing/services';
 import { DEFAULT_READ_MODEL_SCHEMA } from '@holdfast/read-models';
 
 interface Line {

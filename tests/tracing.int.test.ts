@@ -16,15 +16,8 @@ import {
   startTracing,
 } from '@holdfast/platform';
 import { ProjectorMetrics, startProjector, type RunningProjector } from '@holdfast/projector';
-import { createTestEnv, type TestEnv } from '@holdfast/testing';
-import {
-  call,
-  newAccount,
-  orderRow,
-  startGateway,
-  until,
-  type TestGateway,
-} from '../services/gateway/test/test-support/harness.js';
+import { createTestEnv, type TestEnv, until } from '@holdfast/testing';
+import { call, newAccount, orderRow, startGateway, type TestGateway } from '@holdfast/testing/services';
 import { DEFAULT_READ_MODEL_SCHEMA } from '@holdfast/read-models';
 
 interface OtlpSpan {

@@ -16,7 +16,7 @@ import {
 } from '@holdfast/dispatcher';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
 import { AUTH_DETAIL } from '../services/gateway/src/auth/resolve-principal.js';
-import { schemaErrors } from '../services/gateway/test/test-support/openapi-answers.js';
+import { schemaErrors } from '@holdfast/testing/services';
 import {
   call,
   newAccount,
@@ -24,14 +24,10 @@ import {
   type AccountFixture,
   type Answer,
   type TestGateway,
-} from '../services/gateway/test/test-support/harness.js';
+} from '@holdfast/testing/services';
 import { WEBHOOK_DETAIL } from '../services/gateway/src/webhook-management/webhook-management-router.js';
-import { appendCampaignSent, campaignSent } from '../services/dispatcher/test/test-support/campaign-events.js';
-import {
-  eventually,
-  startScriptedReceiver,
-  type ScriptedReceiver,
-} from '../services/dispatcher/test/test-support/receivers.js';
+import { appendCampaignSent, campaignSent } from '@holdfast/testing';
+import { eventually, startScriptedReceiver, type ScriptedReceiver } from '@holdfast/testing';
 
 /** Asserts the status and that the body is valid against components.schemas[`schema`] (formats too). */
 function expectValid(answer: Answer, status: number, schema: string): void {

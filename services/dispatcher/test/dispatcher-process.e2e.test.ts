@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount, createWebhookSubscription } from '@holdfast/db';
 import { createTestEnv, spawnTs, type TestEnv } from '@holdfast/testing';
 import { verifySignature } from '../src/signature.js';
-import { appendCampaignSent, campaignSent } from './test-support/campaign-events.js';
-import { eventually, startScriptedReceiver, type ScriptedReceiver } from './test-support/receivers.js';
+import { appendCampaignSent, campaignSent } from '@holdfast/testing';
+import { eventually, startScriptedReceiver, type ScriptedReceiver } from '@holdfast/testing';
 
 describe('dispatcher process (main.ts)', () => {
   let t: TestEnv;

@@ -8,8 +8,8 @@ import { createMetricsRegistry } from '@holdfast/platform';
 import { createTestEnv, readDeadLetters, type TestEnv } from '@holdfast/testing';
 import { DispatcherMetrics } from '../src/metrics.js';
 import { startDispatcher, type RunningDispatcher } from '../src/start-dispatcher.js';
-import { campaignSent } from './test-support/campaign-events.js';
-import { eventually, startScriptedReceiver, type ScriptedReceiver } from './test-support/receivers.js';
+import { campaignSent } from '@holdfast/testing';
+import { eventually, startScriptedReceiver, type ScriptedReceiver } from '@holdfast/testing';
 
 let t: TestEnv;
 let dispatcher: RunningDispatcher;

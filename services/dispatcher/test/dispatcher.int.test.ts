@@ -3,14 +3,14 @@ import { createAccount, createWebhookSubscription } from '@holdfast/db';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
 import { startDispatcher, type RunningDispatcher } from '../src/start-dispatcher.js';
 import { verifySignature } from '../src/signature.js';
-import { appendCampaignSent, campaignSent } from './test-support/campaign-events.js';
+import { appendCampaignSent, campaignSent } from '@holdfast/testing';
 import {
   eventually,
   spawnExampleReceiver,
   startScriptedReceiver,
   type ExampleReceiver,
   type ScriptedReceiver,
-} from './test-support/receivers.js';
+} from '@holdfast/testing';
 
 const MIN = 60_000;
 const T0 = Date.parse('2025-03-01T09:00:00.000Z');

@@ -9,8 +9,8 @@ import { createAccount, createPool, createWebhookSubscription, listDeliveries } 
 import { createOutboundClient, parseOutboundAllow, STRICT_OUTBOUND_POLICY } from '@holdfast/platform';
 import { createTestEnv, TcpProxy, type TestEnv } from '@holdfast/testing';
 import { startDispatcher, type RunningDispatcher } from '../src/start-dispatcher.js';
-import { appendCampaignSent, campaignSent } from './test-support/campaign-events.js';
-import { eventually } from './test-support/receivers.js';
+import { appendCampaignSent, campaignSent } from '@holdfast/testing';
+import { eventually } from '@holdfast/testing';
 
 let t: TestEnv;
 let proxy: TcpProxy;

@@ -6,8 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount, createWebhookSubscription } from '@holdfast/db';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
 import { startDispatcher, type RunningDispatcher } from '../src/start-dispatcher.js';
-import { appendCampaignSent, campaignSent } from './test-support/campaign-events.js';
-import { eventually, startScriptedReceiver, type ScriptedReceiver } from './test-support/receivers.js';
+import { appendCampaignSent, campaignSent } from '@holdfast/testing';
+import { eventually, startScriptedReceiver, type ScriptedReceiver } from '@holdfast/testing';
 
 const TIMEOUT_MS = 8_000;
 // Long, so that a delivery that waited for the next reclaim would show.

@@ -17,8 +17,8 @@ import { createMetricsRegistry, type Logger } from '@holdfast/platform';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
 import { DispatcherMetrics } from '../src/metrics.js';
 import { startDispatcher, type RunningDispatcher } from '../src/start-dispatcher.js';
-import { appendCampaignSent, campaignSent } from './test-support/campaign-events.js';
-import { eventually, startScriptedReceiver, type ScriptedReceiver } from './test-support/receivers.js';
+import { appendCampaignSent, campaignSent } from '@holdfast/testing';
+import { eventually, startScriptedReceiver, type ScriptedReceiver } from '@holdfast/testing';
 
 const keyring = (id: string) =>
   new SecretsKeyring(parseSecretsKeys(`${id}:${randomBytes(32).toString('base64')}`));

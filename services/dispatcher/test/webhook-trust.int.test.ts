@@ -12,8 +12,8 @@ import {
 } from '@holdfast/db';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
 import { startDispatcher, type RunningDispatcher } from '../src/start-dispatcher.js';
-import { appendCampaignSent, campaignSent } from './test-support/campaign-events.js';
-import { eventually, startScriptedReceiver, type ReceivedRequest } from './test-support/receivers.js';
+import { appendCampaignSent, campaignSent } from '@holdfast/testing';
+import { eventually, startScriptedReceiver, type ReceivedRequest } from '@holdfast/testing';
 
 const MIN = 60_000;
 

@@ -15,7 +15,7 @@ import {
 } from '@holdfast/db';
 import { DEFAULT_READ_MODEL_SCHEMA, ensureReadModelSchema } from '@holdfast/read-models';
 import { createTestEnv, spawnTs, type TestEnv } from '@holdfast/testing';
-import { call, newAccount } from './test-support/harness.js';
+import { call, newAccount } from '@holdfast/testing/services';
 
 let t: TestEnv;
 let child: ChildProcess | undefined;

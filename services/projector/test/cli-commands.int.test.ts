@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TransactionalAppender, topicName } from '@holdfast/kafka';
 import { createTestEnv, REPO_ROOT, type TestEnv } from '@holdfast/testing';
-import { metadata, orderRow, orderUpserted } from './test-support/events.js';
+import { metadata, orderRow, orderUpserted } from '@holdfast/testing/events';
 import { DEFAULT_READ_MODEL_SCHEMA } from '@holdfast/read-models';
 
 let t: TestEnv;

@@ -10,8 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TransactionalAppender, topicName, type OutgoingRecord } from '@holdfast/kafka';
 import { createTestEnv, spawnTs, type TestEnv } from '@holdfast/testing';
 import { DEFAULT_READ_MODEL_SCHEMA, ensureReadModelSchema } from '@holdfast/read-models';
-import { customerEvent, metadata, orderRow, orderUpserted } from './test-support/events.js';
-import { until } from './test-support/until.js';
+import { customerEvent, metadata, orderRow, orderUpserted } from '@holdfast/testing/events';
+import { until } from '@holdfast/testing';
 
 const ACCOUNTS = 8;
 const ORDERS = Number(process.env.HOLDFAST_KILL_RESTART_ORDERS ?? 10_000); // per account, a multiple of 40

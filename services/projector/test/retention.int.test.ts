@@ -10,7 +10,7 @@ import { deleteDeadLettersForEvents } from '../src/dlq/dead-letter-store.js';
 import { selectProjections } from '../src/projections/index.js';
 import { startRetention } from '../src/retention.js';
 import { insertDeadLetters } from '../src/runtime/dead-letters.js';
-import { metadata, orderRow, orderUpserted } from './test-support/events.js';
+import { metadata, orderRow, orderUpserted } from '@holdfast/testing/events';
 
 let t: TestEnv;
 beforeAll(async () => {

@@ -7,16 +7,15 @@ import {
   revokeApiKey,
   rotateApiKey,
 } from '@holdfast/db';
-import { createTestEnv, type TestEnv } from '@holdfast/testing';
+import { createTestEnv, type TestEnv, until } from '@holdfast/testing';
 import {
   call,
   ManualClock,
   newAccount,
   startGateway,
-  until,
   type AccountFixture,
   type TestGateway,
-} from '../test-support/harness.js';
+} from '@holdfast/testing/services';
 import { AUTH_DETAIL } from '../../src/auth/resolve-principal.js';
 
 let t: TestEnv;

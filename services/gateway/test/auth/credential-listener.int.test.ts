@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPool, hashToken, revokeApiKey, type Pool } from '@holdfast/db';
 import { createTestEnv, TcpProxy, type TestEnv } from '@holdfast/testing';
-import { newAccount } from '../test-support/harness.js';
+import { newAccount } from '@holdfast/testing/services';
 import { CredentialListener } from '../../src/auth/credential-listener.js';
 import { CredentialStore, dbCredentialSource } from '../../src/auth/credential-store.js';
 

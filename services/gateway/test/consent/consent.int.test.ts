@@ -13,14 +13,14 @@ import {
 } from '@holdfast/db';
 import type { RunningProjector } from '@holdfast/projector';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
-import { call, newAccount } from '../test-support/harness.js';
+import { call, newAccount } from '@holdfast/testing/services';
 import { readTopic } from '../test-support/topic-reader.js';
-import { runProjector, startWebStack, type WebStack } from '../webhooks/testing/web-stack.js';
+import { runProjector, startGateway, type TestGateway } from '@holdfast/testing/services';
 import { twilioSignature } from '../../src/consent/twilio-signature.js';
 
 let t: TestEnv;
 let projector: RunningProjector;
-let stack: WebStack;
+let stack: TestGateway;
 const key = (id: string) => `${id}:${randomBytes(32).toString('base64')}`;
 // The master keyring is the CLI's (it connects the provider); the gateway gets only its own two keys.
 const keyring = new SecretsKeyring(parseSecretsKeys(key('k1')));
@@ -32,7 +32,7 @@ const PUBLIC_URL = 'https://hf.example.com';
 beforeAll(async () => {
   t = await createTestEnv('consent');
   projector = await runProjector(t);
-  stack = await startWebStack(t, { config: { publicUrl: PUBLIC_URL, unsubscribeKeys, inboundKeys } });
+  stack = await startGateway(t, { config: { publicUrl: PUBLIC_URL, unsubscribeKeys, inboundKeys } });
 });
 afterAll(async () => {
   await stack?.close();

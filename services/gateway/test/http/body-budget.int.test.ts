@@ -4,7 +4,7 @@ import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintApiKey } from '@holdfast/db';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
-import { call, newAccount, orderRow, startGateway, type TestGateway } from '../test-support/harness.js';
+import { call, newAccount, orderRow, startGateway, type TestGateway } from '@holdfast/testing/services';
 import { BODY_BUDGET_DETAIL } from '../../src/http/body-budget.js';
 
 const UPLOAD = 100_000;

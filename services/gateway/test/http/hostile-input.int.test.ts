@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectTile, createPixelKey } from '@holdfast/db';
 import type { RunningProjector } from '@holdfast/projector';
-import { countTopicRecords, createTestEnv, type TestEnv } from '@holdfast/testing';
-import { newAccount, until } from '../test-support/harness.js';
-import { runProjector, startWebStack, type WebStack } from '../webhooks/testing/web-stack.js';
+import { countTopicRecords, createTestEnv, type TestEnv, until } from '@holdfast/testing';
+import { newAccount } from '@holdfast/testing/services';
+import { runProjector, startGateway, type TestGateway } from '@holdfast/testing/services';
 import { BODY_BUDGET_DETAIL } from '../../src/http/body-budget.js';
 import {
   answerProblems,
@@ -11,22 +11,22 @@ import {
   Rng,
   type CorpusContext,
   type StoredMarker,
-} from './testing/hostile-corpus.js';
-import { runFuzz } from './testing/fuzz-run.js';
-import { rawRequest } from './testing/raw-client.js';
+} from '@holdfast/testing/hostile';
+import { runFuzz } from '@holdfast/testing/hostile';
+import { rawRequest } from '@holdfast/testing/hostile';
 
 const SHOP = 'https://shop.example.com';
 
 let t: TestEnv;
 let projector: RunningProjector;
-let stack: WebStack;
+let stack: TestGateway;
 let ctx: CorpusContext;
 const stored: StoredMarker[] = [];
 
 beforeAll(async () => {
   t = await createTestEnv('hostile');
   projector = await runProjector(t);
-  stack = await startWebStack(t);
+  stack = await startGateway(t);
   const a = await newAccount(t);
   await connectTile(t.db, a.accountId, 'custom_integration');
   const zp = await connectTile(t.db, a.accountId, 'zero_party');
@@ -174,7 +174,7 @@ describe('per-IP limits cannot be walked around', () => {
 
 describe('the body budget', () => {
   it('given bodies in flight over the budget, when another arrives, then 503 with Retry-After and {detail}, and the budget comes back', async () => {
-    const small = await startWebStack(t, { config: { bodyBudgetBytes: 100_000 } });
+    const small = await startGateway(t, { config: { bodyBudgetBytes: 100_000 } });
     try {
       const a = await newAccount(t);
       const headers = { authorization: `Bearer ${a.key}`, 'content-type': 'application/json' };
@@ -210,7 +210,7 @@ describe('the body budget', () => {
 
 describe('a short fuzz run (the benchmark in small)', () => {
   it('given 2,000 seeded hostile requests with the limits lifted, then no 5xx, no wrong accept, no malformed body, no leak, every canary answered, nothing dead-lettered', async () => {
-    const fuzz = await startWebStack(t, { config: { testMode: true, unsafeLiftLimits: true } });
+    const fuzz = await startGateway(t, { config: { testMode: true, unsafeLiftLimits: true } });
     try {
       const tally = await runFuzz({
         url: fuzz.url,

@@ -10,7 +10,7 @@ import {
   startGateway,
   type AccountFixture,
   type TestGateway,
-} from '../test-support/harness.js';
+} from '@holdfast/testing/services';
 import { readTopic } from '../test-support/topic-reader.js';
 import { APPEND_FAILED_DETAIL } from '../../src/ingest/ingest-route.js';
 

@@ -7,10 +7,10 @@ import {
   type SinglePartitionAppender,
 } from '@holdfast/kafka';
 import type { RunningProjector } from '@holdfast/projector';
-import { createTestEnv, type TestEnv } from '@holdfast/testing';
-import { call, newAccount, orderRow, until, type AccountFixture } from '../test-support/harness.js';
-import { ensureReadModels, runProjector } from '../test-support/read-side.js';
-import { startWebStack, type WebStack } from '../webhooks/testing/web-stack.js';
+import { createTestEnv, type TestEnv, until } from '@holdfast/testing';
+import { call, newAccount, orderRow, type AccountFixture } from '@holdfast/testing/services';
+import { ensureReadModels, runProjector } from '@holdfast/testing/services';
+import { startGateway, type TestGateway } from '@holdfast/testing/services';
 
 /** Counts the calls that reach a real appender (the records still go to Kafka). */
 function counting<A extends Appender | SinglePartitionAppender>(inner: A): A & { calls: number[] } {
@@ -29,7 +29,7 @@ function counting<A extends Appender | SinglePartitionAppender>(inner: A): A & {
 
 let t: TestEnv;
 let projector: RunningProjector;
-let web: WebStack;
+let web: TestGateway;
 let a: AccountFixture;
 let tx: TransactionalAppender & { calls: number[] };
 let single: IdempotentBatchAppender & { calls: number[] };
@@ -40,7 +40,7 @@ beforeAll(async () => {
   projector = await runProjector(t);
   tx = counting(await TransactionalAppender.create(t.kafka, { name: `${t.topicPrefix}gw`, size: 2 }));
   single = counting(await IdempotentBatchAppender.create(t.kafka, { size: 2 }));
-  web = await startWebStack(t, { appender: tx, pixelAppender: single });
+  web = await startGateway(t, { appender: tx, pixelAppender: single });
   a = await newAccount(t);
 });
 

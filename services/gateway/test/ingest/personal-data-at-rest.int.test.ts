@@ -7,19 +7,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectTile } from '@holdfast/db';
 import { topicName } from '@holdfast/kafka';
 import type { RunningProjector } from '@holdfast/projector';
-import { createTestEnv, type TestEnv } from '@holdfast/testing';
-import { call, newAccount, until } from '../test-support/harness.js';
+import { createTestEnv, type TestEnv, until } from '@holdfast/testing';
+import { call, newAccount } from '@holdfast/testing/services';
 import { collect, pixelEvent, pixelKey, storedPixelEvents } from '../pixel/testing/collector-client.js';
-import { runProjector, startWebStack, type WebStack } from '../webhooks/testing/web-stack.js';
+import { runProjector, startGateway, type TestGateway } from '@holdfast/testing/services';
 
 let t: TestEnv;
 let projector: RunningProjector;
-let stack: WebStack;
+let stack: TestGateway;
 
 beforeAll(async () => {
   t = await createTestEnv('at-rest');
   projector = await runProjector(t);
-  stack = await startWebStack(t);
+  stack = await startGateway(t);
 });
 afterAll(async () => {
   await stack?.close();
@@ -204,7 +204,7 @@ describe('pixel personal data at rest in the log', () => {
   it('given raw_props, a search and a page title posted to /pixel/collect, then no record of the pixel topic carries them, and with sealing off every one would', async () => {
     // The control: a second gateway with sealing off (HOLDFAST_UNSAFE_UNSEALED) on the same topics
     // writes the same values in clear, and the same search finds them in its records.
-    const unsealed = await startWebStack(t, { config: { unsafeUnsealed: true } });
+    const unsealed = await startGateway(t, { config: { unsafeUnsealed: true } });
     try {
       const [sealedKey, clearKey] = [await pixelKey(t), await pixelKey(t)];
       const marker = `/marker-${randomUUID().slice(0, 8)}`;

@@ -10,7 +10,7 @@ import {
   startGateway,
   type AccountFixture,
   type TestGateway,
-} from '../test-support/harness.js';
+} from '@holdfast/testing/services';
 import { FAILED_AUTH_SHARDS, Limiter } from '../../src/limits/limiter.js';
 import { LIMITS, MINUTE_MS } from '../../src/limits/policy.js';
 import { RateCounter } from '../../src/limits/rate-counter.js';

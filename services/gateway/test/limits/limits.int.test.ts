@@ -10,7 +10,7 @@ import {
   startGateway,
   type AccountFixture,
   type TestGateway,
-} from '../test-support/harness.js';
+} from '@holdfast/testing/services';
 
 let t: TestEnv;
 let gw: TestGateway;

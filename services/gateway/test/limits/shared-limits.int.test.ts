@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_READ_MODEL_SCHEMA, ensureReadModelSchema } from '@holdfast/read-models';
 import { createTestEnv, spawnTs, type TestEnv } from '@holdfast/testing';
-import { call, newAccount, type AccountFixture } from '../test-support/harness.js';
+import { call, newAccount, type AccountFixture } from '@holdfast/testing/services';
 
 let t: TestEnv;
 const children: ChildProcess[] = [];

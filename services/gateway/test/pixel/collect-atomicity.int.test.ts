@@ -4,12 +4,12 @@ import type { AnyEvent } from '@holdfast/contracts';
 import { topicName, type OutgoingRecord, type SinglePartitionAppender } from '@holdfast/kafka';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
 import { batchIdOf } from '../test-support/topic-reader.js';
-import { startWebStack, type WebStack } from '../webhooks/testing/web-stack.js';
+import { startGateway, type TestGateway } from '@holdfast/testing/services';
 import { PIXEL_UNAVAILABLE_DETAIL, PIXEL_UNAVAILABLE_RETRY_AFTER_S } from '../../src/pixel/collect-route.js';
 import { collect, pixelEvent, pixelKey } from './testing/collector-client.js';
 
 let t: TestEnv;
-let stack: WebStack;
+let stack: TestGateway;
 
 interface Placed {
   readonly partition: number;
@@ -78,7 +78,7 @@ class StalledAppender implements SinglePartitionAppender {
 
 beforeAll(async () => {
   t = await createTestEnv('pixelatomic');
-  stack = await startWebStack(t);
+  stack = await startGateway(t);
 });
 
 afterAll(async () => {
@@ -109,7 +109,7 @@ describe('POST /pixel/collect: one request = one record batch on one partition (
 
   it('given the append fails (Kafka away), when posted, then 503 + Retry-After with the detail (never a silent 204) and the request was ONE append of all its events', async () => {
     const refusing = new RefusingAppender();
-    const failing = await startWebStack(t, { pixelAppender: refusing });
+    const failing = await startGateway(t, { pixelAppender: refusing });
     try {
       const k = await pixelKey(t);
       const events = Array.from({ length: 50 }, () => pixelEvent());
@@ -129,7 +129,7 @@ describe('POST /pixel/collect: one request = one record batch on one partition (
 
   it('given an append stalled past PIXEL_APPEND_STALL_MS, when another request comes, then it is answered 503 + Retry-After at once without an append, and the stalled one 503 when it fails', async () => {
     const stalled = new StalledAppender();
-    const waiting = await startWebStack(t, { pixelAppender: stalled, config: { pixelAppendStallMs: 200 } });
+    const waiting = await startGateway(t, { pixelAppender: stalled, config: { pixelAppendStallMs: 200 } });
     try {
       const k = await pixelKey(t);
       const first = collect(waiting.url, { key: k.key, events: [pixelEvent()] });

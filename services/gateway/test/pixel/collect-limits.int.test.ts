@@ -1,17 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { revokePixelKey } from '@holdfast/db';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
-import { call, ManualClock } from '../test-support/harness.js';
-import { startWebStack, type WebStack } from '../webhooks/testing/web-stack.js';
+import { call, ManualClock } from '@holdfast/testing/services';
+import { startGateway, type TestGateway } from '@holdfast/testing/services';
 import { PREFLIGHT_REFUSED_DETAIL } from '../../src/pixel/cors.js';
 import { collect, pixelEvent, pixelKey } from './testing/collector-client.js';
 
 let t: TestEnv;
-let stack: WebStack;
+let stack: TestGateway;
 
 beforeAll(async () => {
   t = await createTestEnv('pixellimits');
-  stack = await startWebStack(t);
+  stack = await startGateway(t);
 });
 
 afterAll(async () => {
@@ -23,11 +23,11 @@ describe('POST /pixel/collect rate limits (shared counters)', () => {
   const clock = new ManualClock(new Date('2030-01-01T00:00:20Z'));
   const window = new Date('2030-01-01T00:00:00Z');
   // Two gateways on one database stand for two gateway processes.
-  let a: WebStack;
-  let b: WebStack;
+  let a: TestGateway;
+  let b: TestGateway;
   beforeAll(async () => {
-    a = await startWebStack(t, { clock });
-    b = await startWebStack(t, { clock });
+    a = await startGateway(t, { clock });
+    b = await startGateway(t, { clock });
   });
   afterAll(async () => {
     await a?.close();

@@ -2,9 +2,8 @@ import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { revokePixelKey } from '@holdfast/db';
 import type { RunningProjector } from '@holdfast/projector';
-import { createTestEnv, type TestEnv } from '@holdfast/testing';
-import { until } from '../test-support/harness.js';
-import { runProjector, startWebStack, type WebStack } from '../webhooks/testing/web-stack.js';
+import { createTestEnv, type TestEnv, until } from '@holdfast/testing';
+import { runProjector, startGateway, type TestGateway } from '@holdfast/testing/services';
 import { PIXEL_DETAIL } from '../../src/pixel/collect-route.js';
 import {
   collect as post,
@@ -17,7 +16,7 @@ import {
 
 let t: TestEnv;
 let projector: RunningProjector;
-let stack: WebStack;
+let stack: TestGateway;
 
 const event = pixelEvent;
 const pixelKey = (origins = [SHOP], o: { demo?: boolean } = {}) => fixtureKey(t, origins, o);
@@ -27,7 +26,7 @@ const stored = (accountId: string) => storedPixelEvents(t, accountId);
 beforeAll(async () => {
   t = await createTestEnv('pixelcollect');
   projector = await runProjector(t);
-  stack = await startWebStack(t);
+  stack = await startGateway(t);
 });
 
 afterAll(async () => {

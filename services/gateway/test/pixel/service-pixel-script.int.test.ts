@@ -3,16 +3,16 @@ import { get } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
-import { call } from '../test-support/harness.js';
-import { startWebStack, type WebStack } from '../webhooks/testing/web-stack.js';
+import { call } from '@holdfast/testing/services';
+import { startGateway, type TestGateway } from '@holdfast/testing/services';
 import { buildLoaderScript } from '../../src/pixel/loader-script.js';
 
 let t: TestEnv;
-let stack: WebStack;
+let stack: TestGateway;
 
 beforeAll(async () => {
   t = await createTestEnv('pixelscript');
-  stack = await startWebStack(t);
+  stack = await startGateway(t);
 });
 
 afterAll(async () => {
@@ -30,7 +30,10 @@ describe('GET /pixel/v1/service-pixel.js', () => {
     expect(res.text).toContain('/pixel/collect');
     expect(res.text).toContain('globalPrivacyControl');
     expect(res.text).not.toContain('Global Privacy Control'); // comments are stripped
-    const source = await readFile(new URL('../../src/pixel/loader/service-pixel.js', import.meta.url), 'utf8');
+    const source = await readFile(
+      new URL('../../src/pixel/loader/service-pixel.js', import.meta.url),
+      'utf8',
+    );
     expect(res.text.length).toBeLessThan(source.length / 2);
   });
 

@@ -6,19 +6,18 @@ import { loadPrivacyKeyring, PgSubjectKeyStore } from '@holdfast/privacy';
 import { startPrivacyWorker, type PrivacyWorker } from '@holdfast/privacy-requests';
 import { silentLogger } from '@holdfast/platform';
 import { readModelDigest, rebuildReadModels, type RunningProjector } from '@holdfast/projector';
-import { createTestEnv, type TestEnv } from '@holdfast/testing';
+import { createTestEnv, type TestEnv, until } from '@holdfast/testing';
 import {
   call,
   newAccount,
   orderRow,
   startGateway,
-  until,
   type AccountFixture,
   type TestGateway,
-} from '../test-support/harness.js';
-import { schemaErrors } from '../test-support/openapi-answers.js';
+} from '@holdfast/testing/services';
+import { schemaErrors } from '@holdfast/testing/services';
 import { collect, pixelEvent, SHOP } from '../pixel/testing/collector-client.js';
-import { runProjector } from '../test-support/read-side.js';
+import { runProjector } from '@holdfast/testing/services';
 
 // End to end on the real stack: ingest through the gateway, the projector folds (decrypting), the
 // privacy worker (as the projector process runs it) erases; then later ingest is suppressed and an

@@ -8,8 +8,8 @@ import {
   startGateway,
   type AccountFixture,
   type TestGateway,
-} from '../test-support/harness.js';
-import { schemaErrors } from '../test-support/openapi-answers.js';
+} from '@holdfast/testing/services';
+import { schemaErrors } from '@holdfast/testing/services';
 import { ERASURE_NOT_FOUND } from '../../src/privacy/privacy-routes.js';
 
 let t: TestEnv;

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHoldfastClient } from '@holdfast/client';
 import { mintApiKey, setReadWithIngestKey } from '@holdfast/db';
 import { migrateAnalytics, migrateCampaigns } from '@holdfast/recompute';
-import { createTestEnv, type TestEnv } from '@holdfast/testing';
+import { createTestEnv, type TestEnv, until } from '@holdfast/testing';
 import { AUTH_DETAIL } from '../../src/auth/resolve-principal.js';
 import { buildOpenApiDocument } from '../../src/openapi/document.js';
 import {
@@ -13,11 +13,10 @@ import {
   newAccount,
   orderRow,
   startGateway,
-  until,
   type AccountFixture,
   type Answer,
   type TestGateway,
-} from '../test-support/harness.js';
+} from '@holdfast/testing/services';
 import { READ_DETAIL } from '../../src/read-api/read-api-router.js';
 
 let t: TestEnv;

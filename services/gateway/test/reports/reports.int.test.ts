@@ -21,7 +21,7 @@ import {
   type AccountFixture,
   type Answer,
   type TestGateway,
-} from '../test-support/harness.js';
+} from '@holdfast/testing/services';
 import { REPORT_DETAIL } from '../../src/reports/reports-router.js';
 
 let t: TestEnv;

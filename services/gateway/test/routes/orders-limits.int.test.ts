@@ -7,7 +7,7 @@ import {
   startGateway,
   type AccountFixture,
   type TestGateway,
-} from '../test-support/harness.js';
+} from '@holdfast/testing/services';
 import { streamBody } from '../test-support/stream-body.js';
 import { readTopic } from '../test-support/topic-reader.js';
 

@@ -8,7 +8,7 @@ import {
   startGateway,
   type AccountFixture,
   type TestGateway,
-} from '../test-support/harness.js';
+} from '@holdfast/testing/services';
 import { readTopic } from '../test-support/topic-reader.js';
 
 let t: TestEnv;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectProvider, connectTile } from '@holdfast/db';
-import { createTestEnv, type TestEnv } from '@holdfast/testing';
+import { createTestEnv, type TestEnv, until } from '@holdfast/testing';
 import type { RunningProjector } from '@holdfast/projector';
 import {
   readSide,
@@ -10,11 +10,10 @@ import {
   newAccount,
   orderRow,
   startGateway,
-  until,
   type AccountFixture,
   type TestGateway,
-} from '../test-support/harness.js';
-import { runProjector } from '../test-support/read-side.js';
+} from '@holdfast/testing/services';
+import { runProjector } from '@holdfast/testing/services';
 
 let t: TestEnv;
 let gw: TestGateway;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LogPositions, type LogPositionSource } from '@holdfast/kafka';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
-import { call, newAccount, startGateway, type TestGateway } from '../test-support/harness.js';
+import { call, newAccount, startGateway, type TestGateway } from '@holdfast/testing/services';
 import { SYNC_LOG_UNREACHABLE } from '../../src/routes/sync.js';
 
 let t: TestEnv;

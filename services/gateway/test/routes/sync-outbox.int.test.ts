@@ -8,18 +8,17 @@ import {
   type OutgoingRecord,
   type RunningConsumer,
 } from '@holdfast/kafka';
-import { createTestEnv, type TestEnv } from '@holdfast/testing';
+import { createTestEnv, type TestEnv, until } from '@holdfast/testing';
 import type { RunningProjector } from '@holdfast/projector';
 import {
   call,
   newAccount,
   readSide,
   startGateway,
-  until,
   type AccountFixture,
   type TestGateway,
-} from '../test-support/harness.js';
-import { runProjector, runSyncConsumer } from '../test-support/read-side.js';
+} from '@holdfast/testing/services';
+import { runProjector, runSyncConsumer } from '@holdfast/testing/services';
 import { SYNC_QUEUED_MESSAGE } from '../../src/routes/sync.js';
 
 /** The gateway's real appender, with a switch: while `down`, every append fails as if Kafka were away. */

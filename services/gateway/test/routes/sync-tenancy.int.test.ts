@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningConsumer } from '@holdfast/kafka';
-import { createTestEnv, type TestEnv } from '@holdfast/testing';
+import { createTestEnv, type TestEnv, until } from '@holdfast/testing';
 import type { RunningProjector } from '@holdfast/projector';
 import {
   readSide,
@@ -10,11 +10,10 @@ import {
   newAccount,
   orderRow,
   startGateway,
-  until,
   type AccountFixture,
   type TestGateway,
-} from '../test-support/harness.js';
-import { runProjector, runSyncConsumer } from '../test-support/read-side.js';
+} from '@holdfast/testing/services';
+import { runProjector, runSyncConsumer } from '@holdfast/testing/services';
 
 let t: TestEnv;
 let gw: TestGateway;

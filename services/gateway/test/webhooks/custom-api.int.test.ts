@@ -5,14 +5,14 @@ import type { Appender } from '@holdfast/kafka';
 import type { RunningProjector } from '@holdfast/projector';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
 import { AUTH_DETAIL } from '../../src/auth/resolve-principal.js';
-import { call, ManualClock, newAccount } from '../test-support/harness.js';
-import { runProjector, startWebStack, type WebStack } from './testing/web-stack.js';
+import { call, ManualClock, newAccount } from '@holdfast/testing/services';
+import { runProjector, startGateway, type TestGateway } from '@holdfast/testing/services';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 let t: TestEnv;
 let projector: RunningProjector;
-let stack: WebStack;
+let stack: TestGateway;
 
 /** An account with an ingest key and a connected custom integration tile. */
 async function connectedAccount() {
@@ -38,7 +38,7 @@ const counterValue = (text: string, name: string, label: string) =>
 beforeAll(async () => {
   t = await createTestEnv('customapi');
   projector = await runProjector(t);
-  stack = await startWebStack(t);
+  stack = await startGateway(t);
 });
 
 afterAll(async () => {
@@ -208,8 +208,8 @@ describe('POST /webhooks/custom-api with the legacy tile token', () => {
 describe('POST /webhooks/custom-api limits', () => {
   // A clock held inside one minute, so the counters' window cannot roll over mid-test.
   const clock = new ManualClock(new Date('2030-01-01T00:00:30Z'));
-  let limited: WebStack;
-  beforeAll(async () => (limited = await startWebStack(t, { clock })));
+  let limited: TestGateway;
+  beforeAll(async () => (limited = await startGateway(t, { clock })));
   afterAll(() => limited?.close());
 
   it('given 30 failed authentications from one IP, when it fails again, then 429 with Retry-After', async () => {
@@ -241,7 +241,7 @@ describe('POST /webhooks/custom-api failures and retries', () => {
       close: () => Promise.resolve(),
     };
     // The webhook's one record goes through the single-partition appender: both fail.
-    const broken = await startWebStack(t, { appender: failing, pixelAppender: failing });
+    const broken = await startGateway(t, { appender: failing, pixelAppender: failing });
     try {
       const a = await connectedAccount();
       const body = { external_id: 'R1', event_type: 'signup' };
@@ -255,7 +255,7 @@ describe('POST /webhooks/custom-api failures and retries', () => {
 
   it('given a projector that is behind, when posted, then 503 with Retry-After, and once applied a retry is a duplicate', async () => {
     const lagging = await createTestEnv('customapilag');
-    const gw = await startWebStack(lagging);
+    const gw = await startGateway(lagging);
     let late: RunningProjector | undefined;
     try {
       const a = await newAccount(lagging);

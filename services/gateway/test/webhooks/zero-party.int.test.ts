@@ -2,15 +2,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectTile, createAccount, disconnectTile } from '@holdfast/db';
 import { ZERO_PARTY_NO_IDENTITY_DETAIL } from '@holdfast/domain';
 import type { RunningProjector } from '@holdfast/projector';
-import { createTestEnv, type TestEnv } from '@holdfast/testing';
-import { call, ManualClock, newAccount, until } from '../test-support/harness.js';
-import { runProjector, startWebStack, type WebStack } from './testing/web-stack.js';
+import { createTestEnv, type TestEnv, until } from '@holdfast/testing';
+import { call, ManualClock, newAccount } from '@holdfast/testing/services';
+import { runProjector, startGateway, type TestGateway } from '@holdfast/testing/services';
 import { AUTH_DETAIL } from '../../src/auth/resolve-principal.js';
 import { ZERO_PARTY_AUTH_DETAIL } from '../../src/webhooks/zero-party-auth.js';
 
 let t: TestEnv;
 let projector: RunningProjector;
-let stack: WebStack;
+let stack: TestGateway;
 
 /** An account with an ingest key and a connected zero-party tile. */
 async function zeroPartyAccount() {
@@ -37,7 +37,7 @@ async function submissions(accountId: string): Promise<{ customer_id: string; [c
 beforeAll(async () => {
   t = await createTestEnv('zeroparty');
   projector = await runProjector(t);
-  stack = await startWebStack(t);
+  stack = await startGateway(t);
 });
 
 afterAll(async () => {
@@ -150,8 +150,8 @@ describe('POST /webhooks/zero-party', () => {
 
 describe('POST /webhooks/zero-party limits', () => {
   const clock = new ManualClock(new Date('2030-01-01T00:00:45Z'));
-  let limited: WebStack;
-  beforeAll(async () => (limited = await startWebStack(t, { clock })));
+  let limited: TestGateway;
+  beforeAll(async () => (limited = await startGateway(t, { clock })));
   afterAll(() => limited?.close());
 
   it('given 30 failed authentications from one IP, when it fails again, then 429 with Retry-After', async () => {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IngestBatchRecorded, PixelEventCollected } from '@holdfast/contracts';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
-import { metadata } from '../test-support/events.js';
+import { metadata } from '@holdfast/testing/events';
 import { MergeFixture } from '../test-support/merge-fixture.js';
 import { accountSettingsProjection } from '../../src/projections/account-settings.projection.js';
 import { campaignSendsProjection } from '../../src/projections/campaign-sends.projection.js';

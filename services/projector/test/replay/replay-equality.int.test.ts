@@ -4,10 +4,14 @@ import { silentLogger } from '@holdfast/platform';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
 import { selectProjections } from '../../src/projections/index.js';
 import { consumerLag } from '../../src/runtime/consumer-lag.js';
-import { startProjector, type ProjectorDeps, type RunningProjector } from '../../src/runtime/start-projector.js';
+import {
+  startProjector,
+  type ProjectorDeps,
+  type RunningProjector,
+} from '../../src/runtime/start-projector.js';
 import { applyRetention, retentionRules } from '../../src/retention.js';
 import { appendInBatches, mixedStream } from '../test-support/mixed-stream.js';
-import { until } from '../test-support/until.js';
+import { until } from '@holdfast/testing';
 import { rebuildReadModels } from '../../src/replay/rebuild-read-models.js';
 import type { RebuildProgress } from '../../src/replay/rebuild-tracker.js';
 import { switchTables } from '../../src/replay/switch-tables.js';

@@ -23,7 +23,7 @@ import {
   orderRow,
   orderUpserted,
   zeroParty,
-} from '../test-support/events.js';
+} from '@holdfast/testing/events';
 import { rebuildReadModels } from '../../src/replay/rebuild-read-models.js';
 
 let t: TestEnv;

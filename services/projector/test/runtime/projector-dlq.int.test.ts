@@ -4,8 +4,8 @@ import { registerConsumerLag, TransactionalAppender, topicName } from '@holdfast
 import { createMetricsRegistry, Readiness, silentLogger, startOpsServer } from '@holdfast/platform';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
 import { listDeadLetters, redriveDeadLetters } from '../../src/dlq/dead-letter-store.js';
-import { metadata, orderRow, orderUpserted } from '../test-support/events.js';
-import { until } from '../test-support/until.js';
+import { metadata, orderRow, orderUpserted } from '@holdfast/testing/events';
+import { until } from '@holdfast/testing';
 import { ProjectorMetrics } from '../../src/runtime/metrics.js';
 import { startProjector, type RunningProjector } from '../../src/runtime/start-projector.js';
 import { DEFAULT_READ_MODEL_SCHEMA } from '@holdfast/read-models';

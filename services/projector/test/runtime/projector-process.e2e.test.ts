@@ -8,8 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TransactionalAppender, topicName } from '@holdfast/kafka';
 import { createTestEnv, spawnTs, TcpProxy, type TestEnv } from '@holdfast/testing';
 import { DEFAULT_READ_MODEL_SCHEMA, ensureReadModelSchema } from '@holdfast/read-models';
-import { metadata, orderRow, orderUpserted } from '../test-support/events.js';
-import { until } from '../test-support/until.js';
+import { metadata, orderRow, orderUpserted } from '@holdfast/testing/events';
+import { until } from '@holdfast/testing';
 
 let t: TestEnv;
 let proxy: TcpProxy;

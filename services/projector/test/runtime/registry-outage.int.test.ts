@@ -13,8 +13,8 @@ import {
   withUnseenSchema,
   type TestEnv,
 } from '@holdfast/testing';
-import { metadata, orderRow, orderUpserted } from '../test-support/events.js';
-import { until } from '../test-support/until.js';
+import { metadata, orderRow, orderUpserted } from '@holdfast/testing/events';
+import { until } from '@holdfast/testing';
 import { startProjector, type RunningProjector } from '../../src/runtime/start-projector.js';
 import { DEFAULT_READ_MODEL_SCHEMA } from '@holdfast/read-models';
 

@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EventCodec, EventName, EventTypes, TopicName } from '@holdfast/contracts';
 import { topicName, type OutgoingRecord } from '@holdfast/kafka';
+import { mulberry32 } from '@holdfast/testing';
 import {
   customerEvent,
   customerRow,
@@ -11,26 +12,14 @@ import {
   orderRow,
   orderUpserted,
   zeroParty,
-} from './events.js';
-
-/** A small seeded PRNG (mulberry32): the same stream for the same seed. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+} from '@holdfast/testing/events';
 
 export function mixedStream(
   codec: EventCodec,
   prefix: string,
   { accounts = 3, orders = 400, seed = 1, startMinute = 0 } = {},
 ): OutgoingRecord[] {
-  const rnd = prng(seed);
+  const rnd = mulberry32(seed);
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(rnd() * xs.length)]!;
   const out: OutgoingRecord[] = [];
   let minute = startMinute;

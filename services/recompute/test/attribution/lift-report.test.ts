@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { HOLDOUT_SHARE, decideBilling, isHoldout } from '@holdfast/analytics';
-import { liftFigures, monthPeriods, settlingPeriods, type LiftFigures } from '../../src/attribution/lift-report.js';
-import { mulberry32 } from '../campaigns/test-support/random.js';
+import {
+  liftFigures,
+  monthPeriods,
+  settlingPeriods,
+  type LiftFigures,
+} from '../../src/attribution/lift-report.js';
+import { mulberry32 } from '@holdfast/testing';
 
 // Revenue per customer over a period: 70% buy nothing, buyers spend exp(N(3.5, 1)) — skewed like real
 // order values. Treatment multiplies every buyer's spend by (1 + effect), so the true lift in revenue

@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { createAccount, createPixelKey, markAccount } from '@holdfast/db';
 import type { TestEnv } from '@holdfast/testing';
-import { call, type Answer } from '../../test-support/harness.js';
+import { call, type Answer } from '@holdfast/testing/services';
 
 /** The allowed origin of the fixtures' pixel keys. */
 export const SHOP = 'https://shop.example.com';

@@ -8,9 +8,13 @@ import { silentLogger } from '@holdfast/platform';
 import { ensureReadModelSchema } from '@holdfast/read-models';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
 import { ProjectionRunner } from '../../../src/runtime/projection-runner.js';
-import { metadata, orderRow, orderUpserted } from '../../test-support/events.js';
+import { metadata, orderRow, orderUpserted } from '@holdfast/testing/events';
 import { CommerceLookahead } from '../../../src/projections/commerce/commerce-lookahead.js';
-import { CommerceKeys, createCommerceProjection, type CommerceState } from '../../../src/projections/commerce/commerce.projection.js';
+import {
+  CommerceKeys,
+  createCommerceProjection,
+  type CommerceState,
+} from '../../../src/projections/commerce/commerce.projection.js';
 import { IdentityMemory, NO_IDENTITY_MEMORY } from '../../../src/projections/commerce/identity-memory.js';
 import { StatisticsKeeper } from '../../../src/projections/commerce/statistics.js';
 

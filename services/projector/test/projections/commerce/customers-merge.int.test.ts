@@ -8,7 +8,7 @@ import {
   metadata,
   orderRow,
   orderUpserted,
-} from '../../test-support/events.js';
+} from '@holdfast/testing/events';
 import { MergeFixture } from '../../test-support/merge-fixture.js';
 import type { Given } from '../../test-support/projection-harness.js';
 import { wireCommerce } from '../../../src/projections/commerce/commerce.projection.js';

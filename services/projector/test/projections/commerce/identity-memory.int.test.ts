@@ -9,16 +9,13 @@ import { createTestEnv, type TestEnv } from '@holdfast/testing';
 import { readModelDigest } from '../../../src/replay/table-digest.js';
 import { ProjectionRunner } from '../../../src/runtime/projection-runner.js';
 import { ensureReadModelSchema } from '@holdfast/read-models';
-import {
-  customerRow,
-  customerUpserted,
-  metadata,
-  orderRow,
-  orderUpserted,
-} from '../../test-support/events.js';
+import { customerRow, customerUpserted, metadata, orderRow, orderUpserted } from '@holdfast/testing/events';
 import type { Given } from '../../test-support/projection-harness.js';
 import { CommerceLookahead } from '../../../src/projections/commerce/commerce-lookahead.js';
-import { CommerceKeys, createCommerceProjection } from '../../../src/projections/commerce/commerce.projection.js';
+import {
+  CommerceKeys,
+  createCommerceProjection,
+} from '../../../src/projections/commerce/commerce.projection.js';
 import { IdentityMemory, type MemoryBudget } from '../../../src/projections/commerce/identity-memory.js';
 
 let t: TestEnv;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
-import { metadata, orderRow, orderUpserted } from '../../test-support/events.js';
+import { metadata, orderRow, orderUpserted } from '@holdfast/testing/events';
 import { MergeFixture } from '../../test-support/merge-fixture.js';
 import type { Given } from '../../test-support/projection-harness.js';
 import { wireCommerce } from '../../../src/projections/commerce/commerce.projection.js';

@@ -21,7 +21,7 @@ import {
   type OrderRow,
 } from '@holdfast/domain';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
-import { customerUpserted, metadata, orderUpserted } from '../../test-support/events.js';
+import { customerUpserted, metadata, orderUpserted } from '@holdfast/testing/events';
 import { ProjectionHarness, type Given } from '../../test-support/projection-harness.js';
 import { wireCommerce } from '../../../src/projections/commerce/commerce.projection.js';
 import { customerUuid } from '../../../src/projections/commerce/customer-id.js';

@@ -1,12 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
-import {
-  customerEvent,
-  customerRow,
-  customerUpserted,
-  metadata,
-  zeroParty,
-} from '../../test-support/events.js';
+import { customerEvent, customerRow, customerUpserted, metadata, zeroParty } from '@holdfast/testing/events';
 import { MergeFixture } from '../../test-support/merge-fixture.js';
 import { wireCommerce } from '../../../src/projections/commerce/commerce.projection.js';
 import { customerUuid } from '../../../src/projections/commerce/customer-id.js';

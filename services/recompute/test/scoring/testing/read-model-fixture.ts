@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { DEFAULT_READ_MODEL_SCHEMA, ensureReadModelSchema } from '@holdfast/read-models';
 import type { TestEnv } from '@holdfast/testing';
+import { mulberry32 } from '@holdfast/testing';
 import { migrateAnalytics } from '../../../src/migrations/migrate-analytics.js';
 import { migrateRecompute } from '../../../src/migrations/migrate-recompute.js';
 
@@ -61,17 +62,6 @@ export async function insertCustomers(
      select $1, c, e, now(), now() from unnest($2::uuid[], $3::text[]) as u(c, e)`,
     [accountId, ids, ids.map((id) => customers.get(id) ?? null)],
   );
-}
-
-/** A seeded generator, so a failing run can be replayed. */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let r = Math.imul(a ^ (a >>> 15), a | 1);
-    r ^= r + Math.imul(r ^ (r >>> 7), r | 61);
-    return ((r ^ (r >>> 14)) >>> 0) / 4_294_967_296;
-  };
 }
 
 const DAY = 86_400_000;

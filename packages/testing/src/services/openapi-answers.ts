@@ -1,7 +1,7 @@
 // Test support: checks an answer against its response schema in /v1/openapi.json.
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import formatsModule from 'ajv-formats';
-import { buildOpenApiDocument } from '../../src/openapi/document.js';
+import { buildOpenApiDocument } from '@holdfast/gateway';
 
 const addFormats = formatsModule.default;
 const ajv = new Ajv2020({ strict: false, allErrors: true });

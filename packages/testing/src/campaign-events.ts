@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import type { CampaignSent } from '@holdfast/contracts';
 import { TransactionalAppender, topicName } from '@holdfast/kafka';
-import type { TestEnv } from '@holdfast/testing';
+import type { TestEnv } from './test-env.js';
 
 export function campaignSent(
   accountId: string,

@@ -1,11 +1,12 @@
-// Test support: local webhook receivers (an in-process one with scripted answers, and the documented
+// Test support: local webhook receivers (an in-process one with scripted answers, and the dispatcher's
 // example receiver as a real child process).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { REPO_ROOT } from './run-ts.js';
 
 export interface ReceivedRequest {
   readonly headers: IncomingHttpHeaders;
@@ -57,7 +58,7 @@ export interface ExampleReceiver {
   close(): Promise<void>;
 }
 
-const EXAMPLE = fileURLToPath(new URL('../../examples/verify-signature.mjs', import.meta.url));
+const EXAMPLE = join(REPO_ROOT, 'services/dispatcher/examples/verify-signature.mjs');
 
 /** Runs services/dispatcher/examples/verify-signature.mjs (the documented receiver) as a process. */
 export async function spawnExampleReceiver(secret: string): Promise<ExampleReceiver> {

@@ -2,19 +2,14 @@
 // once broke the gateway (issue 14) or that the gateway must answer in a defined way, on every route,
 // with the answer it must get. The integration corpus test sends each case once; the fuzz benchmark
 // (bench/fuzz.ts) draws cases from it with a seeded generator and varies their values.
+import { mulberry32 } from '../random.js';
 import type { RawAnswer, RawRequest } from './raw-client.js';
 
 /** A seeded generator (mulberry32): the same seed gives the same run. */
 export class Rng {
-  private s: number;
+  readonly next: () => number;
   constructor(seed: number) {
-    this.s = seed >>> 0;
-  }
-  next(): number {
-    let t = (this.s = (this.s + 0x6d2b79f5) >>> 0);
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    this.next = mulberry32(seed);
   }
   int(n: number): number {
     return Math.floor(this.next() * n);

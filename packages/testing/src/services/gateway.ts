@@ -1,14 +1,28 @@
-// Test support (not shipped behaviour): an in-process gateway on the real stack, fixtures, a client.
+// The one way to start the gateway under test: in this process, on a free port, on the test file's
+// database and topics, behind the HTTP server main.ts runs (its timeouts and its JSON answers to what
+// the HTTP parser refuses). Also the fixtures and the small client the gateway's tests share.
 import { once } from 'node:events';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAccount, mintApiKey } from '@holdfast/db';
-import { LogPositions, TransactionalAppender, type Appender, type LogPositionSource } from '@holdfast/kafka';
-import type { TestEnv } from '@holdfast/testing';
-import { createGateway, type Gateway } from '../../src/app.js';
-import type { Clock } from '../../src/clock.js';
-import { loadGatewayConfig, type GatewayConfig } from '../../src/config.js';
-import { ensureReadModels } from './read-side.js';
+import {
+  IdempotentBatchAppender,
+  LogPositions,
+  TransactionalAppender,
+  type Appender,
+  type LogPositionSource,
+  type SinglePartitionAppender,
+} from '@holdfast/kafka';
+import {
+  createGateway,
+  createGatewayServer,
+  loadGatewayConfig,
+  type Clock,
+  type Gateway,
+  type GatewayConfig,
+} from '@holdfast/gateway';
+import type { TestEnv } from '../test-env.js';
+import { ensureReadModels } from './projector.js';
 
 /** A clock tests move by hand (rate windows, sync throttle, key expiry). */
 export class ManualClock implements Clock {
@@ -26,21 +40,27 @@ export class ManualClock implements Clock {
 
 export interface TestGateway {
   readonly url: string;
+  /** The HTTP server, for tests that watch what reaches the gateway. */
+  readonly server: Server;
   readonly gateway: Gateway;
   readonly appender: Appender;
+  /** POST /pixel/collect's appender (an IdempotentBatchAppender, as main.ts gives it, unless passed). */
+  readonly pixelAppender: SinglePartitionAppender;
   readonly config: GatewayConfig;
   close(): Promise<void>;
 }
 
 /**
- * Starts a gateway in this process on a free port, on the test file's database and topics. Client
- * IPs come from X-Forwarded-For (trust proxy), so each test can fail authentication from its own IP.
+ * Starts the real gateway (`createGateway` behind `createGatewayServer`) on a free port of 127.0.0.1.
+ * Client IPs come from X-Forwarded-For (trust proxy), so each test can fail authentication from its
+ * own IP.
  */
 export async function startGateway(
   t: TestEnv,
   opts: {
     clock?: Clock;
     appender?: Appender;
+    pixelAppender?: SinglePartitionAppender;
     config?: Partial<GatewayConfig>;
     logPositions?: LogPositionSource;
   } = {},
@@ -51,27 +71,33 @@ export async function startGateway(
     ? null
     : await TransactionalAppender.create(t.kafka, { name: `${t.topicPrefix}gw`, size: 2 });
   const appender = opts.appender ?? own!;
+  const ownPixel = opts.pixelAppender ? null : await IdempotentBatchAppender.create(t.kafka, { size: 2 });
+  const pixelAppender = opts.pixelAppender ?? ownPixel!;
   const ownPositions = opts.logPositions ? null : LogPositions.create(t.kafka, t.topicPrefix);
   const gateway = await createGateway(config, {
     pool: t.pool,
     appender,
+    pixelAppender,
     codec: t.codec,
     logPositions: opts.logPositions ?? ownPositions!,
     clock: opts.clock,
   });
-  const server: Server = gateway.app.listen(0, '127.0.0.1');
+  const server = createGatewayServer(gateway.app, config).listen(0, '127.0.0.1');
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
+    server,
     gateway,
     appender,
+    pixelAppender,
     config,
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await gateway.close();
       await own?.close();
+      await ownPixel?.close();
       await ownPositions?.close();
     },
   };
@@ -139,18 +165,6 @@ export function orderRow(overrides: Record<string, unknown> = {}): Record<string
     email: 'ann@example.com',
     ...overrides,
   };
-}
-
-/** Polls `fn` until `ok` holds (or fails after `ms`). */
-export async function until<T>(fn: () => Promise<T>, ok: (v: T) => boolean, ms = 20_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (ok(v)) return v;
-    if (Date.now() > deadline)
-      throw new Error(`condition not met in ${ms} ms; last value ${JSON.stringify(v)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 /** A row of GET /ingest/batches, as the tests read it. */

@@ -1,7 +1,7 @@
-// Test support: the real projector and the real sync consumer, in this process, on one test file's
-// database and topics. (The read-side calls through the gateway are `readSide`, in harness.ts.)
+// The one way to start the projector (and the recompute's sync consumer) under test: in this process,
+// on one test file's database and topics. (The read-side calls through the gateway are `readSide`.)
 import { silentLogger } from '@holdfast/platform';
-import type { TestEnv } from '@holdfast/testing';
+import type { TestEnv } from '../test-env.js';
 import type { RunningConsumer } from '@holdfast/kafka';
 import { startProjector, type RunningProjector } from '@holdfast/projector';
 import { DEFAULT_READ_MODEL_SCHEMA, ensureReadModelSchema } from '@holdfast/read-models';
