@@ -169,12 +169,6 @@ export default tseslint.config(
     },
   },
   {
-    // Tests that need the projector itself: the CLI's port conformance (the CLI depends on
-    // projector-port.ts and loads the projector behind it) and the fx commands' integration test.
-    files: ['packages/cli/src/projector-port.test.ts', 'packages/cli/src/commands/rates.int.test.ts'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [deepImportBan] }] },
-  },
-  {
     files: ['packages/testing/src/global-setup.ts'],
     rules: { 'import-x/no-relative-packages': 'off' },
   },

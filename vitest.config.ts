@@ -24,7 +24,7 @@ export default defineConfig({
           name: 'unit',
           include: [
             '{packages,services}/*/src/**/*.test.ts',
-            'services/*/test/**/*.test.ts',
+            '{packages,services}/*/test/**/*.test.ts',
             'scripts/**/*.test.ts',
             'tests/**/*.test.ts',
           ],
@@ -37,7 +37,7 @@ export default defineConfig({
           name: 'integration',
           include: [
             '{packages,services}/*/src/**/*.int.test.ts',
-            'services/*/test/**/*.int.test.ts',
+            '{packages,services}/*/test/**/*.int.test.ts',
             'infra/**/*.int.test.ts',
             'tests/**/*.int.test.ts',
           ],
@@ -52,7 +52,7 @@ export default defineConfig({
           name: 'e2e',
           include: [
             '{packages,services}/*/src/**/*.e2e.test.ts',
-            'services/*/test/**/*.e2e.test.ts',
+            '{packages,services}/*/test/**/*.e2e.test.ts',
             'tests/**/*.e2e.test.ts',
           ],
           // The short chaos run is in (four runs in a row passed with the consumer stall watchdog;

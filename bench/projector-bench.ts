@@ -21,9 +21,9 @@ import {
   type ConsumedRecord,
 } from '@holdfast/kafka';
 import { silentLogger, EnvReader, readKafkaClientKind } from '@holdfast/platform';
-import { wireCommerce } from '../services/projector/src/projections/commerce/commerce.projection.js';
-import { ProjectionRunner } from '../services/projector/src/runtime/projection-runner.js';
-import { startProjector } from '../services/projector/src/runtime/start-projector.js';
+import { wireCommerce } from '../packages/projections/src/projections/commerce/commerce.projection.js';
+import { ProjectionRunner } from '../packages/projections/src/runtime/projection-runner.js';
+import { startProjector } from '../packages/projections/src/runtime/start-projector.js';
 import { DEFAULT_READ_MODEL_SCHEMA, ensureReadModelSchema } from '@holdfast/read-models';
 import { metadata, orderRow, orderUpserted } from '@holdfast/testing/events';
 import { benchStack } from './projector-bench-stack.js';

@@ -17,7 +17,7 @@ import type { Kysely } from 'kysely';
 import pg from 'pg';
 import { createDb, createPool, rawQuery } from '@holdfast/db';
 import { DEFAULT_READ_MODEL_SCHEMA, ensureReadModelSchema } from '@holdfast/read-models';
-import { migrateAnalytics } from '../services/recompute/src/migrations/migrate-analytics.js';
+import { migrateAnalytics } from '@holdfast/migrations';
 import { recomputeDb } from '../services/recompute/src/recompute-database.js';
 import { recomputeAccount } from '../services/recompute/src/scoring/recompute-account.js';
 import { loadSyntheticOrders } from './recompute-bench-orders.js';

@@ -7,7 +7,7 @@ import { EventCodec, type OrderUpserted } from '@holdfast/contracts';
 import { classifyOrders, validateOrdersRequest } from '@holdfast/domain';
 import { createKafka, topicName, TransactionalAppender } from '@holdfast/kafka';
 import { silentLogger, EnvReader, readKafkaClientKind } from '@holdfast/platform';
-import { rebuildReadModels } from '@holdfast/projector';
+import { rebuildReadModels } from '@holdfast/projections';
 import { generateOrders } from './generate-orders.js';
 import { profiled } from './in-process-profile.js';
 import { report } from './report.js';

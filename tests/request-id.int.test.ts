@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REQUEST_ID_HEADER, topicName } from '@holdfast/kafka';
 import type { Logger } from '@holdfast/platform';
-import { ProjectorMetrics, startProjector, type RunningProjector } from '@holdfast/projector';
+import { ProjectorMetrics, startProjector, type RunningProjector } from '@holdfast/projections';
 import { createMetricsRegistry } from '@holdfast/platform';
 import { createTestEnv, type TestEnv, until } from '@holdfast/testing';
 import {

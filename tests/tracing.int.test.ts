@@ -15,7 +15,7 @@ import {
   silentLogger,
   startTracing,
 } from '@holdfast/platform';
-import { ProjectorMetrics, startProjector, type RunningProjector } from '@holdfast/projector';
+import { ProjectorMetrics, startProjector, type RunningProjector } from '@holdfast/projections';
 import { createTestEnv, type TestEnv, until } from '@holdfast/testing';
 import { call, newAccount, orderRow, startGateway, type TestGateway } from '@holdfast/testing/services';
 import { DEFAULT_READ_MODEL_SCHEMA } from '@holdfast/read-models';

@@ -8,12 +8,8 @@ import type { Kysely } from 'kysely';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultSecretsKeyring, mintApiKey, parseWebhookSealKey } from '@holdfast/db';
-import {
-  migrateDispatcher,
-  startDispatcher,
-  verifySignature,
-  type RunningDispatcher,
-} from '@holdfast/dispatcher';
+import { migrateDispatcher } from '@holdfast/migrations';
+import { startDispatcher, verifySignature, type RunningDispatcher } from '@holdfast/dispatcher';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
 import { AUTH_DETAIL } from '../services/gateway/src/auth/resolve-principal.js';
 import { schemaErrors } from '@holdfast/testing/services';

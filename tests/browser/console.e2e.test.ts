@@ -18,8 +18,8 @@ import { connectTile, createAccount, createWebhookSubscription, inviteUser, mint
 import { silentLogger } from '@holdfast/platform';
 import { createTestEnv, REPO_ROOT, type TestEnv } from '@holdfast/testing';
 import { createConsole, loadConsoleConfig, totpCode } from '@holdfast/console';
-import { migrateAnalytics, migrateCampaigns } from '@holdfast/recompute';
-import type { RunningProjector } from '@holdfast/projector';
+import { migrateAnalytics, migrateCampaigns } from '@holdfast/migrations';
+import type { RunningProjector } from '@holdfast/projections';
 import { runProjector, startGateway, type TestGateway } from '@holdfast/testing/services';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';

@@ -11,7 +11,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { createAccount, createPixelKey } from '@holdfast/db';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
 import { runProjector, startGateway, type TestGateway } from '@holdfast/testing/services';
-import type { RunningProjector } from '@holdfast/projector';
+import type { RunningProjector } from '@holdfast/projections';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ARGS = [

@@ -12,7 +12,7 @@ import {
   type RunningConsumer,
 } from '@holdfast/kafka';
 import { createTestEnv, readDeadLetters, type TestEnv } from '@holdfast/testing';
-import { migrateRecompute } from '../src/migrations/migrate-recompute.js';
+import { migrateRecompute } from '@holdfast/migrations';
 import { startSyncConsumer } from '../src/sync-consumer.js';
 import { DEFAULT_READ_MODEL_SCHEMA } from '@holdfast/read-models';
 

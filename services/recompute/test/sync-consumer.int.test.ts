@@ -5,7 +5,7 @@ import type { LogPosition, SyncRequested, SyncTrigger } from '@holdfast/contract
 import { checkpointTableDdl, createAccount, createPool, type Pool } from '@holdfast/db';
 import { TransactionalAppender, topicName, type RunningConsumer } from '@holdfast/kafka';
 import { createTestEnv, TcpProxy, type TestEnv } from '@holdfast/testing';
-import { migrateRecompute } from '../src/migrations/migrate-recompute.js';
+import { migrateRecompute } from '@holdfast/migrations';
 import { startSyncConsumer } from '../src/sync-consumer.js';
 import type { ScoredSnapshot, SyncTaskRef } from '../src/sync-task-store.js';
 import { DEFAULT_READ_MODEL_SCHEMA } from '@holdfast/read-models';

@@ -3,10 +3,11 @@
 import { silentLogger } from '@holdfast/platform';
 import type { TestEnv } from '../test-env.js';
 import type { RunningConsumer } from '@holdfast/kafka';
-import { startProjector, type RunningProjector } from '@holdfast/projector';
+import { startProjector, type RunningProjector } from '@holdfast/projections';
 import { DEFAULT_READ_MODEL_SCHEMA, ensureReadModelSchema } from '@holdfast/read-models';
 import type { Kysely } from 'kysely';
-import { migrateRecompute, startSyncConsumer } from '@holdfast/recompute';
+import { migrateRecompute } from '@holdfast/migrations';
+import { startSyncConsumer } from '@holdfast/recompute';
 
 /** Creates the read-model tables the gateway reads (idempotent). */
 export function ensureReadModels(t: TestEnv): Promise<void> {

@@ -11,7 +11,7 @@ import {
   signUnsubscribeToken,
   UnsubscribeKeys,
 } from '@holdfast/db';
-import type { RunningProjector } from '@holdfast/projector';
+import type { RunningProjector } from '@holdfast/projections';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
 import { call, newAccount } from '@holdfast/testing/services';
 import { readTopic } from '../test-support/topic-reader.js';

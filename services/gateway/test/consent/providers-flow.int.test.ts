@@ -27,14 +27,10 @@ import {
   silentLogger,
   STRICT_OUTBOUND_POLICY,
 } from '@holdfast/platform';
-import { rebuildReadModels, startProjector, type RunningProjector } from '@holdfast/projector';
+import { rebuildReadModels, startProjector, type RunningProjector } from '@holdfast/projections';
 import { DEFAULT_READ_MODEL_SCHEMA, ensureReadModelSchema } from '@holdfast/read-models';
-import {
-  createCampaignStep,
-  migrateAnalytics,
-  migrateCampaigns,
-  type CampaignStepDeps,
-} from '@holdfast/recompute';
+import { migrateAnalytics, migrateCampaigns } from '@holdfast/migrations';
+import { createCampaignStep, type CampaignStepDeps } from '@holdfast/recompute';
 import { createTestEnv, startSmtpReceiver, type SmtpReceiver, type TestEnv } from '@holdfast/testing';
 import { createGateway, type Gateway } from '../../src/app.js';
 import { loadGatewayConfig } from '../../src/config.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectTile, createPixelKey } from '@holdfast/db';
-import type { RunningProjector } from '@holdfast/projector';
+import type { RunningProjector } from '@holdfast/projections';
 import { countTopicRecords, createTestEnv, type TestEnv, until } from '@holdfast/testing';
 import { newAccount } from '@holdfast/testing/services';
 import { runProjector, startGateway, type TestGateway } from '@holdfast/testing/services';

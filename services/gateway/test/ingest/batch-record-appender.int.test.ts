@@ -6,7 +6,7 @@ import {
   type OutgoingRecord,
   type SinglePartitionAppender,
 } from '@holdfast/kafka';
-import type { RunningProjector } from '@holdfast/projector';
+import type { RunningProjector } from '@holdfast/projections';
 import { createTestEnv, type TestEnv, until } from '@holdfast/testing';
 import { call, newAccount, orderRow, type AccountFixture } from '@holdfast/testing/services';
 import { ensureReadModels, runProjector } from '@holdfast/testing/services';

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectTile } from '@holdfast/db';
 import { topicName } from '@holdfast/kafka';
-import type { RunningProjector } from '@holdfast/projector';
+import type { RunningProjector } from '@holdfast/projections';
 import { createTestEnv, type TestEnv, until } from '@holdfast/testing';
 import { call, newAccount } from '@holdfast/testing/services';
 import { collect, pixelEvent, pixelKey, storedPixelEvents } from '../pixel/testing/collector-client.js';

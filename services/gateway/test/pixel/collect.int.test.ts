@@ -1,7 +1,7 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { revokePixelKey } from '@holdfast/db';
-import type { RunningProjector } from '@holdfast/projector';
+import type { RunningProjector } from '@holdfast/projections';
 import { createTestEnv, type TestEnv, until } from '@holdfast/testing';
 import { runProjector, startGateway, type TestGateway } from '@holdfast/testing/services';
 import { PIXEL_DETAIL } from '../../src/pixel/collect-route.js';

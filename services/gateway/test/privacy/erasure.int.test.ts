@@ -5,7 +5,7 @@ import { topicName } from '@holdfast/kafka';
 import { loadPrivacyKeyring, PgSubjectKeyStore } from '@holdfast/privacy';
 import { startPrivacyWorker, type PrivacyWorker } from '@holdfast/privacy-requests';
 import { silentLogger } from '@holdfast/platform';
-import { readModelDigest, rebuildReadModels, type RunningProjector } from '@holdfast/projector';
+import { readModelDigest, rebuildReadModels, type RunningProjector } from '@holdfast/projections';
 import { createTestEnv, type TestEnv, until } from '@holdfast/testing';
 import {
   call,

@@ -4,7 +4,7 @@ import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHoldfastClient } from '@holdfast/client';
 import { mintApiKey, setReadWithIngestKey } from '@holdfast/db';
-import { migrateAnalytics, migrateCampaigns } from '@holdfast/recompute';
+import { migrateAnalytics, migrateCampaigns } from '@holdfast/migrations';
 import { createTestEnv, type TestEnv, until } from '@holdfast/testing';
 import { AUTH_DETAIL } from '../../src/auth/resolve-principal.js';
 import { buildOpenApiDocument } from '../../src/openapi/document.js';

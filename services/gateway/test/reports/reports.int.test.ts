@@ -4,13 +4,8 @@ import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintApiKey } from '@holdfast/db';
 import { REPORT_NAMES, renderDashboard, type ReportByName, type ReportName } from '@holdfast/dashboards';
-import {
-  migrateAnalytics,
-  migrateCampaigns,
-  refreshCohortActivity,
-  refreshFunnelCounts,
-  refreshScoreBins,
-} from '@holdfast/recompute';
+import { migrateAnalytics, migrateCampaigns } from '@holdfast/migrations';
+import { refreshCohortActivity, refreshFunnelCounts, refreshScoreBins } from '@holdfast/recompute';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
 import { buildOpenApiDocument } from '../../src/openapi/document.js';
 import { REPORT_SCHEMAS } from '../../src/openapi/report-schemas.js';

@@ -9,7 +9,7 @@ import {
   type RunningConsumer,
 } from '@holdfast/kafka';
 import { createTestEnv, type TestEnv, until } from '@holdfast/testing';
-import type { RunningProjector } from '@holdfast/projector';
+import type { RunningProjector } from '@holdfast/projections';
 import {
   call,
   newAccount,

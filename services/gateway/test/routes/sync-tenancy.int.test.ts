@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningConsumer } from '@holdfast/kafka';
 import { createTestEnv, type TestEnv, until } from '@holdfast/testing';
-import type { RunningProjector } from '@holdfast/projector';
+import type { RunningProjector } from '@holdfast/projections';
 import {
   readSide,
   call,

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectTile, createAccount, disconnectTile, listTiles, mintApiKey } from '@holdfast/db';
 import { CUSTOM_API_NO_IDENTITY_DETAIL, DUPLICATE_DIFFERS_WARNING } from '@holdfast/domain';
 import type { Appender } from '@holdfast/kafka';
-import type { RunningProjector } from '@holdfast/projector';
+import type { RunningProjector } from '@holdfast/projections';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
 import { AUTH_DETAIL } from '../../src/auth/resolve-principal.js';
 import { call, ManualClock, newAccount } from '@holdfast/testing/services';

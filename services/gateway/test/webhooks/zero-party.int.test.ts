@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectTile, createAccount, disconnectTile } from '@holdfast/db';
 import { ZERO_PARTY_NO_IDENTITY_DETAIL } from '@holdfast/domain';
-import type { RunningProjector } from '@holdfast/projector';
+import type { RunningProjector } from '@holdfast/projections';
 import { createTestEnv, type TestEnv, until } from '@holdfast/testing';
 import { call, ManualClock, newAccount } from '@holdfast/testing/services';
 import { runProjector, startGateway, type TestGateway } from '@holdfast/testing/services';

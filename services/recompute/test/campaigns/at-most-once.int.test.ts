@@ -195,7 +195,7 @@ describe('campaign sends: at most one message per planned send', () => {
     smtp.received.length = 0;
     sms.forms.length = 0;
     const run = async (killAt: number) => {
-      const child = spawnTs('services/recompute/src/campaigns/test-support/send-runner.ts', {
+      const child = spawnTs('services/recompute/test/campaigns/test-support/send-runner.ts', {
         ...t.env,
         HOLDFAST_SECRETS_KEYS: KEYS,
         HOLDFAST_TEST_MODE: '1',

@@ -7,7 +7,7 @@ import { connectProvider, createAccount, createWebhookSubscription } from '@hold
 import { TransactionalAppender } from '@holdfast/kafka';
 import { silentLogger } from '@holdfast/platform';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
-import { startProjector, type RunningProjector } from '@holdfast/projector';
+import { startProjector, type RunningProjector } from '@holdfast/projections';
 import { startDispatcher, type RunningDispatcher } from '@holdfast/dispatcher';
 // The documented example receiver, run as a process (dispatcher test support, not its public API).
 import { spawnExampleReceiver, type ExampleReceiver } from '@holdfast/testing';

@@ -3,7 +3,7 @@
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
-import { migrateRecompute } from '../../src/migrations/migrate-recompute.js';
+import { migrateRecompute } from '@holdfast/migrations';
 
 let fresh: TestEnv;
 let older: TestEnv;

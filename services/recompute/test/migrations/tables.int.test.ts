@@ -2,9 +2,9 @@ import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
 import { CAMPAIGN_TABLE_COLUMNS } from '@holdfast/db';
-import { migrateCampaigns } from '../../src/campaigns/migrations/migrate-campaigns.js';
-import { migrateAnalytics } from '../../src/migrations/migrate-analytics.js';
-import { migrateRecompute } from '../../src/migrations/migrate-recompute.js';
+import { migrateCampaigns } from '@holdfast/migrations';
+import { migrateAnalytics } from '@holdfast/migrations';
+import { migrateRecompute } from '@holdfast/migrations';
 import { RECOMPUTE_TABLE_COLUMNS } from '../../src/migrations/tables.js';
 
 let t: TestEnv;

@@ -6,14 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '@holdfast/db';
 import { convertAmount, conversionOn, parseEcbCsv, ReferenceRates } from '@holdfast/domain';
 import { silentLogger } from '@holdfast/platform';
-import {
-  importReferenceRates,
-  rebuildReadModels,
-  setReportingCurrency,
-  startProjector,
-  unconvertedOrders,
-  type RunningProjector,
-} from '@holdfast/projector';
+import { rebuildReadModels, startProjector, type RunningProjector } from '@holdfast/projections';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
 import {
   appendCommerce,
@@ -23,7 +16,12 @@ import {
 } from '../campaigns/test-support/commerce-events.js';
 import { recomputeAccount } from '../../src/scoring/recompute-account.js';
 import { prepareSchemas } from './testing/read-model-fixture.js';
-import { DEFAULT_READ_MODEL_SCHEMA } from '@holdfast/read-models';
+import {
+  DEFAULT_READ_MODEL_SCHEMA,
+  importReferenceRates,
+  setReportingCurrency,
+  unconvertedOrders,
+} from '@holdfast/read-models';
 
 // Real ECB rows (eurofxref-hist.csv): Christmas 2023 to 5 January 2024 and Easter 2024, among others.
 const SAMPLE = readFileSync(

@@ -4,8 +4,8 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { TestEnv } from '@holdfast/testing';
 import { DEFAULT_READ_MODEL_SCHEMA, ensureReadModelSchema } from '@holdfast/read-models';
-import { migrateAnalytics } from '../../../src/migrations/migrate-analytics.js';
-import { migrateCampaigns } from '../../../src/campaigns/migrations/migrate-campaigns.js';
+import { migrateAnalytics } from '@holdfast/migrations';
+import { migrateCampaigns } from '@holdfast/migrations';
 
 /** Read models, analytics.customer_scores and the campaign tables in the test database. */
 export async function prepareCampaignSchemas(t: TestEnv): Promise<void> {

@@ -5,8 +5,8 @@ import type { Kysely } from 'kysely';
 import { DEFAULT_READ_MODEL_SCHEMA, ensureReadModelSchema } from '@holdfast/read-models';
 import type { TestEnv } from '@holdfast/testing';
 import { mulberry32 } from '@holdfast/testing';
-import { migrateAnalytics } from '../../../src/migrations/migrate-analytics.js';
-import { migrateRecompute } from '../../../src/migrations/migrate-recompute.js';
+import { migrateAnalytics } from '@holdfast/migrations';
+import { migrateRecompute } from '@holdfast/migrations';
 
 /** Read models, the analytics schema and the recompute's own (its sync queue) in the test database. */
 export async function prepareSchemas(t: TestEnv): Promise<void> {

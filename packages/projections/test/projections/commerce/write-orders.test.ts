@@ -5,7 +5,13 @@ import {
   type Conversion,
   type OrderWrite as DomainOrderWrite,
 } from '@holdfast/domain';
-import { LWW, newOrderLine, orderValues, WRITE_COLUMNS, type OrderWrite } from '../../../src/projections/commerce/write-orders.js';
+import {
+  LWW,
+  newOrderLine,
+  orderValues,
+  WRITE_COLUMNS,
+  type OrderWrite,
+} from '../../../src/projections/commerce/write-orders.js';
 
 const gbpToUsd: Conversion = {
   to: 'USD',
