@@ -12,9 +12,9 @@ RUN npm ci --no-audit --no-fund --omit=optional --ignore-scripts \
  && npx tsc -b \
  && npm prune --omit=dev --omit=optional --no-audit --no-fund --ignore-scripts \
  # Built output only: drop TypeScript sources (the gateway's pixel loader script is plain JS, kept),
- # tests, benches, docs and build metadata.
+ # tests (services/*/test, packages/*/test, tests/), benches, docs and build metadata.
  && find packages services -path '*/src/*' -name '*.ts' -delete \
- && rm -rf tests bench docs scripts .holdfast infra/maven \
+ && rm -rf tests bench docs scripts .holdfast infra/maven services/*/test packages/*/test \
  && find . -name '*.tsbuildinfo' -not -path './node_modules/*' -delete
 
 # 2. Run: production dependencies and built output, as the unprivileged `node` user.

@@ -145,7 +145,7 @@ export default tseslint.config(
     // and HOLDFAST_INBOUND_KEYS only, never HOLDFAST_SECRETS_KEYS nor what opens with it. Its tests
     // may still seal with a master keyring, as the CLI does.
     files: ['services/gateway/src/**/*.ts'],
-    ignores: ['**/*.test.ts', 'services/gateway/src/**/testing/**'],
+    ignores: ['**/*.test.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
@@ -169,14 +169,34 @@ export default tseslint.config(
     },
   },
   {
-    // Tests that need the projector itself: the CLI's port conformance (the CLI depends on
-    // projector-port.ts and loads the projector behind it) and the fx commands' integration test.
-    files: ['packages/cli/src/projector-port.test.ts', 'packages/cli/src/commands/rates.int.test.ts'],
+    files: ['packages/testing/src/global-setup.ts'],
+    rules: { 'import-x/no-relative-packages': 'off' },
+  },
+  {
+    // The test harness starts services under test (one way each): the one place a package imports
+    // services. It sits above them in the graph, and nothing shipped imports it (the next block).
+    files: ['packages/testing/src/services/**/*.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: [deepImportBan] }] },
   },
   {
-    files: ['packages/testing/src/global-setup.ts', 'services/recompute/src/campaigns/campaigns.e2e.test.ts'],
-    rules: { 'import-x/no-relative-packages': 'off' },
+    // Product code never imports the test harness (it would ship test code and pull services into
+    // packages). Tests and packages' own test support may.
+    files: ['services/*/src/**/*.ts', 'packages/*/src/**/*.ts'],
+    ignores: ['**/*.test.ts', 'packages/testing/**', 'packages/*/src/testing/**'],
+    rules: {
+      'import-x/no-restricted-paths': [
+        'error',
+        {
+          zones: [
+            {
+              target: '.',
+              from: './packages/testing',
+              message: 'Product code never imports the test harness.',
+            },
+          ],
+        },
+      ],
+    },
   },
   {
     // Benchmarks and the system tests are tooling at the root: they drive services' own test tools

@@ -6,6 +6,7 @@ const root = fileURLToPath(new URL('.', import.meta.url));
 const services = ['gateway', 'projector', 'recompute', 'dispatcher', 'console'];
 const alias = [
   { find: new RegExp(`^@holdfast/(${services.join('|')})$`), replacement: `${root}services/$1/src/index.ts` },
+  { find: /^@holdfast\/testing\/([a-z-]+)$/, replacement: `${root}packages/testing/src/$1/index.ts` },
   { find: /^@holdfast\/([a-z-]+)$/, replacement: `${root}packages/$1/src/index.ts` },
 ];
 
@@ -21,7 +22,12 @@ export default defineConfig({
         resolve: { alias },
         test: {
           name: 'unit',
-          include: ['{packages,services}/*/src/**/*.test.ts', 'services/*/test/**/*.test.ts', 'scripts/**/*.test.ts', 'tests/**/*.test.ts'],
+          include: [
+            '{packages,services}/*/src/**/*.test.ts',
+            '{packages,services}/*/test/**/*.test.ts',
+            'scripts/**/*.test.ts',
+            'tests/**/*.test.ts',
+          ],
           exclude: ['**/*.int.test.ts', '**/*.e2e.test.ts', '**/node_modules/**'],
         },
       },
@@ -31,7 +37,7 @@ export default defineConfig({
           name: 'integration',
           include: [
             '{packages,services}/*/src/**/*.int.test.ts',
-            'services/*/test/**/*.int.test.ts',
+            '{packages,services}/*/test/**/*.int.test.ts',
             'infra/**/*.int.test.ts',
             'tests/**/*.int.test.ts',
           ],
@@ -46,7 +52,7 @@ export default defineConfig({
           name: 'e2e',
           include: [
             '{packages,services}/*/src/**/*.e2e.test.ts',
-            'services/*/test/**/*.e2e.test.ts',
+            '{packages,services}/*/test/**/*.e2e.test.ts',
             'tests/**/*.e2e.test.ts',
           ],
           // The short chaos run is in (four runs in a row passed with the consumer stall watchdog;

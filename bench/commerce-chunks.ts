@@ -5,7 +5,7 @@ import { EventCodec, type OrderUpserted } from '@holdfast/contracts';
 import { classifyOrders, validateOrdersRequest } from '@holdfast/domain';
 import type { ConsumedRecord } from '@holdfast/kafka';
 import { silentLogger } from '@holdfast/platform';
-import { ProjectionRunner, selectWiredProjections } from '@holdfast/projector';
+import { ProjectionRunner, selectWiredProjections } from '@holdfast/projections';
 import { ensureReadModelSchema } from '@holdfast/read-models';
 import { generateOrders } from './generate-orders.js';
 import type { benchStack } from './stack.js';

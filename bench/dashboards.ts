@@ -16,10 +16,9 @@ import type { Kysely } from 'kysely';
 import { REPORT_NAMES, renderDashboard, type ReportName } from '@holdfast/dashboards';
 import { createPool, mintApiKey } from '@holdfast/db';
 import { DEFAULT_READ_MODEL_SCHEMA, ensureReadModelSchema } from '@holdfast/read-models';
+import { migrateAnalytics, migrateCampaigns } from '@holdfast/migrations';
 import {
   countScoreBins,
-  migrateAnalytics,
-  migrateCampaigns,
   refreshCohortActivity,
   refreshFunnelCounts,
   refreshScoreBins,

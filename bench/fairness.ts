@@ -41,7 +41,8 @@ import {
   STRICT_OUTBOUND_POLICY,
 } from '@holdfast/platform';
 import { DEFAULT_READ_MODEL_SCHEMA, ensureReadModelSchema } from '@holdfast/read-models';
-import { createCampaignStep, migrateAnalytics, migrateCampaigns } from '@holdfast/recompute';
+import { migrateAnalytics, migrateCampaigns } from '@holdfast/migrations';
+import { createCampaignStep } from '@holdfast/recompute';
 import { startTarpitReceiver, startTricklingSmtpRelay } from '@holdfast/testing';
 import { campaignSentEvent as campaignSent, slowUpload } from './noisy-tenant.js';
 import { median, report } from './report.js';

@@ -15,15 +15,9 @@ import { Kafka, logLevel } from 'kafkajs';
 import { topicName } from '@holdfast/kafka';
 import { countTopicRecords } from '@holdfast/testing';
 import { loadGatewayConfig } from '../services/gateway/src/config.js';
-import {
-  canary,
-  FUZZ_ORIGIN,
-  FuzzTally,
-  runFuzz,
-  type FuzzFixtures,
-} from '../services/gateway/src/http/testing/fuzz-run.js';
-import { Rng } from '../services/gateway/src/http/testing/hostile-corpus.js';
-import { rawRequest } from '../services/gateway/src/http/testing/raw-client.js';
+import { canary, FUZZ_ORIGIN, FuzzTally, runFuzz, type FuzzFixtures } from '@holdfast/testing/hostile';
+import { Rng } from '@holdfast/testing/hostile';
+import { rawRequest } from '@holdfast/testing/hostile';
 import { report } from './report.js';
 import { rssMb, RssSampler } from './rss.js';
 import { benchStack, type BenchStack } from './stack.js';

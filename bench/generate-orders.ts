@@ -3,6 +3,8 @@
  * a few currencies, emails, phones, names, product names, a share of refunds and of re-posts.
  * Deterministic for a seed (mulberry32), so two runs send the same data.
  */
+import { mulberry32 } from '@holdfast/testing';
+
 export interface GenOptions {
   readonly seed?: number;
   /** Distinct customers (each order picks one; repeat buyers emerge). */
@@ -10,17 +12,6 @@ export interface GenOptions {
   /** Share of rows that re-post an earlier order (a refund or a plain re-send). */
   readonly repostShare?: number;
   readonly start?: Date;
-}
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const FIRST = ['Ann', 'Bo', 'Chen', 'Dara', 'Eli', 'Fatima', 'Gus', 'Hana', 'Ivo', 'June', 'Kofi', 'Lena'];

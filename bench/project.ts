@@ -2,7 +2,7 @@
 // already in Kafka into read_models.orders, beside rows/s of a raw COPY of the same rows into an
 // identical table. The measurement itself is the projector engineer's `runProjectorBench` (reused, not
 // duplicated); this wires it into the harness, repeats it and reports the median ratio.
-import { runProjectorBench, type ProjectorBenchResult } from '@holdfast/projector';
+import { runProjectorBench, type ProjectorBenchResult } from './projector-bench.js';
 import { loadSettings } from '../infra/lib/settings.mjs';
 import { up } from '../infra/lib/stack.mjs';
 import { report } from './report.js';

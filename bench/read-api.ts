@@ -15,7 +15,7 @@ import { loadavg } from 'node:os';
 import type { Kysely } from 'kysely';
 import { createPool, mintApiKey } from '@holdfast/db';
 import { DEFAULT_READ_MODEL_SCHEMA, ensureReadModelSchema } from '@holdfast/read-models';
-import { migrateAnalytics, migrateCampaigns } from '@holdfast/recompute';
+import { migrateAnalytics, migrateCampaigns } from '@holdfast/migrations';
 import { median, percentile, report } from './report.js';
 import { benchStack } from './stack.js';
 

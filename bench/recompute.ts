@@ -1,6 +1,6 @@
 // npm run bench -- recompute --customers N [--orders-per-customer K] [--runs 3] [--keep] [--reuse DB]
 //   [--checkout DIR]: seconds to fit and score N customers (K: the replenishment shape, K orders each
-// about weekly, e.g. 15114 × 80). The measurement is services/recompute/src/bench/recompute-bench.ts
+// about weekly, e.g. 15114 × 80). The measurement is bench/recompute-bench.ts
 // (a script: it loads N customers' orders by COPY into a throwaway database, then times one recompute
 // of the account); this runs it as a child process per run, samples its RSS and reports the median.
 // --keep keeps the loaded database, --reuse DB recomputes a kept one without loading (every run then
@@ -48,7 +48,7 @@ function runOnce(
         '--conditions=source',
         '--import',
         'tsx',
-        'services/recompute/src/bench/recompute-bench.ts',
+        'bench/recompute-bench.ts',
         String(customers),
         ...(perCustomer === undefined ? [] : ['--orders-per-customer', perCustomer]),
         ...extra,

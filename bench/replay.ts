@@ -11,7 +11,7 @@ import { classifyOrders, validateOrdersRequest } from '@holdfast/domain';
 import { createKafka, ensureTopics, topicName, TransactionalAppender } from '@holdfast/kafka';
 import { loadPrivacyKeyring, PgSubjectKeyStore, sealPersonal, SubjectKeyCache } from '@holdfast/privacy';
 import { silentLogger, EnvReader, readKafkaClientKind } from '@holdfast/platform';
-import { rebuildReadModels } from '@holdfast/projector';
+import { rebuildReadModels } from '@holdfast/projections';
 import { generateOrders } from './generate-orders.js';
 import { profiled } from './in-process-profile.js';
 import { median as medianOf, report } from './report.js';

@@ -65,6 +65,12 @@ if (!args.includes('--tests-only')) {
   }
   console.log(`checks took ${Math.round((Date.now() - started) / 1000)} s`);
 }
+if (args.includes('--tests-only')) {
+  // The tests read what tsc -b builds (tests/product-has-no-test-code.test.ts inspects services/*/dist):
+  // build first even when the other checks are skipped (incremental: quick when nothing changed).
+  const build = spawnSync('npx', ['tsc', '-b'], { stdio: 'inherit' });
+  if (build.status !== 0) process.exit(build.status ?? 1);
+}
 ensureSystemTools();
 const report = 'node_modules/.cache/holdfast-vitest.json';
 rmSync(report, { force: true });

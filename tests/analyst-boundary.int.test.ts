@@ -12,7 +12,7 @@ import {
   SERVICE_ROLES,
 } from '@holdfast/db';
 import { DEFAULT_READ_MODEL_SCHEMA, ensureReadModelSchema } from '@holdfast/read-models';
-import { migrateAnalytics, migrateCampaigns, migrateRecompute } from '@holdfast/recompute';
+import { migrateAnalytics, migrateCampaigns, migrateRecompute } from '@holdfast/migrations';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
 
 // The analysts' tenant boundary (docs/security.md, "The analyst boundary"): each analyst connects as

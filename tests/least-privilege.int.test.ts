@@ -20,8 +20,7 @@ import {
   SERVICE_ROLES,
   type Pool,
 } from '@holdfast/db';
-import { migrateDispatcher } from '@holdfast/dispatcher';
-import { rebuildReadModels } from '@holdfast/projector';
+import { rebuildReadModels } from '@holdfast/projections';
 import {
   DEFAULT_READ_MODEL_SCHEMA,
   ensureReadModelSchema,
@@ -41,8 +40,9 @@ import {
   migrateAnalytics,
   migrateCampaigns,
   migrateRecompute,
-  refreshFunnelCounts,
-} from '@holdfast/recompute';
+  migrateDispatcher,
+} from '@holdfast/migrations';
+import { refreshFunnelCounts } from '@holdfast/recompute';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
 
 // Each service connects as its own role (trust authentication locally, so no password): every grant

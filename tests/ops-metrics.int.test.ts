@@ -6,7 +6,7 @@ import { createAccount } from '@holdfast/db';
 import { createMetricsRegistry } from '@holdfast/platform';
 import { ensureReadModelSchema } from '@holdfast/read-models';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
-import { ProjectorMetrics } from '../services/projector/src/runtime/metrics.js';
+import { ProjectorMetrics } from '../packages/projections/src/runtime/metrics.js';
 import { watchSyncTasks } from '../services/recompute/src/metrics.js';
 
 let t: TestEnv;

@@ -9,22 +9,19 @@ import type { Kysely } from 'kysely';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount, createWebhookSubscription } from '@holdfast/db';
-import { migrateDispatcher, startDispatcher, type RunningDispatcher } from '@holdfast/dispatcher';
+import { migrateDispatcher } from '@holdfast/migrations';
+import { startDispatcher, type RunningDispatcher } from '@holdfast/dispatcher';
 import { DEFAULT_READ_MODEL_SCHEMA } from '@holdfast/read-models';
 import { recomputeAccount } from '@holdfast/recompute';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
-import {
-  eventually,
-  startScriptedReceiver,
-  type ScriptedReceiver,
-} from '../services/dispatcher/src/test-support/receivers.js';
+import { eventually, startScriptedReceiver, type ScriptedReceiver } from '@holdfast/testing';
 import {
   insertCustomers,
   insertOrders,
   prepareSchemas,
   type FixtureOrder,
-} from '../services/recompute/src/scoring/testing/read-model-fixture.js';
-import { schemaErrors } from '../services/gateway/src/test-support/openapi-answers.js';
+} from '../services/recompute/test/scoring/testing/read-model-fixture.js';
+import { schemaErrors } from '@holdfast/testing/services';
 
 const DAY = 86_400_000;
 const LAST = Date.parse('2026-06-01T12:00:00Z');

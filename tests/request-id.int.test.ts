@@ -5,18 +5,17 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REQUEST_ID_HEADER, topicName } from '@holdfast/kafka';
 import type { Logger } from '@holdfast/platform';
-import { ProjectorMetrics, startProjector, type RunningProjector } from '@holdfast/projector';
+import { ProjectorMetrics, startProjector, type RunningProjector } from '@holdfast/projections';
 import { createMetricsRegistry } from '@holdfast/platform';
-import { createTestEnv, type TestEnv } from '@holdfast/testing';
+import { createTestEnv, type TestEnv, until } from '@holdfast/testing';
 import {
   call,
   newAccount,
   orderRow,
   startGateway,
-  until,
   type AccountFixture,
   type TestGateway,
-} from '../services/gateway/src/test-support/harness.js';
+} from '@holdfast/testing/services';
 import { DEFAULT_READ_MODEL_SCHEMA } from '@holdfast/read-models';
 
 interface Line {

@@ -15,16 +15,9 @@ import {
   silentLogger,
   startTracing,
 } from '@holdfast/platform';
-import { ProjectorMetrics, startProjector, type RunningProjector } from '@holdfast/projector';
-import { createTestEnv, type TestEnv } from '@holdfast/testing';
-import {
-  call,
-  newAccount,
-  orderRow,
-  startGateway,
-  until,
-  type TestGateway,
-} from '../services/gateway/src/test-support/harness.js';
+import { ProjectorMetrics, startProjector, type RunningProjector } from '@holdfast/projections';
+import { createTestEnv, type TestEnv, until } from '@holdfast/testing';
+import { call, newAccount, orderRow, startGateway, type TestGateway } from '@holdfast/testing/services';
 import { DEFAULT_READ_MODEL_SCHEMA } from '@holdfast/read-models';
 
 interface OtlpSpan {

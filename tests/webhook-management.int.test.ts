@@ -8,15 +8,11 @@ import type { Kysely } from 'kysely';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultSecretsKeyring, mintApiKey, parseWebhookSealKey } from '@holdfast/db';
-import {
-  migrateDispatcher,
-  startDispatcher,
-  verifySignature,
-  type RunningDispatcher,
-} from '@holdfast/dispatcher';
+import { migrateDispatcher } from '@holdfast/migrations';
+import { startDispatcher, verifySignature, type RunningDispatcher } from '@holdfast/dispatcher';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
 import { AUTH_DETAIL } from '../services/gateway/src/auth/resolve-principal.js';
-import { schemaErrors } from '../services/gateway/src/test-support/openapi-answers.js';
+import { schemaErrors } from '@holdfast/testing/services';
 import {
   call,
   newAccount,
@@ -24,14 +20,10 @@ import {
   type AccountFixture,
   type Answer,
   type TestGateway,
-} from '../services/gateway/src/test-support/harness.js';
+} from '@holdfast/testing/services';
 import { WEBHOOK_DETAIL } from '../services/gateway/src/webhook-management/webhook-management-router.js';
-import { appendCampaignSent, campaignSent } from '../services/dispatcher/src/test-support/campaign-events.js';
-import {
-  eventually,
-  startScriptedReceiver,
-  type ScriptedReceiver,
-} from '../services/dispatcher/src/test-support/receivers.js';
+import { appendCampaignSent, campaignSent } from '@holdfast/testing';
+import { eventually, startScriptedReceiver, type ScriptedReceiver } from '@holdfast/testing';
 
 /** Asserts the status and that the body is valid against components.schemas[`schema`] (formats too). */
 function expectValid(answer: Answer, status: number, schema: string): void {

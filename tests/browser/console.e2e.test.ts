@@ -25,13 +25,9 @@ import {
 import { silentLogger } from '@holdfast/platform';
 import { createTestEnv, REPO_ROOT, type TestEnv } from '@holdfast/testing';
 import { createConsole, loadConsoleConfig, totpCode } from '@holdfast/console';
-import { migrateAnalytics, migrateCampaigns } from '@holdfast/recompute';
-import type { RunningProjector } from '@holdfast/projector';
-import {
-  runProjector,
-  startWebStack,
-  type WebStack,
-} from '../../services/gateway/src/webhooks/testing/web-stack.js';
+import { migrateAnalytics, migrateCampaigns } from '@holdfast/migrations';
+import type { RunningProjector } from '@holdfast/projections';
+import { runProjector, startGateway, type TestGateway } from '@holdfast/testing/services';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = join(REPO_ROOT, 'docs', 'console');
@@ -44,7 +40,7 @@ const ARGS = [
 ];
 
 let t: TestEnv;
-let stack: WebStack;
+let stack: TestGateway;
 let projector: RunningProjector;
 let browser: Browser;
 let page: Page;
@@ -91,7 +87,7 @@ beforeAll(async () => {
   t = await createTestEnv('console_browser');
   await migrateAnalytics(t.db as Kysely<unknown>);
   await migrateCampaigns(t.db as Kysely<unknown>);
-  [projector, stack] = await Promise.all([runProjector(t, 'console-browser'), startWebStack(t)]);
+  [projector, stack] = await Promise.all([runProjector(t, 'console-browser'), startGateway(t)]);
   server = createServer();
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');

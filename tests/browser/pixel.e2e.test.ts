@@ -10,12 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { createAccount, createPixelKey } from '@holdfast/db';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
-import {
-  runProjector,
-  startWebStack,
-  type WebStack,
-} from '../../services/gateway/src/webhooks/testing/web-stack.js';
-import type { RunningProjector } from '@holdfast/projector';
+import { runProjector, startGateway, type TestGateway } from '@holdfast/testing/services';
+import type { RunningProjector } from '@holdfast/projections';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ARGS = [
@@ -38,7 +34,7 @@ interface Hit {
 
 let t: TestEnv;
 let projector: RunningProjector;
-let stack: WebStack;
+let stack: TestGateway;
 let browser: Browser;
 let shop: { origin: string; server: Server };
 let other: { origin: string; server: Server };
@@ -110,7 +106,7 @@ beforeAll(async () => {
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
   t = await createTestEnv('browserpixel');
   projector = await runProjector(t);
-  stack = await startWebStack(t);
+  stack = await startGateway(t);
   stack.server.on('request', (req, res) =>
     res.once('finish', () =>
       hits.push({

@@ -27,8 +27,7 @@ import { createTestEnv, type TestEnv } from '@holdfast/testing';
 import type { Kysely } from 'kysely';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createWebhookSubscription, readCampaignSettings } from '@holdfast/db';
-import { migrateDispatcher } from '@holdfast/dispatcher';
-import { migrateAnalytics, migrateCampaigns } from '@holdfast/recompute';
+import { migrateAnalytics, migrateCampaigns, migrateDispatcher } from '@holdfast/migrations';
 import { insertDeliveries, recordAttempt } from '../../services/dispatcher/src/delivery-store.js';
 import { createConsole, loadConsoleConfig, totpCode } from '@holdfast/console';
 import {

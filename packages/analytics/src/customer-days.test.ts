@@ -2,18 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { CustomerDays, netOrderAmount } from './customer-days.js';
 import { summarizeOrders, type CustomerSummary } from './summary.js';
 import { toUtcDay } from './time.js';
+import { mulberry32 } from './prng.js';
 
 const DAY = 86_400_000;
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), a | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 const byId = (list: CustomerSummary[]) => new Map(list.map((s) => [s.customerId, s]));
 

@@ -10,7 +10,7 @@ import { pathToFileURL } from 'node:url';
 import { Command, CommanderError } from 'commander';
 import { ControlPlaneError } from '@holdfast/db';
 import { CliError, createContext, processIo, type CliContext, type CliIo } from './context.js';
-import { COMMANDS } from './commands/index.js';
+import { COMMANDS, type RegisterCommand } from './commands/index.js';
 
 /** Exit codes, the same for every command (also printed by `holdfast --help`). */
 export const EXIT = { ok: 0, failure: 1, usage: 2, notFound: 3 } as const;
@@ -51,6 +51,8 @@ export async function runCli(
   argv: readonly string[],
   env: Readonly<Record<string, string | undefined>> = process.env,
   io: CliIo = processIo,
+  // Tests swap a command (e.g. `holdfast migrate` over an incomplete set of migrations).
+  commands: readonly RegisterCommand[] = COMMANDS,
 ): Promise<number> {
   const program = new Command('holdfast')
     .description('Holdfast operator console and backfill client')
@@ -62,7 +64,7 @@ export async function runCli(
   let ctx: CliContext | undefined;
   const context = (): CliContext =>
     (ctx ??= createContext(env, Boolean(program.opts<{ json?: boolean }>().json), stackEnvFile(), io));
-  for (const register of COMMANDS) register(program, context);
+  for (const register of commands) register(program, context);
   try {
     await program.parseAsync(argv, { from: 'user' });
     return EXIT.ok;

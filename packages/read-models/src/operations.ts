@@ -1,40 +1,7 @@
-import type { InfraConfig, Logger, RetentionConfig } from '@holdfast/platform';
-import type { Pool } from '@holdfast/db';
+import type { RetentionConfig } from '@holdfast/platform';
 
-/**
- * The operations on the read models that an operator runs (dead letters, rebuilds, reference rates),
- * as a port: the projector implements them (`@holdfast/projector` satisfies this interface; a CLI
- * test holds it to it), and the CLI depends on this interface and loads the projector behind it.
- */
-export interface ReadModelOperations {
-  listDeadLetters(pool: Pool, schema: string, filter?: DeadLetterFilter): Promise<DeadLetterRow[]>;
-  redriveDeadLetters(
-    pool: Pool,
-    appender: unknown,
-    opts: { schema: string; topicPrefix: string } & Omit<DeadLetterFilter, 'status'>,
-  ): Promise<{ redriven: string[] }>;
-  connectProjectorDeps(
-    config: InfraConfig,
-    pool: Pool,
-    logger: Logger,
-    clientId: string,
-  ): Promise<ConnectedTool>;
-  rebuildReadModels(opts: RebuildOptions, deps: ConnectedTool['deps']): Promise<RebuildResult>;
-  importReferenceRates(pool: Pool, source: string, bytes: Buffer): Promise<RatesImportResult>;
-  unconvertedOrders(pool: Pool, schema: string, accountId?: string): Promise<UnconvertedOrders[]>;
-  setReportingCurrency(pool: Pool, accountId: string, currency: string): Promise<number>;
-  /** An input the operator must fix (a rates file, a currency); nothing was changed. Not retriable. */
-  FxInputError: abstract new (...args: never[]) => Error;
-}
-
-/** The projector's Kafka and registry connections around an operator's pool, for one command. */
-export interface ConnectedTool {
-  /** Opaque to the operator: handed back to `rebuildReadModels`. */
-  readonly deps: object;
-  /** A producer for re-driving dead letters (created on first use). */
-  appender(): Promise<unknown>;
-  close(): Promise<void>;
-}
+// The types of the operator operations on the read models (dead letters, rebuilds): the CLI prints
+// them, @holdfast/projections implements the operations.
 
 /** A dead letter as `holdfast dlq list` shows it. */
 export interface DeadLetterRow {

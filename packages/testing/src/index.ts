@@ -1,4 +1,9 @@
-/** The test harness: an isolated slice of the real stack per test file. */
+/**
+ * The test harness: an isolated slice of the real stack per test file, and the support every test
+ * shares (one seeded generator, one `until`, webhook receivers). Starting a service under test is
+ * `@holdfast/testing/services`; event builders `@holdfast/testing/events`; the hostile-input corpus
+ * and fuzz run `@holdfast/testing/hostile`.
+ */
 export { createTestEnv, testKafkaClient, type TestEnv } from './test-env.js';
 export { dropRunResources } from './cleanup.js';
 export { spawnTs, REPO_ROOT } from './run-ts.js';
@@ -17,3 +22,14 @@ export {
   type TarpitReceiver,
   type TricklingRelay,
 } from './misbehaving-peers.js';
+export { until } from './until.js';
+export { mulberry32 } from './random.js';
+export {
+  eventually,
+  spawnExampleReceiver,
+  startScriptedReceiver,
+  type ExampleReceiver,
+  type ReceivedRequest,
+  type ScriptedReceiver,
+} from './webhook-receivers.js';
+export { appendCampaignSent, campaignSent } from './campaign-events.js';

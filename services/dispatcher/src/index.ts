@@ -26,4 +26,3 @@ export {
 export { RETRY_DELAYS_MS, nextAttemptAt } from './retry-schedule.js';
 export { deliveryId } from './delivery-id.js';
 export { CAMPAIGN_SENT, campaignSentBody } from './campaign-consumer.js';
-export { DISPATCHER_MIGRATIONS, migrateDispatcher } from './migrations/migrate-dispatcher.js';

@@ -33,7 +33,7 @@ import { campaignBatchHandler } from './campaign-consumer.js';
 import { pollOnce, type PollResult } from './delivery-poller.js';
 import { Doorbell } from './doorbell.js';
 import type { DispatcherMetrics } from './metrics.js';
-import { migrateDispatcher } from './migrations/migrate-dispatcher.js';
+import { migrateDispatcher } from '@holdfast/migrations';
 import { RETRY_DELAYS_MS } from './retry-schedule.js';
 
 /** What the dispatcher runs with. */

@@ -9,6 +9,7 @@
 export { createGateway, type Gateway, type GatewayDeps } from './app.js';
 export { loadGatewayConfig, type GatewayConfig } from './config.js';
 export { systemClock, type Clock } from './clock.js';
+export { createGatewayServer } from './http/server.js';
 export { buildOpenApiDocument, type OpenApiDocument } from './openapi/document.js';
 export { AUTH_DETAIL, type Principal } from './auth/resolve-principal.js';
 export { LIMITS } from './limits/policy.js';

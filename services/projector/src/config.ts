@@ -1,5 +1,5 @@
 import { EnvReader, readInfraConfig, type InfraConfig } from '@holdfast/platform';
-import { DEFAULT_MEMORY_BUDGET } from './projections/commerce/identity-memory.js';
+import { DEFAULT_MEMORY_BUDGET } from '@holdfast/projections';
 import { assertSchemaName, DEFAULT_READ_MODEL_SCHEMA, READ_SCHEMA_SETTING } from '@holdfast/read-models';
 
 /** The projector process's configuration, parsed once at start-up. */

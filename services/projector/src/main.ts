@@ -16,10 +16,7 @@ import { startPrivacyWorker } from '@holdfast/privacy-requests';
 import { connectKafka, registerConsumerLag, waitForLog } from '@holdfast/kafka';
 import { loadOpsConfig, poolOptions, retryBudgetCounter, runService, waitFor } from '@holdfast/platform';
 import { loadProjectorConfig } from './config.js';
-import { selectProjections } from './projections/index.js';
-import { startRetention } from './retention.js';
-import { ProjectorMetrics } from './runtime/metrics.js';
-import { startProjector } from './runtime/start-projector.js';
+import { ProjectorMetrics, selectProjections, startProjector, startRetention } from '@holdfast/projections';
 
 const config = loadProjectorConfig(process.env);
 const privacyKeyring = loadPrivacyKeyring(process.env);

@@ -5,7 +5,7 @@
  * the nightly schedule (02:00 UTC). Details: docs/analytics.md ("The recompute service").
  *
  * @example
- * await migrateAnalytics(db);
+ * await migrateAnalytics(db); // @holdfast/migrations
  * const consumer = await startSyncConsumer(config, {
  *   pool, kafka, codec, recompute: scoreTaskAccount({ pool, readModelSchema: 'read_models' }),
  * });
@@ -29,7 +29,6 @@ export {
 export { projectorPassed, type BarrierState, type ProjectorPosition } from './read-barrier.js';
 export {
   createCampaignStep,
-  migrateCampaigns,
   planAudiences,
   refreshFunnelCounts,
   type CampaignStepConfig,
@@ -39,8 +38,6 @@ export {
 export { computeLiftReports, recomputeAttributions } from './attribution/index.js';
 export { refreshCohortActivity } from './scoring/cohort-activity.js';
 export { countScoreBins, refreshScoreBins, type ScoreBinRow } from './scoring/score-bins.js';
-export { ANALYTICS_MIGRATIONS, migrateAnalytics } from './migrations/migrate-analytics.js';
-export { RECOMPUTE_MIGRATIONS, migrateRecompute } from './migrations/migrate-recompute.js';
 export {
   DEFAULT_SCORING,
   recomputeAccount,

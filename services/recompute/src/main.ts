@@ -36,9 +36,8 @@ import {
   runService,
   waitFor,
 } from '@holdfast/platform';
-import { createCampaignStep, migrateCampaigns } from './campaigns/index.js';
-import { migrateAnalytics } from './migrations/migrate-analytics.js';
-import { migrateRecompute } from './migrations/migrate-recompute.js';
+import { createCampaignStep } from './campaigns/index.js';
+import { migrateAnalytics, migrateCampaigns, migrateRecompute } from '@holdfast/migrations';
 import { enqueueNightly } from './nightly/enqueue-nightly.js';
 import { scheduleNightly } from './nightly/nightly-schedule.js';
 import { scoreTaskAccount } from './scoring/recompute-account.js';

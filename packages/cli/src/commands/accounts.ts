@@ -1,4 +1,5 @@
 import type { Selectable } from 'kysely';
+import { setReportingCurrency } from '@holdfast/read-models';
 import {
   createAccount,
   describeAccount,
@@ -18,7 +19,6 @@ import { CliError } from '../context.js';
 import { iso, table, uuid, when } from '../format.js';
 import { tileState } from '../tile-status.js';
 import type { RegisterCommand } from './index.js';
-import { loadProjector } from '../projector-port.js';
 import { fxCommand } from './rates.js';
 
 /** The JSON shape of an account in every command's output. */
@@ -172,7 +172,6 @@ export const registerAccounts: RegisterCommand = (program, context) => {
     .action(async (id: string, currency: string) => {
       const ctx = context();
       await describeAccount(await ctx.db(), id);
-      const { setReportingCurrency } = await loadProjector();
       const code = currency.trim().toUpperCase();
       const orders = await fxCommand(() => setReportingCurrency(ctx.pool(), id, code));
       ctx.out(

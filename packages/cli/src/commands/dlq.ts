@@ -1,6 +1,6 @@
 import { InvalidArgumentError, Option } from 'commander';
 import { CliError, type CliContext } from '../context.js';
-import { loadProjector, type DeadLetterRow } from '../projector-port.js';
+import { loadProjections, type DeadLetterRow } from '../projections.js';
 import { iso, table, when } from '../format.js';
 import type { RegisterCommand } from './index.js';
 import { readModelSchemaOf } from '@holdfast/read-models';
@@ -58,7 +58,7 @@ export const registerDlq: RegisterCommand = (program, context) => {
         readSchema?: string;
       }) => {
         const ctx = context();
-        const { listDeadLetters } = await loadProjector();
+        const { listDeadLetters } = await loadProjections();
         const rows = await listDeadLetters(ctx.pool(), readSchemaOf(ctx, o), o);
         ctx.out(rows.map(asJson), () =>
           rows.length
@@ -90,7 +90,7 @@ export const registerDlq: RegisterCommand = (program, context) => {
       if (!ids.length && !o.all) throw new CliError('name the dead letters to re-drive, or pass --all', 2);
       if (ids.length && o.all) throw new CliError('pass either ids or --all, not both', 2);
       const ctx = context();
-      const { connectProjectorDeps, redriveDeadLetters } = await loadProjector();
+      const { connectProjectorDeps, redriveDeadLetters } = await loadProjections();
       const connected = await connectProjectorDeps(
         ctx.config(),
         ctx.pool(),

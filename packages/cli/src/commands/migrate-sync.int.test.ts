@@ -3,7 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '@holdfast/db';
 import { topicName } from '@holdfast/kafka';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
+import { SERVICE_MIGRATIONS } from '@holdfast/migrations';
 import { runCaptured } from '../testing/capture.js';
+import { migrateCommand } from './migrate.js';
 
 let t: TestEnv;
 beforeAll(async () => (t = await createTestEnv('cli-migrate-sync')));
@@ -41,6 +43,33 @@ describe('holdfast migrate', () => {
       0,
       { applied: [], read_models: readModels, read_schema: 'rm_other' },
     ]);
+  });
+
+  it('given a migration set missing, fails (exit 1) naming it, before migrating anything', async () => {
+    const name = `${t.name}_partial`;
+    await admin((c) => c.query(`create database "${name}"`));
+    const url = new URL(t.databaseUrl);
+    url.pathname = `/${name}`;
+    const withoutDispatcher = migrateCommand(SERVICE_MIGRATIONS.filter((s) => s.name !== 'dispatcher'));
+    const r = await runCaptured(
+      ['migrate'],
+      { ...t.env, DATABASE_URL: url.toString() },
+      {
+        commands: [withoutDispatcher],
+      },
+    );
+    expect([r.code, r.stdout, r.stderr]).toEqual([
+      1,
+      '',
+      'holdfast: migration set dispatcher missing: nothing was migrated (is the installation complete?)\n',
+    ]);
+    // Nothing was migrated: the new database still has no table.
+    const db = new pg.Client({ connectionString: url.toString() });
+    await db.connect();
+    const tables = await db
+      .query<{ n: number }>(`select count(*)::int as n from pg_tables where schemaname = 'public'`)
+      .finally(() => db.end());
+    expect(tables.rows).toEqual([{ n: 0 }]);
   });
 
   it('says how to fix an unreachable database', async () => {

@@ -1,16 +1,19 @@
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { CliError, type CliContext } from '../context.js';
-import { loadProjector } from '../projector-port.js';
 import { table, uuid, when } from '../format.js';
 import type { RegisterCommand } from './index.js';
-import { readModelSchemaOf } from '@holdfast/read-models';
+import {
+  readModelSchemaOf,
+  FxInputError,
+  importReferenceRates,
+  unconvertedOrders,
+} from '@holdfast/read-models';
 
 const readSchemaOf = (ctx: CliContext, option?: string) => readModelSchemaOf(ctx.env, option);
 
 /** Maps the fx commands' input errors to a usage failure (nothing was changed). */
 export async function fxCommand<T>(work: () => Promise<T>): Promise<T> {
-  const { FxInputError } = await loadProjector();
   try {
     return await work();
   } catch (err) {
@@ -39,7 +42,6 @@ export const registerRates: RegisterCommand = (program, context) => {
       const bytes = await readFile(file).catch((err: NodeJS.ErrnoException) => {
         throw new CliError(`cannot read ${file}: ${err.code ?? err.message}`, 2);
       });
-      const { importReferenceRates } = await loadProjector();
       const r = await fxCommand(() => importReferenceRates(ctx.pool(), basename(file), bytes));
       ctx.out(
         {
@@ -65,7 +67,6 @@ export const registerRates: RegisterCommand = (program, context) => {
     .option('--read-schema <name>', 'read-model schema (default: $HOLDFAST_READ_SCHEMA or read_models)')
     .action(async (o: { account?: string; readSchema?: string }) => {
       const ctx = context();
-      const { unconvertedOrders } = await loadProjector();
       const rows = await unconvertedOrders(ctx.pool(), readSchemaOf(ctx, o.readSchema), o.account);
       ctx.out(rows, () =>
         rows.length

@@ -1,6 +1,6 @@
 import { InvalidArgumentError } from 'commander';
 import type { CliContext } from '../context.js';
-import { loadProjector, type RebuildProgress } from '../projector-port.js';
+import { loadProjections, type RebuildProgress } from '../projections.js';
 import type { RegisterCommand } from './index.js';
 import { readModelSchemaOf } from '@holdfast/read-models';
 
@@ -37,7 +37,7 @@ export const registerReplay: RegisterCommand = (program, context) => {
       const ctx = context();
       const cfg = ctx.config();
       const readSchema = readModelSchemaOf(ctx.env, o.readSchema);
-      const { connectProjectorDeps, rebuildReadModels } = await loadProjector();
+      const { connectProjectorDeps, rebuildReadModels } = await loadProjections();
       const connected = await connectProjectorDeps(cfg, ctx.pool(), ctx.logger(), 'holdfast-cli-replay');
       try {
         const result = await rebuildReadModels(

@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import type { RegisterCommand } from '../commands/index.js';
 import { runCli } from '../main.js';
 
 /** The outcome of one in-process CLI run. */
@@ -20,15 +21,20 @@ export interface CliRun {
 export async function runCaptured(
   argv: readonly string[],
   env: Readonly<Record<string, string | undefined>>,
-  opts: { stdin?: Readable; tty?: boolean } = {},
+  opts: { stdin?: Readable; tty?: boolean; commands?: readonly RegisterCommand[] } = {},
 ): Promise<CliRun> {
   let stdout = '';
   let stderr = '';
-  const code = await runCli(argv, env, {
-    stdout: (t) => void (stdout += t),
-    stderr: (t) => void (stderr += t),
-    stderrIsTTY: opts.tty ?? false,
-    stdin: opts.stdin,
-  });
+  const code = await runCli(
+    argv,
+    env,
+    {
+      stdout: (t) => void (stdout += t),
+      stderr: (t) => void (stderr += t),
+      stderrIsTTY: opts.tty ?? false,
+      stdin: opts.stdin,
+    },
+    opts.commands,
+  );
   return { code, stdout, stderr, json: <T>() => JSON.parse(stdout) as T };
 }

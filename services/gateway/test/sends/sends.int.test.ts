@@ -10,11 +10,12 @@ import { createHoldfastClient, type HoldfastClient } from '@holdfast/client';
 import { createAccount, DEFAULT_AUDIENCE_RULES, mintApiKey } from '@holdfast/db';
 import { TransactionalAppender } from '@holdfast/kafka';
 import { DEFAULT_READ_MODEL_SCHEMA } from '@holdfast/read-models';
-import { createCampaignStep, migrateAnalytics, migrateCampaigns, planAudiences } from '@holdfast/recompute';
+import { migrateAnalytics, migrateCampaigns } from '@holdfast/migrations';
+import { createCampaignStep, planAudiences } from '@holdfast/recompute';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
 import { buildOpenApiDocument } from '../../src/openapi/document.js';
 import { SEND_DETAIL } from '../../src/sends/send-store.js';
-import { ManualClock, startGateway, type TestGateway } from '../../src/test-support/harness.js';
+import { ManualClock, startGateway, type TestGateway } from '@holdfast/testing/services';
 
 const HOUR = 3_600_000;
 const START = new Date(Math.floor(Date.now() / 1000) * 1000);

@@ -12,7 +12,6 @@ export {
   type CampaignStepResult,
   type CampaignTask,
 } from './campaign-step.js';
-export { CAMPAIGN_MIGRATIONS, migrateCampaigns } from './migrations/migrate-campaigns.js';
 export { COPY, DEFAULT_AUDIENCE_RULES, type AudienceRules, type Channel } from './campaign-types.js';
 export { UTM_SOURCE, buildCtaUrl } from './cta-url.js';
 export { SANDBOX_PROVIDER, planAudiences, type PlanInput, type PlanResult } from './audience.js';

@@ -14,7 +14,7 @@ import {
   type LedgerSend,
 } from '@holdfast/domain';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
-import { prepareCampaignSchemas } from '../../src/campaigns/test-support/seed.js';
+import { prepareCampaignSchemas } from '../campaigns/test-support/seed.js';
 import { recomputeAttributions } from '../../src/attribution/attribute-orders.js';
 
 let t: TestEnv;

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
 import { refreshCohortActivity } from '../../src/scoring/cohort-activity.js';
-import { insertOrders, prepareSchemas, type FixtureOrder } from '../../src/scoring/testing/read-model-fixture.js';
+import { insertOrders, prepareSchemas, type FixtureOrder } from './testing/read-model-fixture.js';
 
 let t: TestEnv;
 
