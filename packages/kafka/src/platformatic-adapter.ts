@@ -70,20 +70,29 @@ function connection(
 }
 
 /**
- * The Java client's partitioner. @platformatic/kafka's own default (`murmur2 >>> 0`, unsigned) puts
- * keys elsewhere than kafkajs and the Java client did; the client takes this number modulo the
- * partition count, so returning the positive hash's partition for the topic's count is the same.
+ * Places records with the Java client's partitioner (`partitioner.ts`), as explicit partitions.
+ * @platformatic/kafka's own default (`murmur2 >>> 0`, unsigned) puts keys elsewhere than kafkajs and
+ * the Java client did, and a custom partitioner is called before the client has fetched the topic's
+ * metadata: on a producer's first send to a topic it has no partition count, and every record of that
+ * send landed on partition 0. So the adapter asks the partition count itself, once per topic.
  */
-function javaPartitioner() {
+function placement(producer: Producer<string, Buffer, string, Buffer>) {
   const partitionOf = memoPartitionOf();
-  return (
-    message: MessageToProduce<Buffer, Buffer, string, Buffer>,
-    key: Buffer | undefined,
-    context: { metadata: { topics: Map<string, { partitionsCount: number }> } | undefined },
-  ): number => {
-    const count = context.metadata?.topics.get(message.topic)?.partitionsCount;
-    if (!key || !count) return 0;
-    return partitionOf(key.toString('utf8'), count);
+  const counts = new Map<string, number>();
+  return async (
+    records: readonly OutgoingRecord[],
+  ): Promise<MessageToProduce<string, Buffer, string, Buffer>[]> => {
+    const unknown = [...new Set(records.map((r) => r.topic))].filter((t) => !counts.has(t));
+    if (unknown.length) {
+      const meta = await producer.metadata({ topics: unknown });
+      for (const t of unknown) {
+        const n = meta.topics.get(t)?.partitionsCount;
+        if (!n)
+          throw Object.assign(new Error(`topic ${t} is unknown`), { type: 'UNKNOWN_TOPIC_OR_PARTITION' });
+        counts.set(t, n);
+      }
+    }
+    return toMessages(records, (r) => partitionOf(r.key, counts.get(r.topic)!));
   };
 }
 
@@ -94,9 +103,13 @@ const stringSerializers = {
   headerValue: (v?: Buffer) => v,
 };
 
-const toMessages = (records: readonly OutgoingRecord[]): MessageToProduce<string, Buffer, string, Buffer>[] =>
+const toMessages = (
+  records: readonly OutgoingRecord[],
+  partitionOf: (r: OutgoingRecord) => number,
+): MessageToProduce<string, Buffer, string, Buffer>[] =>
   records.map((r) => ({
     topic: r.topic,
+    partition: partitionOf(r),
     key: r.key,
     value: r.value,
     ...(r.headers && {
@@ -119,7 +132,6 @@ function producerOf(
     // Records of a partition stay in order: one produce request per partition at a time.
     maxInflights: 1,
     serializers: stringSerializers,
-    partitioner: javaPartitioner() as never,
   });
 }
 
@@ -510,12 +522,13 @@ export function platformaticClient(
         producerId: -1n,
         producerEpoch: -1,
       });
+      const place = placement(producer);
       return Promise.resolve({
         transaction: async () => {
           const tx = await producer.beginTransaction();
           return {
             send: async (records: readonly OutgoingRecord[]) => {
-              await tx.send({ messages: toMessages(records) });
+              await tx.send({ messages: await place(records) });
             },
             commit: () => tx.commit(),
             abort: () => tx.abort(),
@@ -526,10 +539,11 @@ export function platformaticClient(
     },
     idempotentProducer: () => {
       const producer = producerOf(conn, {});
+      const place = placement(producer);
       return Promise.resolve({
         // The client encodes a send call's messages of one partition as ONE record batch.
         send: async (records: readonly OutgoingRecord[]) => {
-          await producer.send({ messages: toMessages(records) });
+          await producer.send({ messages: await place(records) });
         },
         close: () => producer.close(),
       });
