@@ -1,5 +1,6 @@
 /** The test harness: an isolated slice of the real stack per test file. */
-export { createTestEnv, testKafkaClient, type TestEnv } from './test-env.js';
+export { createTestEnv, type TestEnv } from './test-env.js';
+export { ignoreKafkajsNegativeTimeoutWarning } from './kafkajs-timeout-warning.js';
 export { dropRunResources } from './cleanup.js';
 export { spawnTs, REPO_ROOT } from './run-ts.js';
 export { TcpProxy } from './tcp-proxy.js';
