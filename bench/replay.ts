@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { EventCodec, type OrderUpserted } from '@holdfast/contracts';
 import { classifyOrders, validateOrdersRequest } from '@holdfast/domain';
 import { createKafka, topicName, TransactionalAppender } from '@holdfast/kafka';
-import { silentLogger } from '@holdfast/platform';
+import { silentLogger, EnvReader, readKafkaClientKind } from '@holdfast/platform';
 import { rebuildReadModels } from '@holdfast/projector';
 import { generateOrders } from './generate-orders.js';
 import { profiled } from './in-process-profile.js';
@@ -22,7 +22,13 @@ export async function benchReplay(args: Record<string, string>): Promise<void> {
   const n = Number(args.events ?? 200_000);
   const runs = Number(args.runs ?? 3);
   const stack = await benchStack(Number(args.partitions ?? 4));
-  const kafka = createKafka(stack.env.KAFKA_BROKERS!.split(','), 'bench-replay', silentLogger);
+  const kafka = createKafka(
+    stack.env.KAFKA_BROKERS!.split(','),
+    'bench-replay',
+    silentLogger,
+    undefined,
+    readKafkaClientKind(new EnvReader(process.env)),
+  );
   const codec = await EventCodec.connect(stack.env.SCHEMA_REGISTRY_URL!);
   try {
     const accountId = randomUUID();

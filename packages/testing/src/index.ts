@@ -1,6 +1,5 @@
 /** The test harness: an isolated slice of the real stack per test file. */
-export { createTestEnv, type TestEnv } from './test-env.js';
-export { ignoreKafkajsNegativeTimeoutWarning } from './kafkajs-timeout-warning.js';
+export { createTestEnv, testKafkaClient, type TestEnv } from './test-env.js';
 export { dropRunResources } from './cleanup.js';
 export { spawnTs, REPO_ROOT } from './run-ts.js';
 export { TcpProxy } from './tcp-proxy.js';

@@ -20,7 +20,7 @@ import {
   topicName,
   type ConsumedRecord,
 } from '@holdfast/kafka';
-import { silentLogger } from '@holdfast/platform';
+import { silentLogger, EnvReader, readKafkaClientKind } from '@holdfast/platform';
 import { wireCommerce } from '../projections/commerce/commerce.projection.js';
 import { ProjectionRunner } from '../runtime/projection-runner.js';
 import { startProjector } from '../runtime/start-projector.js';
@@ -46,7 +46,13 @@ export async function runProjectorBench(
 ): Promise<ProjectorBenchResult> {
   const stack = await benchStack();
   const pool = createPool(stack.databaseUrl, 'projector-bench', 4);
-  const kafka = createKafka(stack.brokers, 'projector-bench', silentLogger);
+  const kafka = createKafka(
+    stack.brokers,
+    'projector-bench',
+    silentLogger,
+    undefined,
+    readKafkaClientKind(new EnvReader(process.env)),
+  );
   try {
     const admin = kafka.admin();
     await admin.connect();
