@@ -8,6 +8,7 @@ import globals from 'globals';
 const ioModules = [
   'pg',
   'pg-copy-streams',
+  '@platformatic/kafka',
   'kafkajs',
   '@kafkajs/confluent-schema-registry',
   'express',

@@ -13,6 +13,7 @@ import { benchFit } from './fit.js';
 import { benchFuzz } from './fuzz.js';
 import { benchIntervals } from './intervals.js';
 import { benchPixel } from './pixel.js';
+import { benchProduce } from './produce.js';
 import { benchProject } from './project.js';
 import { benchReadApi } from './read-api.js';
 import { benchRecompute } from './recompute.js';
@@ -25,6 +26,7 @@ type Bench = (args: Record<string, string>) => Promise<void | number>;
 const BENCHES: Record<string, Bench> = {
   backfill: benchBackfill,
   classify: benchClassify,
+  produce: benchProduce,
   project: benchProject,
   replay: benchReplay,
   pixel: benchPixel,

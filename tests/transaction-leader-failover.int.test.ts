@@ -23,7 +23,7 @@ import {
   type OutgoingRecord,
   type TransactionalProducer,
 } from '@holdfast/kafka';
-import { silentLogger, type Logger } from '@holdfast/platform';
+import { classifyError, silentLogger, type Logger } from '@holdfast/platform';
 import { testKafkaClient } from '@holdfast/testing';
 import { PrivateCluster } from '../bench/faults.js';
 
@@ -101,7 +101,15 @@ describe('a transaction when a partition leader dies during a send spanning two 
         const kafka = createKafka(brokers, 'leader-failover-test', logger, undefined, testKafkaClient());
         const transactionalId = 'leader-failover-tx';
         const open = () => kafka.transactionalProducer({ transactionalId, transactionTimeoutMs: 60_000 });
-        producer = await open();
+        // The producer may ask its id at creation; on a fresh cluster the coordinator may not be
+        // ready yet (its first FindCoordinator creates __transaction_state): asked again, as the
+        // services do at start (waitFor).
+        for (const until = Date.now() + 60_000; !producer;) {
+          producer = await open().catch((err: unknown) => {
+            if (classifyError(err) !== 'retriable' || Date.now() > until) throw err;
+            return sleep(500).then(() => undefined);
+          });
+        }
         // A first transaction creates __transaction_state and gives the id its coordinator.
         await create({ topic: 'warm-up', replicationFactor: 3 });
         const warm = await producer.transaction();
@@ -179,7 +187,8 @@ describe('a transaction when a partition leader dies during a send spanning two 
         } else {
           // The caller's course (TransactionalAppender): abort, then the whole append again on a
           // fresh producer under the same id, which fences the old one.
-          expect(failure.name).toBe('UnwrittenPartitionsError');
+          // kafkajs: UnwrittenPartitionsError; either client: a failure the appender retries.
+          expect(classifyError(failure)).toBe('retriable');
           await tx.abort().catch(() => {});
           await producer.close();
           producer = await open();

@@ -70,20 +70,29 @@ function connection(
 }
 
 /**
- * The Java client's partitioner. @platformatic/kafka's own default (`murmur2 >>> 0`, unsigned) puts
- * keys elsewhere than kafkajs and the Java client did; the client takes this number modulo the
- * partition count, so returning the positive hash's partition for the topic's count is the same.
+ * Places records with the Java client's partitioner (`partitioner.ts`), as explicit partitions.
+ * @platformatic/kafka's own default (`murmur2 >>> 0`, unsigned) puts keys elsewhere than kafkajs and
+ * the Java client did, and a custom partitioner is called before the client has fetched the topic's
+ * metadata: on a producer's first send to a topic it has no partition count, and every record of that
+ * send landed on partition 0. So the adapter asks the partition count itself, once per topic.
  */
-function javaPartitioner() {
+function placement(producer: Producer<string, Buffer, string, Buffer>) {
   const partitionOf = memoPartitionOf();
-  return (
-    message: MessageToProduce<Buffer, Buffer, string, Buffer>,
-    key: Buffer | undefined,
-    context: { metadata: { topics: Map<string, { partitionsCount: number }> } | undefined },
-  ): number => {
-    const count = context.metadata?.topics.get(message.topic)?.partitionsCount;
-    if (!key || !count) return 0;
-    return partitionOf(key.toString('utf8'), count);
+  const counts = new Map<string, number>();
+  return async (
+    records: readonly OutgoingRecord[],
+  ): Promise<MessageToProduce<string, Buffer, string, Buffer>[]> => {
+    const unknown = [...new Set(records.map((r) => r.topic))].filter((t) => !counts.has(t));
+    if (unknown.length) {
+      const meta = await producer.metadata({ topics: unknown });
+      for (const t of unknown) {
+        const n = meta.topics.get(t)?.partitionsCount;
+        if (!n)
+          throw Object.assign(new Error(`topic ${t} is unknown`), { type: 'UNKNOWN_TOPIC_OR_PARTITION' });
+        counts.set(t, n);
+      }
+    }
+    return toMessages(records, (r) => partitionOf(r.key, counts.get(r.topic)!));
   };
 }
 
@@ -94,9 +103,13 @@ const stringSerializers = {
   headerValue: (v?: Buffer) => v,
 };
 
-const toMessages = (records: readonly OutgoingRecord[]): MessageToProduce<string, Buffer, string, Buffer>[] =>
+const toMessages = (
+  records: readonly OutgoingRecord[],
+  partitionOf: (r: OutgoingRecord) => number,
+): MessageToProduce<string, Buffer, string, Buffer>[] =>
   records.map((r) => ({
     topic: r.topic,
+    partition: partitionOf(r),
     key: r.key,
     value: r.value,
     ...(r.headers && {
@@ -119,7 +132,6 @@ function producerOf(
     // Records of a partition stay in order: one produce request per partition at a time.
     maxInflights: 1,
     serializers: stringSerializers,
-    partitioner: javaPartitioner() as never,
   });
 }
 
@@ -484,6 +496,16 @@ function groupConsumerPort(conn: Connection, opts: GroupConsumerOptions, logger:
   };
 }
 
+/** Runs `step` on a new producer; a producer that cannot be readied is closed, not leaked. */
+async function warm(producer: Producer<string, Buffer, string, Buffer>, step: () => Promise<unknown>) {
+  try {
+    await step();
+  } catch (err) {
+    await producer.close().catch(() => {});
+    throw err;
+  }
+}
+
 /**
  * The @platformatic/kafka adapter of the ports (HOLDFAST_KAFKA_CLIENT=platformatic).
  *
@@ -499,7 +521,7 @@ export function platformaticClient(
   const conn = connection(brokers, clientId, security);
   return {
     kind: 'platformatic',
-    transactionalProducer: ({ transactionalId, transactionTimeoutMs }) => {
+    transactionalProducer: async ({ transactionalId, transactionTimeoutMs }) => {
       // The client sends its `timeout` as the transaction timeout of InitProducerId, and its
       // producerId/epoch (default 0/0) as the ones it expects the transactional id to have: a fresh
       // producer fencing an older one under the same id (TransactionalAppender) must send −1/−1
@@ -510,29 +532,39 @@ export function platformaticClient(
         producerId: -1n,
         producerEpoch: -1,
       });
-      return Promise.resolve({
+      // The client finds the coordinator and asks the producer id on the first transaction only;
+      // done here, a new producer fences an older one now, and the first request does not pay for it
+      // (under load it pushed the first appends past the pixel's 2 s stall bound: 503s). A begun and
+      // cancelled transaction sends nothing more: a transaction opens at the broker with its first
+      // partition.
+      await warm(producer, async () => (await producer.beginTransaction()).cancel());
+      const place = placement(producer);
+      return {
         transaction: async () => {
           const tx = await producer.beginTransaction();
           return {
             send: async (records: readonly OutgoingRecord[]) => {
-              await tx.send({ messages: toMessages(records) });
+              await tx.send({ messages: await place(records) });
             },
             commit: () => tx.commit(),
             abort: () => tx.abort(),
           };
         },
         close: () => producer.close(),
-      });
+      };
     },
-    idempotentProducer: () => {
+    idempotentProducer: async () => {
       const producer = producerOf(conn, {});
-      return Promise.resolve({
+      // The producer id now rather than on the first send (see above).
+      await warm(producer, () => producer.initIdempotentProducer({}));
+      const place = placement(producer);
+      return {
         // The client encodes a send call's messages of one partition as ONE record batch.
         send: async (records: readonly OutgoingRecord[]) => {
-          await producer.send({ messages: toMessages(records) });
+          await producer.send({ messages: await place(records) });
         },
         close: () => producer.close(),
-      });
+      };
     },
     admin: (o) => adminPort(o?.retries === undefined ? conn : { ...conn, retries: o.retries }),
     groupConsumer: (o) => groupConsumerPort(conn, o, logger),

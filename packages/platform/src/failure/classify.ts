@@ -83,6 +83,7 @@ interface ErrorLike {
   readonly code?: unknown;
   readonly isRetriable?: unknown;
   readonly retriable?: unknown;
+  readonly canRetry?: unknown;
   readonly status?: unknown;
   readonly cause?: unknown;
   readonly originalError?: unknown;
@@ -91,7 +92,7 @@ interface ErrorLike {
 
 /**
  * Sorts a failure into retriable, permanent or bug. An error's own `isRetriable` wins; then pg
- * SQLSTATE classes, network error codes, kafkajs's `retriable` flag and error names, the schema
+ * SQLSTATE classes, network error codes, @platformatic/kafka's `canRetry`, kafkajs's `retriable` flag and error names, the schema
  * registry client's HTTP status; causes (`cause`, kafkajs `originalError`, AggregateError's `errors`)
  * are looked through. Anything unrecognised is a bug.
  *
@@ -121,6 +122,10 @@ function classify(err: unknown, depth: number): FailureKind {
     if (PG_PERMANENT.test(code)) return 'permanent';
   }
   if (code !== undefined && NETWORK_CODES.has(code)) return 'retriable';
+  // @platformatic/kafka's errors (code PLT_KFK_*) say whether the request may be retried: Kafka's
+  // table for protocol errors, true for network errors. Its "failed N times" (PLT_KFK_MULTIPLE) has
+  // no flag of its own: its attempts' errors are looked through below.
+  if (code?.startsWith('PLT_KFK_') && e.canRetry === true) return 'retriable';
   if (name.startsWith('KafkaJS')) {
     if (e.retriable === true || KAFKA_TRANSIENT.has(name)) return 'retriable';
   }
