@@ -82,18 +82,51 @@ async function principalOrFailure(
  */
 export function authenticateRead(deps: AuthDeps): RequestHandler {
   return async (req, res, next) => {
-    const principal = await principalOrFailure(req, res, deps);
-    if (principal.keyId === null) {
-      const err = new UnauthorizedError(AUTH_DETAIL.readNeedsKey);
-      throw (await deps.limiter.failedAuth(rateLimitAddress(req.ip), deps.clock.now(), res)) ?? err;
+    const cached = await cachedReader(req, deps);
+    let principal: Principal;
+    if (cached !== null) {
+      // The key came from memory, so the failed-authentication peek and the read count go in one
+      // round trip; the peek still decides first (a blocked IP gets its 429, nothing is counted).
+      await deps.limiter.readUnlessBlocked(rateLimitAddress(req.ip), cached.keyId!, deps.clock.now(), res);
+      principal = cached;
+    } else {
+      principal = await principalOrFailure(req, res, deps);
+      if (principal.keyId === null) {
+        const err = new UnauthorizedError(AUTH_DETAIL.readNeedsKey);
+        throw (await deps.limiter.failedAuth(rateLimitAddress(req.ip), deps.clock.now(), res)) ?? err;
+      }
+      if (principal.method === 'ingest_key' && !principal.readWithIngestKey)
+        throw new ForbiddenError(AUTH_DETAIL.ingestKeyCannotRead);
+      await deps.limiter.read(principal.keyId, deps.clock.now(), res);
     }
-    if (principal.method === 'ingest_key' && !principal.readWithIngestKey)
-      throw new ForbiddenError(AUTH_DETAIL.ingestKeyCannotRead);
-    await deps.limiter.read(principal.keyId, deps.clock.now(), res);
-    deps.lastUsed.touch(principal.keyId);
+    deps.lastUsed.touch(principal.keyId!);
     res.locals.principal = principal;
     next();
   };
+}
+
+/**
+ * The caller of a read when the credential cache alone shows a key that may read (no database
+ * read), else null: then the full path (peek, lookup, failure counting) answers in the usual order.
+ * A blocked IP costs one round trip either way, so its answer's timing tells nothing about the key.
+ */
+async function cachedReader(req: Request, deps: AuthDeps): Promise<Principal | null> {
+  try {
+    const p = await resolvePrincipal(
+      {
+        authorization: req.get('authorization'),
+        accountHeader: req.get('x-service-account-id'),
+        query: req.query,
+      },
+      deps.credentials.cacheOnly(),
+      deps.clock.now(),
+    );
+    const reads = p.method === 'read_key' || (p.method === 'ingest_key' && p.readWithIngestKey);
+    return p.keyId !== null && reads ? p : null;
+  } catch {
+    // Not cached, or a failure: the full path gives the spec's answer and counts it.
+    return null;
+  }
 }
 
 /**

@@ -61,6 +61,20 @@ interface Entry<T> {
   readonly until: number;
 }
 
+/** What authentication asks of the credentials (a `CredentialStore`, or its `cacheOnly()` view). */
+export interface CredentialLookup {
+  apiKey(hash: Buffer): Promise<ApiKeyRecord | null>;
+  customIntegrationTile(accountId: string): Promise<TileRecord | null>;
+}
+
+/** Thrown by the `cacheOnly()` view when the cache cannot answer (nothing is read from PostgreSQL). */
+export class NotCachedError extends Error {
+  constructor() {
+    super('credential not cached');
+    this.name = 'NotCachedError';
+  }
+}
+
 /** Entries per cache (keys, tiles) unless the constructor is told otherwise. */
 export const CREDENTIAL_CACHE_MAX_ENTRIES = 10_000;
 
@@ -116,6 +130,23 @@ export class CredentialStore {
   /** The custom-integration tile of an account, or null when there never was one. */
   customIntegrationTile(accountId: string): Promise<TileRecord | null> {
     return this.cached(this.tiles, accountId, () => this.source.customIntegrationTile(accountId));
+  }
+
+  /**
+   * A view that answers only from the cache (under the same trust and expiry rules) and rejects with
+   * `NotCachedError` otherwise: never a database read, never a cache fill.
+   */
+  cacheOnly(): CredentialLookup {
+    const fresh = <T>(map: LRUCache<string, Entry<T>>, key: string): Promise<T> => {
+      const hit = map.get(key);
+      return hit && this.trusted && hit.until > performance.now()
+        ? Promise.resolve(hit.value)
+        : Promise.reject(new NotCachedError());
+    };
+    return {
+      apiKey: (hash) => fresh(this.keys, hash.toString('hex')),
+      customIntegrationTile: (accountId) => fresh(this.tiles, accountId),
+    };
   }
 
   private async cached<T>(map: LRUCache<string, Entry<T>>, key: string, load: () => Promise<T>): Promise<T> {

@@ -2,7 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { hashToken, TOKEN_PREFIX } from '@holdfast/db';
 import { keyKind } from '@holdfast/domain';
 import { BadRequestError, NotFoundError, UnauthorizedError } from '@holdfast/platform';
-import type { CredentialStore } from './credential-store.js';
+import type { CredentialLookup } from './credential-store.js';
 
 /** Who is calling, once authenticated. */
 export interface Principal {
@@ -129,7 +129,7 @@ function sameHash(token: string, expected: Buffer): boolean {
 async function byIngestKey(
   token: string,
   accountHeader: string | undefined,
-  store: CredentialStore,
+  store: CredentialLookup,
   now: Date,
   outbound: boolean,
 ): Promise<Principal> {
@@ -156,7 +156,7 @@ async function byIngestKey(
 async function byTileToken(
   token: string | undefined,
   accountId: string | undefined,
-  store: CredentialStore,
+  store: CredentialLookup,
 ): Promise<Principal> {
   if (accountId === undefined || accountId.trim() === '')
     throw new BadRequestError(AUTH_DETAIL.accountIdMissing);
@@ -190,7 +190,7 @@ async function byTileToken(
  */
 export async function resolvePrincipal(
   c: PresentedCredentials,
-  store: CredentialStore,
+  store: CredentialLookup,
   now: Date,
   outbound = false,
 ): Promise<Principal> {

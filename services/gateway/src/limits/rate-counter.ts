@@ -123,6 +123,48 @@ export class RateCounter {
   }
 
   /**
+   * A sharded counter's peek (`peekSharded`) and, only when its count is still within `peekLimit`, one
+   * hit on `bucket`, in ONE statement (one round trip): what `peekSharded` then `hit` would answer,
+   * in that order (a refused peek counts nothing). `hit` is null when the peek refused. Both windows
+   * are `windowMs` long. 0 / 1 when lifted.
+   *
+   * @example
+   * const { peeked, hit } = await counter.peekShardedThenHit('authfail:ip', 8, 30, 'read:key', 60_000, now);
+   */
+  async peekShardedThenHit(
+    peekBucket: string,
+    shards: number,
+    peekLimit: number,
+    bucket: string,
+    windowMs: number,
+    now: Date,
+  ): Promise<{ peeked: WindowHit; hit: WindowHit | null }> {
+    const start = Math.floor(now.getTime() / windowMs) * windowMs;
+    const retryAfterSeconds = secondsLeft(start, windowMs, now);
+    if (this.lifted) return { peeked: { count: 0, retryAfterSeconds }, hit: { count: 1, retryAfterSeconds } };
+    const { rows } = await rawQuery<{ peeked: number; hit: number | null }>(
+      this.pool,
+      'rate-counter.peek-sharded-then-hit',
+      `with peek as (
+         select coalesce(sum(count), 0)::int as count from control.rate_counters
+          where bucket = any($1) and window_start = $2
+       ), hit as (
+         insert into control.rate_counters as c (bucket, window_start, count)
+         select $3, $2, 1 from peek where peek.count <= $4
+         on conflict (bucket, window_start) do update set count = c.count + 1
+         returning count
+       )
+       select peek.count as peeked, (select hit.count from hit) as hit from peek`,
+      [shardBuckets(peekBucket, shards), new Date(start), bucket, peekLimit],
+    );
+    const r = rows[0]!;
+    return {
+      peeked: { count: r.peeked, retryAfterSeconds },
+      hit: r.hit === null ? null : { count: r.hit, retryAfterSeconds },
+    };
+  }
+
+  /**
    * One hit on a counter spread over `shards` rows (`<bucket>#<n>`, n drawn at random): concurrent
    * hits of one bucket (a flood of failed authentications from one IP) lock different rows instead
    * of queueing on one. Returns the window's total, this hit included, in ONE statement: the upsert of
