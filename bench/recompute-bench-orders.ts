@@ -224,7 +224,8 @@ export async function loadSyntheticOrders(
         await rawQuery(client, 'bench-orders.unlogged', `alter table ${rel} set unlogged`);
         await rawQuery(client, 'bench-orders.truncate', `truncate ${rel}`);
       }
-      for (const d of deferred) for (const sql of d.drop) await rawQuery(client, 'bench-orders.drop-index', sql);
+      for (const d of deferred)
+        for (const sql of d.drop) await rawQuery(client, 'bench-orders.drop-index', sql);
       await pipeline(
         Readable.from(orderLines()),
         client.query(

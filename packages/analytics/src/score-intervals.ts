@@ -183,7 +183,8 @@ export class IntervalScorer {
   private finiteOn(groups: TripletGroups): boolean {
     for (let i = 0; i < groups.x.length; i++) {
       const k = this.at(groups.x[i]!, groups.tx[i]!, groups.T[i]!);
-      if (![this.low[k], this.high[k], this.valueLow[k], this.valueHigh[k]].every(Number.isFinite)) return false;
+      if (![this.low[k], this.high[k], this.valueLow[k], this.valueHigh[k]].every(Number.isFinite))
+        return false;
     }
     return true;
   }

@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { CredentialStore, type ApiKeyRecord, type CredentialSource } from '../../src/auth/credential-store.js';
+import {
+  CredentialStore,
+  type ApiKeyRecord,
+  type CredentialSource,
+} from '../../src/auth/credential-store.js';
 
 /** A source that counts its reads and answers from a mutable table. */
 function countingSource() {

@@ -7,7 +7,7 @@ import { createTestEnv, type TestEnv } from '@holdfast/testing';
 import { FAILED_AUTH_SHARDS, Limiter } from '../../src/limits/limiter.js';
 import { LIMITS, MINUTE_MS } from '../../src/limits/policy.js';
 import { RateCounter, shardBuckets } from '../../src/limits/rate-counter.js';
-import { call, newAccount, startGateway, type TestGateway } from '../../src/test-support/harness.js';
+import { call, newAccount, startGateway, type TestGateway } from '@holdfast/testing/services';
 
 let t: TestEnv;
 let gw: TestGateway;

@@ -5,7 +5,11 @@ import { silentLogger } from '@holdfast/platform';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
 import type { Selectable } from 'kysely';
 import type { CustomerScoresTable } from '../../src/migrations/tables.js';
-import { DEFAULT_SCORING, recomputeAccount, type RecomputeDeps } from '../../src/scoring/recompute-account.js';
+import {
+  DEFAULT_SCORING,
+  recomputeAccount,
+  type RecomputeDeps,
+} from '../../src/scoring/recompute-account.js';
 import {
   insertCustomers,
   insertOrders,
