@@ -296,7 +296,7 @@ function adminPort(kafka: Kafka, createCluster: CreateCluster, retries?: number)
     listTopics: () => admin.listTopics(),
     createTopics: async (topics) => {
       await admin.createTopics({
-        waitForLeaders: true,
+        waitForLeaders: false,
         topics: topics.map((t) => ({
           topic: t.topic,
           numPartitions: t.partitions,
@@ -304,6 +304,22 @@ function adminPort(kafka: Kafka, createCluster: CreateCluster, retries?: number)
           configEntries: Object.entries(t.configs).map(([name, value]) => ({ name, value })),
         })),
       });
+      // kafkajs's own wait for leaders retries only LEADER_NOT_AVAILABLE, but a broker that has just
+      // started and created the topic may still answer UNKNOWN_TOPIC_OR_PARTITION for it (seen on a
+      // fresh clone's CI): wait here, retrying every retriable answer, for at most 30 s.
+      const names = topics.map((t) => t.topic);
+      const deadline = Date.now() + 30_000;
+      for (;;) {
+        try {
+          const { topics: meta } = await admin.fetchTopicMetadata({ topics: names });
+          const led = meta.every((t) => t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0));
+          if (meta.length === names.length && led) return;
+        } catch (err) {
+          if (!(err as { retriable?: boolean }).retriable || Date.now() > deadline) throw err;
+        }
+        if (Date.now() > deadline) throw new Error(`topics ${names.join(', ')}: no leader after 30 s`);
+        await new Promise((r) => setTimeout(r, 200));
+      }
     },
     topicPartitions: async (topics) => {
       const { topics: meta } = await admin.fetchTopicMetadata({ topics: [...topics] });

@@ -296,7 +296,7 @@ describe('campaigns end to end', () => {
     );
     expect(reports).toHaveLength(1);
     const winBackHoldout = await count(
-      `select count(*)::int as n from analytics.campaign_assignments where account_id = $1 and arm = 'holdout' and campaign_type = 'win_back'`,
+      `select count(*)::int as n from analytics.campaign_assignments where account_id = $1 and arm = 'holdout' and status = 'held_out' and campaign_type = 'win_back'`,
     );
     // Intent to treat: every selected non-holdout customer of the period (all were sent here).
     const winBackSent = await count(
