@@ -27,7 +27,11 @@ const services = ['@holdfast/gateway', '@holdfast/projector', '@holdfast/recompu
 // Workspace packages that do I/O. @holdfast/contracts' root entry loads the registry codec, so the
 // pure packages take its types only, and its pure validators and limits from @holdfast/contracts/http.
 const ioPackages = [
-  '@holdfast/db',
+  '@holdfast/postgres',
+  '@holdfast/secrets',
+  '@holdfast/control-plane',
+  '@holdfast/campaign-store',
+  '@holdfast/webhook-deliveries',
   '@holdfast/kafka',
   '@holdfast/platform',
   '@holdfast/testing',
@@ -153,14 +157,18 @@ export default tseslint.config(
         {
           paths: [
             {
-              name: '@holdfast/db',
+              name: '@holdfast/secrets',
               importNames: [
                 'defaultSecretsKeyring',
                 'loadSecretsKeyring',
                 'parseSecretsKeys',
-                'loadProviderConnections',
                 'legacyUnsubscribeKeys',
               ],
+              message: 'The gateway holds no master key: use config.unsubscribeKeys or config.inboundKeys.',
+            },
+            {
+              name: '@holdfast/control-plane',
+              importNames: ['loadProviderConnections'],
               message: 'The gateway holds no master key: use config.unsubscribeKeys or config.inboundKeys.',
             },
           ],

@@ -9,14 +9,8 @@ import { randomBytes } from 'node:crypto';
 import { loadavg } from 'node:os';
 import pg from 'pg';
 import type { Kysely } from 'kysely';
-import {
-  ANALYST_POLICY,
-  createDb,
-  createPool,
-  grantAnalystAccount,
-  migrateToLatest,
-  SERVICE_ROLES,
-} from '@holdfast/db';
+import { ANALYST_POLICY, createDb, createPool, migrateToLatest, SERVICE_ROLES } from '@holdfast/postgres';
+import { grantAnalystAccount } from '@holdfast/control-plane';
 import { DEFAULT_READ_MODEL_SCHEMA, ensureReadModelSchema } from '@holdfast/read-models';
 
 const QUERY = 'select count(*) as n, sum(order_amount) as total from read_models.orders';

@@ -15,16 +15,12 @@ import { EventCodec } from '@holdfast/contracts';
 import {
   connectTile,
   createAccount,
-  createDb,
   createPixelKey,
-  createPool,
   createWebhookSubscription,
-  migrateToLatest,
   mintApiKey,
-  parseSecretsKeys,
-  SecretsKeyring,
-  type Database,
-} from '@holdfast/db';
+} from '@holdfast/control-plane';
+import { createDb, createPool, migrateToLatest, type Database } from '@holdfast/postgres';
+import { parseSecretsKeys, SecretsKeyring } from '@holdfast/secrets';
 import { createKafka, ensureTopics } from '@holdfast/kafka';
 import { silentLogger, EnvReader, readKafkaClientKind } from '@holdfast/platform';
 import { startTarpitReceiver, TcpProxy, type TarpitReceiver } from '@holdfast/testing';

@@ -14,7 +14,8 @@
 import { loadavg } from 'node:os';
 import type { Kysely } from 'kysely';
 import { REPORT_NAMES, renderDashboard, type ReportName } from '@holdfast/dashboards';
-import { createPool, mintApiKey } from '@holdfast/db';
+import { createPool } from '@holdfast/postgres';
+import { mintApiKey } from '@holdfast/control-plane';
 import { DEFAULT_READ_MODEL_SCHEMA, ensureReadModelSchema } from '@holdfast/read-models';
 import { migrateAnalytics, migrateCampaigns } from '@holdfast/migrations';
 import {

@@ -4,9 +4,8 @@
 // and by an external id no subject row names (legacy records in clear): then every external id of the
 // account is indexed, the one cost that grows with the account.
 import { randomUUID } from 'node:crypto';
-import { blindIndex } from '@holdfast/privacy';
-import { createAccount } from '@holdfast/db';
-import { loadPrivacyKeyring, PgSubjectKeyStore } from '@holdfast/privacy';
+import { blindIndex, loadPrivacyKeyring, PgSubjectKeyStore } from '@holdfast/privacy';
+import { createAccount } from '@holdfast/control-plane';
 import { indexPerson, runErasure } from '@holdfast/privacy-requests';
 import { DEFAULT_READ_MODEL_SCHEMA, ensureReadModelSchema } from '@holdfast/read-models';
 import { median, report } from './report.js';

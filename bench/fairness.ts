@@ -28,10 +28,9 @@ import {
   createAccount,
   createWebhookSubscription,
   mintApiKey,
-  parseSecretsKeys,
-  SecretsKeyring,
   setEmailProvider,
-} from '@holdfast/db';
+} from '@holdfast/control-plane';
+import { parseSecretsKeys, SecretsKeyring } from '@holdfast/secrets';
 import { createKafka, topicName, TransactionalAppender } from '@holdfast/kafka';
 import {
   EnvReader,

@@ -10,14 +10,20 @@
 // the projector drained, and peak RSS. A progress line every P seconds gives the same figures so far,
 // so that a run stopped early still tells what it showed.
 import { loadavg } from 'node:os';
-import { connectTile, createPixelKey } from '@holdfast/db';
+import { connectTile, createPixelKey } from '@holdfast/control-plane';
 import { Kafka, logLevel } from 'kafkajs';
 import { topicName } from '@holdfast/kafka';
 import { countTopicRecords } from '@holdfast/testing';
 import { loadGatewayConfig } from '../services/gateway/src/config.js';
-import { canary, FUZZ_ORIGIN, FuzzTally, runFuzz, type FuzzFixtures } from '@holdfast/testing/hostile';
-import { Rng } from '@holdfast/testing/hostile';
-import { rawRequest } from '@holdfast/testing/hostile';
+import {
+  canary,
+  FUZZ_ORIGIN,
+  FuzzTally,
+  runFuzz,
+  type FuzzFixtures,
+  Rng,
+  rawRequest,
+} from '@holdfast/testing/hostile';
 import { report } from './report.js';
 import { rssMb, RssSampler } from './rss.js';
 import { benchStack, type BenchStack } from './stack.js';

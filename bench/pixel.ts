@@ -8,7 +8,7 @@
 // clients over one pixel key each and over client IPs (X-Forwarded-For behind TRUST_PROXY=loopback, as a
 // load balancer would send it), so it measures throughput, not the limiter's refusals.
 import { randomUUID } from 'node:crypto';
-import { createAccount, createPixelKey } from '@holdfast/db';
+import { createAccount, createPixelKey } from '@holdfast/control-plane';
 import { median, report } from './report.js';
 import { repeat } from './runs.js';
 import { RssSampler } from './rss.js';

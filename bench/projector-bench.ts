@@ -12,7 +12,7 @@ import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
 import { EventCodec } from '@holdfast/contracts';
-import { createPool, inTransaction } from '@holdfast/db';
+import { createPool, inTransaction } from '@holdfast/postgres';
 import {
   TransactionalAppender,
   createKafka,

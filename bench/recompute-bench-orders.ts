@@ -3,7 +3,7 @@
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { from as copyFrom } from 'pg-copy-streams';
-import { inTransaction, namedSql, rawQuery, type Pool, type PoolClient } from '@holdfast/db';
+import { inTransaction, namedSql, rawQuery, type Pool, type PoolClient } from '@holdfast/postgres';
 import { mulberry32 as seeded } from '@holdfast/testing';
 
 const DAY_MS = 86_400_000;

@@ -15,7 +15,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { Kysely } from 'kysely';
 import pg from 'pg';
-import { createDb, createPool, rawQuery } from '@holdfast/db';
+import { createDb, createPool, rawQuery } from '@holdfast/postgres';
 import { DEFAULT_READ_MODEL_SCHEMA, ensureReadModelSchema } from '@holdfast/read-models';
 import { migrateAnalytics } from '@holdfast/migrations';
 import { recomputeDb } from '../services/recompute/src/recompute-database.js';

@@ -27,14 +27,8 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import type { Kysely } from 'kysely';
-import {
-  connectTile,
-  createAccount,
-  createDb,
-  createPixelKey,
-  migrateToLatest,
-  mintApiKey,
-} from '@holdfast/db';
+import { connectTile, createAccount, createPixelKey, mintApiKey } from '@holdfast/control-plane';
+import { createDb, migrateToLatest } from '@holdfast/postgres';
 import { createKafka, ensureTopics } from '@holdfast/kafka';
 import { silentLogger, EnvReader, readKafkaClientKind } from '@holdfast/platform';
 import { MixedLoad, RetryingClient } from './chaos-load.js';

@@ -5,14 +5,8 @@ import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import type { Kysely } from 'kysely';
 import pg from 'pg';
-import {
-  createAccount,
-  createDb,
-  createPool,
-  migrateToLatest,
-  mintApiKey,
-  type Database,
-} from '@holdfast/db';
+import { createAccount, mintApiKey } from '@holdfast/control-plane';
+import { createDb, createPool, migrateToLatest, type Database } from '@holdfast/postgres';
 import { createKafka, ensureTopics } from '@holdfast/kafka';
 import { silentLogger, EnvReader, readKafkaClientKind } from '@holdfast/platform';
 import { loadSettings } from '../infra/lib/settings.mjs';

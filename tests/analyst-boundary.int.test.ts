@@ -3,14 +3,8 @@ import pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  ANALYST_POLICY,
-  analystLoginFacts,
-  grantAnalystAccount,
-  migrateToLatest,
-  revokeAnalystAccount,
-  SERVICE_ROLES,
-} from '@holdfast/db';
+import { ANALYST_POLICY, migrateToLatest, SERVICE_ROLES } from '@holdfast/postgres';
+import { analystLoginFacts, grantAnalystAccount, revokeAnalystAccount } from '@holdfast/control-plane';
 import { DEFAULT_READ_MODEL_SCHEMA, ensureReadModelSchema } from '@holdfast/read-models';
 import { migrateAnalytics, migrateCampaigns, migrateRecompute } from '@holdfast/migrations';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';

@@ -2,24 +2,21 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDb, createPool, migrateToLatest, SERVICE_ROLES, type Pool } from '@holdfast/postgres';
 import {
-  createDb,
-  createPool,
   createWebhookSubscription,
-  defaultSecretsKeyring,
   disableWebhookSubscription,
-  listDeliveries,
   listWebhookSubscriptions,
-  outboundEventId,
-  parseWebhookSealKey,
-  recordOutboundEvents,
-  redeliver,
   rotateWebhookSecret,
   grantAnalystAccount,
-  migrateToLatest,
-  SERVICE_ROLES,
-  type Pool,
-} from '@holdfast/db';
+} from '@holdfast/control-plane';
+import { defaultSecretsKeyring, parseWebhookSealKey } from '@holdfast/secrets';
+import {
+  listDeliveries,
+  outboundEventId,
+  recordOutboundEvents,
+  redeliver,
+} from '@holdfast/webhook-deliveries';
 import { rebuildReadModels } from '@holdfast/projections';
 import {
   DEFAULT_READ_MODEL_SCHEMA,

@@ -5,14 +5,8 @@
 import { randomUUID } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  connectTile,
-  createAccount,
-  createPixelKey,
-  loadUnsubscribeKeys,
-  mintApiKey,
-  signUnsubscribeToken,
-} from '@holdfast/db';
+import { connectTile, createAccount, createPixelKey, mintApiKey } from '@holdfast/control-plane';
+import { loadUnsubscribeKeys, signUnsubscribeToken } from '@holdfast/secrets';
 import { createTestEnv, spawnTs, type TestEnv } from '@holdfast/testing';
 
 const tag = randomUUID().slice(0, 8);

@@ -7,7 +7,14 @@
 import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { applyPrivileges, createDb, createPool, migrateSchema, SERVICE_ROLES, type Pool } from '@holdfast/db';
+import {
+  applyPrivileges,
+  createDb,
+  createPool,
+  migrateSchema,
+  SERVICE_ROLES,
+  type Pool,
+} from '@holdfast/postgres';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
 
 let t: TestEnv;

@@ -2,7 +2,7 @@
 // (recompute) and dead letters waiting (projector), on a private database of the real stack.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount } from '@holdfast/db';
+import { createAccount } from '@holdfast/control-plane';
 import { createMetricsRegistry } from '@holdfast/platform';
 import { ensureReadModelSchema } from '@holdfast/read-models';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';

@@ -8,13 +8,18 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount, createWebhookSubscription } from '@holdfast/db';
+import { createAccount, createWebhookSubscription } from '@holdfast/control-plane';
 import { migrateDispatcher } from '@holdfast/migrations';
 import { startDispatcher, type RunningDispatcher } from '@holdfast/dispatcher';
 import { DEFAULT_READ_MODEL_SCHEMA } from '@holdfast/read-models';
 import { recomputeAccount } from '@holdfast/recompute';
-import { createTestEnv, type TestEnv } from '@holdfast/testing';
-import { eventually, startScriptedReceiver, type ScriptedReceiver } from '@holdfast/testing';
+import {
+  createTestEnv,
+  type TestEnv,
+  eventually,
+  startScriptedReceiver,
+  type ScriptedReceiver,
+} from '@holdfast/testing';
 import {
   insertCustomers,
   insertOrders,

@@ -15,14 +15,10 @@ import {
   STRICT_OUTBOUND_POLICY,
   type Logger,
 } from '@holdfast/platform';
-import {
-  createAccount,
-  createPool,
-  createWebhookSubscription,
-  listQuarantined,
-  parseSecretsKeys,
-  SecretsKeyring,
-} from '@holdfast/db';
+import { createAccount, createWebhookSubscription } from '@holdfast/control-plane';
+import { createPool } from '@holdfast/postgres';
+import { listQuarantined } from '@holdfast/webhook-deliveries';
+import { parseSecretsKeys, SecretsKeyring } from '@holdfast/secrets';
 import {
   createTestEnv,
   startTarpitReceiver,

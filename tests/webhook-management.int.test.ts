@@ -7,13 +7,22 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defaultSecretsKeyring, mintApiKey, parseWebhookSealKey } from '@holdfast/db';
+import { defaultSecretsKeyring, parseWebhookSealKey } from '@holdfast/secrets';
+import { mintApiKey } from '@holdfast/control-plane';
 import { migrateDispatcher } from '@holdfast/migrations';
 import { startDispatcher, verifySignature, type RunningDispatcher } from '@holdfast/dispatcher';
-import { createTestEnv, type TestEnv } from '@holdfast/testing';
-import { AUTH_DETAIL } from '../services/gateway/src/auth/resolve-principal.js';
-import { schemaErrors } from '@holdfast/testing/services';
 import {
+  createTestEnv,
+  type TestEnv,
+  appendCampaignSent,
+  campaignSent,
+  eventually,
+  startScriptedReceiver,
+  type ScriptedReceiver,
+} from '@holdfast/testing';
+import { AUTH_DETAIL } from '../services/gateway/src/auth/resolve-principal.js';
+import {
+  schemaErrors,
   call,
   newAccount,
   startGateway,
@@ -22,8 +31,6 @@ import {
   type TestGateway,
 } from '@holdfast/testing/services';
 import { WEBHOOK_DETAIL } from '../services/gateway/src/webhook-management/webhook-management-router.js';
-import { appendCampaignSent, campaignSent } from '@holdfast/testing';
-import { eventually, startScriptedReceiver, type ScriptedReceiver } from '@holdfast/testing';
 
 /** Asserts the status and that the body is valid against components.schemas[`schema`] (formats too). */
 function expectValid(answer: Answer, status: number, schema: string): void {

@@ -18,10 +18,10 @@ import {
   connectTile,
   createAccount,
   createWebhookSubscription,
-  defaultSecretsKeyring,
   inviteUser,
   mintApiKey,
-} from '@holdfast/db';
+} from '@holdfast/control-plane';
+import { defaultSecretsKeyring } from '@holdfast/secrets';
 import { silentLogger } from '@holdfast/platform';
 import { createTestEnv, REPO_ROOT, type TestEnv } from '@holdfast/testing';
 import { createConsole, loadConsoleConfig, totpCode } from '@holdfast/console';

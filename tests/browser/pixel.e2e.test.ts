@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { createAccount, createPixelKey } from '@holdfast/db';
+import { createAccount, createPixelKey } from '@holdfast/control-plane';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
 import { runProjector, startGateway, type TestGateway } from '@holdfast/testing/services';
 import type { RunningProjector } from '@holdfast/projections';

@@ -1,6 +1,7 @@
 // Test support: a browser-less client of the console (a cookie jar, the forms' CSRF tokens, no
 // redirects followed), and a signed-in person made through the real invitation and sign-in forms.
-import { createAccount, inviteUser, type AccountRole, type Database } from '@holdfast/db';
+import { createAccount, inviteUser } from '@holdfast/control-plane';
+import type { AccountRole, Database } from '@holdfast/postgres';
 import type { Kysely } from 'kysely';
 import { totpCode } from '@holdfast/console';
 

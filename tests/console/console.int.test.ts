@@ -6,27 +6,23 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
+import { ConsoleKeyring, defaultSecretsKeyring } from '@holdfast/secrets';
+import { createDb, createPool, SERVICE_ROLES, type Pool } from '@holdfast/postgres';
 import {
-  ConsoleKeyring,
-  createDb,
-  createPool,
-  defaultSecretsKeyring,
   listApiKeys,
   relaySettingsChanges,
   rewrapConsoleTotpSecrets,
   type PendingSettingsChange,
   sealConsoleTotpSecrets,
   mintApiKey,
-  readReportingCurrency,
-  SERVICE_ROLES,
-  type Pool,
-} from '@holdfast/db';
-import { ensureReadModelSchema, importReferenceRates } from '@holdfast/read-models';
+  createWebhookSubscription,
+} from '@holdfast/control-plane';
+import { readReportingCurrency, ensureReadModelSchema, importReferenceRates } from '@holdfast/read-models';
 import type { Logger } from '@holdfast/platform';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
 import type { Kysely } from 'kysely';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { createWebhookSubscription, readCampaignSettings } from '@holdfast/db';
+import { readCampaignSettings } from '@holdfast/campaign-store';
 import { migrateAnalytics, migrateCampaigns, migrateDispatcher } from '@holdfast/migrations';
 import { insertDeliveries, recordAttempt } from '../../services/dispatcher/src/delivery-store.js';
 import { createConsole, loadConsoleConfig, totpCode } from '@holdfast/console';

@@ -2,7 +2,8 @@
 // opens for its own user only, under any key still configured, and a rotation re-wraps it.
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { ConsoleKeyring, openTotpSecret, SecretUnreadableError } from '@holdfast/db';
+import { ConsoleKeyring, SecretUnreadableError } from '@holdfast/secrets';
+import { openTotpSecret } from '@holdfast/control-plane';
 
 const k1 = { id: 'c1', key: randomBytes(32) };
 const k2 = { id: 'c2', key: randomBytes(32) };

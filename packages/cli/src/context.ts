@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { Kysely } from 'kysely';
-import { createDb, createPool, migrateToLatest, type Database, type Pool } from '@holdfast/db';
+import { createDb, createPool, migrateToLatest, type Database, type Pool } from '@holdfast/postgres';
 import { ConfigError, EnvReader, readInfraConfig, type InfraConfig, type Logger } from '@holdfast/platform';
 
 /** Where the CLI writes: stdout carries results only (scripts parse it), stderr everything else. */

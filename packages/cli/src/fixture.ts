@@ -7,8 +7,8 @@ import {
   mintApiKey,
   normalizeOrigin,
   revokeApiKey,
-  type Database,
-} from '@holdfast/db';
+} from '@holdfast/control-plane';
+import type { Database } from '@holdfast/postgres';
 
 /** The ready-made accounts and credentials of `holdfast dev fixture` (every value a string). */
 export interface DevFixture {

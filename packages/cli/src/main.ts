@@ -8,7 +8,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Command, CommanderError } from 'commander';
-import { ControlPlaneError } from '@holdfast/db';
+import { ControlPlaneError } from '@holdfast/control-plane';
 import { CliError, createContext, processIo, type CliContext, type CliIo } from './context.js';
 import { COMMANDS, type RegisterCommand } from './commands/index.js';
 

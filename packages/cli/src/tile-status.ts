@@ -1,2 +1,2 @@
-// The tiles' states live in @holdfast/db, where the console reads them too.
-export { TILES, tileState, type TileState } from '@holdfast/db';
+// The tiles' states live in @holdfast/control-plane, where the console reads them too.
+export { TILES, tileState, type TileState } from '@holdfast/control-plane';

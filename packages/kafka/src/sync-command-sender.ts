@@ -1,7 +1,7 @@
 import type { Appender } from './appender.js';
 import { topicName } from './topics.js';
 
-/** A sync command as the outbox keeps it (structurally `PendingSyncCommand` of @holdfast/db). */
+/** A sync command as the outbox keeps it (structurally `PendingSyncCommand` of @holdfast/control-plane). */
 export interface EncodedSyncCommand {
   readonly accountId: string;
   readonly command: Buffer;

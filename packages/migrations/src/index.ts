@@ -1,7 +1,7 @@
 /**
  * The migration sets of the schemas services own. Each owner runs its own at start (the recompute:
  * analytics, campaigns, sync work; the dispatcher: deliveries); `holdfast migrate` runs them all,
- * after the control plane's (@holdfast/db), so a deployment migrates in one step before the services
+ * after the control plane's (@holdfast/postgres), so a deployment migrates in one step before the services
  * start.
  */
 import type { Kysely } from 'kysely';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { withTransaction } from '@holdfast/db';
+import { withTransaction } from '@holdfast/postgres';
 import { DEFAULT_READ_MODEL_SCHEMA, ensureReadModelSchema } from '@holdfast/read-models';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
 import { blankPerson } from './blank-person.js';

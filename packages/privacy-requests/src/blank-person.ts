@@ -1,4 +1,4 @@
-import { rawQuery, type PoolClient } from '@holdfast/db';
+import { rawQuery, type PoolClient } from '@holdfast/postgres';
 import { stitchedAnonymousIdsSql } from './pixel-subjects.js';
 
 /** Rows a blanking changed, per table. */

@@ -1,4 +1,5 @@
-import { rawQuery, type Pool, type SecretsKeyring } from '@holdfast/db';
+import { rawQuery, type Pool } from '@holdfast/postgres';
+import type { SecretsKeyring } from '@holdfast/secrets';
 import type { SubjectKeyStore } from '@holdfast/privacy';
 import { exportDocumentContext } from './export-requests.js';
 import { findPersonCustomers } from './run-erasure.js';

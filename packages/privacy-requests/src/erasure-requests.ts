@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { rawQuery, withTransaction, type Pool } from '@holdfast/db';
+import { rawQuery, withTransaction, type Pool } from '@holdfast/postgres';
 import type { PersonRequest } from '@holdfast/domain';
 import type { SubjectKeyStore } from '@holdfast/privacy';
 import { indexPerson, type PersonIndexes } from './person-indexes.js';

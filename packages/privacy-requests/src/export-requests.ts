@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { rawQuery, withTransaction, type Pool, type SecretsKeyring } from '@holdfast/db';
+import { rawQuery, withTransaction, type Pool } from '@holdfast/postgres';
+import type { SecretsKeyring } from '@holdfast/secrets';
 import type { PersonRequest } from '@holdfast/domain';
 import type { SubjectKeyStore } from '@holdfast/privacy';
 import { indexPerson } from './person-indexes.js';

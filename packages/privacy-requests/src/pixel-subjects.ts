@@ -1,4 +1,4 @@
-import { rawQuery, type Pool, type PoolClient } from '@holdfast/db';
+import { rawQuery, type Pool, type PoolClient } from '@holdfast/postgres';
 import { anonymousSubject, blindIndex } from '@holdfast/privacy';
 
 const q = (s: string) => `"${s.replace(/"/g, '""')}"`;

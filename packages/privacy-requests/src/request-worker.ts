@@ -1,4 +1,5 @@
-import { rawQuery, type Pool, type SecretsKeyring } from '@holdfast/db';
+import { rawQuery, type Pool } from '@holdfast/postgres';
+import type { SecretsKeyring } from '@holdfast/secrets';
 import { describeFailure, isRetriable, type Logger } from '@holdfast/platform';
 import type { SubjectKeyStore } from '@holdfast/privacy';
 import { runExport } from './build-export.js';

@@ -1,4 +1,4 @@
-import { rawQuery, withTransaction, type Pool } from '@holdfast/db';
+import { rawQuery, withTransaction, type Pool } from '@holdfast/postgres';
 import { blindIndex, type SubjectKeyStore } from '@holdfast/privacy';
 import { blankPerson } from './blank-person.js';
 import type { ErasureCounters } from './erasure-requests.js';

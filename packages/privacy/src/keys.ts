@@ -1,4 +1,4 @@
-import { loadKeyList, SecretsKeyring } from '@holdfast/db';
+import { loadKeyList, SecretsKeyring } from '@holdfast/secrets';
 
 /**
  * The key-encryption keys (KEK ring) subject and index keys are sealed under: `id:base64` entries of

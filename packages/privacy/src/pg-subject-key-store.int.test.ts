@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SecretsKeyring } from '@holdfast/db';
+import { SecretsKeyring } from '@holdfast/secrets';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
 import { PgSubjectKeyStore } from './pg-subject-key-store.js';
 import { SubjectKeyCache } from './subject-key-cache.js';

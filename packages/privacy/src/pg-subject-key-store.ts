@@ -1,13 +1,6 @@
 import { createCipheriv, createDecipheriv, createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
-import {
-  rawQuery,
-  withTransaction,
-  type Pool,
-  SecretUnreadableError,
-  type RawQueryable,
-  type SealedSecret,
-  type SecretsKeyring,
-} from '@holdfast/db';
+import { rawQuery, withTransaction, type Pool, type RawQueryable } from '@holdfast/postgres';
+import { SecretUnreadableError, type SealedSecret, type SecretsKeyring } from '@holdfast/secrets';
 import type { SubjectKeyStore } from './subject-key-store.js';
 
 interface SealedRow {

@@ -1,5 +1,5 @@
 import type { EventName, EventTypes, TopicName } from '@holdfast/contracts';
-import type { Pool, PoolClient } from '@holdfast/db';
+import type { Pool, PoolClient } from '@holdfast/postgres';
 import type { RetentionConfig } from '@holdfast/platform';
 
 /** One decoded record handed to a projection, with its position in the log. */

@@ -1,4 +1,4 @@
-import type { Pool } from '@holdfast/db';
+import type { Pool } from '@holdfast/postgres';
 import { DEFAULT_RETENTION, type Logger, type RetentionConfig } from '@holdfast/platform';
 import { expireDeadLetters } from './dlq/dead-letter-store.js';
 import type { AnyProjection } from './projection.js';

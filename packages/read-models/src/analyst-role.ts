@@ -8,7 +8,7 @@ import {
   serviceRolesExist,
   type PoolClient,
   type RunSql,
-} from '@holdfast/db';
+} from '@holdfast/postgres';
 
 /** The read-only role analysts connect through (a login role granted it); sees the accounts granted to the login. */
 export const ANALYST_ROLE = SERVICE_ROLES.analyst;

@@ -5,7 +5,7 @@ import {
   type Pool,
   type PoolClient,
   type RawQueryable,
-} from '@holdfast/db';
+} from '@holdfast/postgres';
 import {
   actAsReadModelOwner,
   applyReadModelPrivileges,

@@ -27,3 +27,12 @@ export {
   FxSnapshots,
   loadFxSnapshot,
 } from './fx/fx-snapshot.js';
+export {
+  FX_TABLE_COLUMNS,
+  readReportingCurrency,
+  type FxAccountCurrenciesTable,
+  type FxImportsTable,
+  type FxRatesTable,
+  type FxTables,
+  type FxVersionTable,
+} from './fx/fx-tables.js';

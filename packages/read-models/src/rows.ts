@@ -2,7 +2,7 @@
 // strings, int8 and numeric as numbers, timestamptz and date as Dates, jsonb parsed). Each interface
 // has a column list that must name exactly its keys (`satisfies`), and `rows.int.test.ts` holds the
 // lists to the tables the DDL creates, so a column added to one and not the other fails a test.
-import { rowColumns } from '@holdfast/db';
+import { rowColumns } from '@holdfast/postgres';
 
 /** A row of `orders` (docs/read-models.md, "orders"). */
 export interface OrderRow {

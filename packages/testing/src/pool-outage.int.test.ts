@@ -1,6 +1,6 @@
 // createPool (packages/db) against the real PostgreSQL: connections that die do not kill the process.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clientQueryTimeoutMs, createPool, type Pool } from '@holdfast/db';
+import { clientQueryTimeoutMs, createPool, type Pool } from '@holdfast/postgres';
 import { classifyError } from '@holdfast/platform';
 import { TcpProxy } from './tcp-proxy.js';
 import { createTestEnv, type TestEnv } from './test-env.js';

@@ -2,7 +2,7 @@
 // retriable) ends in a dead letter after HOLDFAST_RETRY_BUDGET identical failures, not in an endless
 // loop over the partition.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPool, type Pool } from '@holdfast/db';
+import { createPool, type Pool } from '@holdfast/postgres';
 import { runExactlyOnce, type RunningConsumer } from '@holdfast/kafka';
 import { silentLogger } from '@holdfast/platform';
 import { createTestEnv, type TestEnv } from './test-env.js';

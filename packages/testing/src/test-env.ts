@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { Kysely } from 'kysely';
 import { EventCodec } from '@holdfast/contracts';
-import { createDb, createPool, migrateToLatest, type Database } from '@holdfast/db';
+import { createDb, createPool, migrateToLatest, type Database } from '@holdfast/postgres';
 import {
   createKafka,
   ensureTopics,

@@ -2,15 +2,14 @@
 // checks on every change, the sign-in routes, and the account pages behind `accountAccess`.
 import { fileURLToPath } from 'node:url';
 import express, { type NextFunction, type Request, type Response } from 'express';
+import { createDb, type Pool } from '@holdfast/postgres';
 import {
-  createDb,
   deleteConsoleSession,
   findConsoleSession,
   listAccounts,
   listMemberships,
   touchConsoleSession,
-  type Pool,
-} from '@holdfast/db';
+} from '@holdfast/control-plane';
 import type { Logger } from '@holdfast/platform';
 import type { ReadModelTables } from '@holdfast/read-models';
 import type { Kysely } from 'kysely';

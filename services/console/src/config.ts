@@ -3,7 +3,7 @@ import {
   parseWebhookSealKey,
   type ConsoleKeyring,
   type WebhookSealKey,
-} from '@holdfast/db';
+} from '@holdfast/secrets';
 import {
   ConfigError,
   EnvReader,

@@ -1,4 +1,4 @@
-import type { Database, Pool } from '@holdfast/db';
+import type { Database, Pool } from '@holdfast/postgres';
 import type { Logger } from '@holdfast/platform';
 import type { ReadModelTables } from '@holdfast/read-models';
 import type { Kysely } from 'kysely';

@@ -4,14 +4,13 @@
 // migrations (run by every service's start or `holdfast migrate`) create its tables.
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
+import { createDb, createPool } from '@holdfast/postgres';
 import {
-  createDb,
-  createPool,
   purgeConsoleSessions,
   purgeSignInFailures,
   rewrapConsoleTotpSecrets,
   sealConsoleTotpSecrets,
-} from '@holdfast/db';
+} from '@holdfast/control-plane';
 import { EnvReader, poolOptions, readOpsConfig, runService } from '@holdfast/platform';
 import { createConsole } from './app.js';
 import { loadConsoleConfig } from './config.js';

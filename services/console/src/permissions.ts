@@ -1,6 +1,6 @@
 // The console's permission matrix: every rule about who may do what is here, as one pure function
 // the routes call before they act (the pages only hide what this refuses; the server refuses it).
-import type { AccountRole } from '@holdfast/db';
+import type { AccountRole } from '@holdfast/postgres';
 
 /** A role in one account, or an operator (Holdfast's own staff: every account). */
 export type ConsoleRole = AccountRole | 'operator';

@@ -2,7 +2,8 @@
 // dashboards' reports — the console fetches from it over HTTP like any integrator, with a read key of
 // its own per account that stops by itself (`mintExpiringReadKey`, 10 minutes; a new one is minted
 // after 8). No lasting key is kept anywhere; the process forgets them at exit.
-import { mintExpiringReadKey, type Database } from '@holdfast/db';
+import { mintExpiringReadKey } from '@holdfast/control-plane';
+import type { Database } from '@holdfast/postgres';
 import type { Kysely } from 'kysely';
 
 /** How long the console's read key works, and when a fresh one is minted before that. */

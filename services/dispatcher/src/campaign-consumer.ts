@@ -1,5 +1,5 @@
 import type { CampaignSent, EventCodec } from '@holdfast/contracts';
-import { readCheckpoint, withTransaction, writeCheckpoint, type Pool } from '@holdfast/db';
+import { readCheckpoint, withTransaction, writeCheckpoint, type Pool } from '@holdfast/postgres';
 import {
   deadLetterOf,
   deadLetterReason,

@@ -1,4 +1,4 @@
-import { loadSecretsKeyring, type SecretsKeyring } from '@holdfast/db';
+import { loadSecretsKeyring, type SecretsKeyring } from '@holdfast/secrets';
 import {
   EnvReader,
   readInfraConfig,

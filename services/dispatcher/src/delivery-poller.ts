@@ -1,4 +1,5 @@
-import type { Database, SecretsKeyring } from '@holdfast/db';
+import type { Database } from '@holdfast/postgres';
+import type { SecretsKeyring } from '@holdfast/secrets';
 import type { Kysely } from 'kysely';
 import type { Logger, OutboundClient } from '@holdfast/platform';
 import {

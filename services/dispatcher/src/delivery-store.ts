@@ -1,11 +1,6 @@
-import {
-  kyselyOn,
-  openSigningSecrets,
-  rawQuery,
-  type Database,
-  type PoolClient,
-  type SecretsKeyring,
-} from '@holdfast/db';
+import { kyselyOn, rawQuery, type Database, type PoolClient } from '@holdfast/postgres';
+import { openSigningSecrets } from '@holdfast/control-plane';
+import type { SecretsKeyring } from '@holdfast/secrets';
 import type { Kysely } from 'kysely';
 import { parkedError, quarantineReason } from './quarantine.js';
 import { nextAttemptAt } from './retry-schedule.js';

@@ -1,5 +1,5 @@
 import { webhookBody } from '@holdfast/domain';
-import { kyselyOn, withTransaction, type Database, type Pool } from '@holdfast/db';
+import { kyselyOn, withTransaction, type Database, type Pool } from '@holdfast/postgres';
 import { deliveryId } from './delivery-id.js';
 import { activeSubscriptions, insertDeliveries, type NewDelivery } from './delivery-store.js';
 

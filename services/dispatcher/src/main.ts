@@ -6,7 +6,7 @@
  * schedule. SIGTERM/SIGINT stop it cleanly (runService): an attempt in flight finishes and is
  * recorded, or (if killed) its claim expires and it is retried.
  */
-import { createPool } from '@holdfast/db';
+import { createPool } from '@holdfast/postgres';
 import { connectKafka, registerConsumerLag, waitForLog } from '@holdfast/kafka';
 import { createOutboundClient, loadOpsConfig, poolOptions, runService, waitFor } from '@holdfast/platform';
 import { loadDispatcherConfig } from './config.js';

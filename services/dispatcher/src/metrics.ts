@@ -1,4 +1,4 @@
-import { createDb, type Pool } from '@holdfast/db';
+import { createDb, type Pool } from '@holdfast/postgres';
 import { Counter, Gauge, Histogram, type Registry } from '@holdfast/platform';
 
 /** The dispatcher's Prometheus metrics. */

@@ -1,4 +1,4 @@
-import { SecretUnreadableError } from '@holdfast/db';
+import { SecretUnreadableError } from '@holdfast/secrets';
 
 /**
  * Why a subscription must be quarantined after `err` was thrown while preparing its deliveries, or

@@ -1,13 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { EventCodec } from '@holdfast/contracts';
-import {
-  createDb,
-  defaultSecretsKeyring,
-  migrateToLatest,
-  sealPlaintextWebhookSecrets,
-  type Pool,
-  type SecretsKeyring,
-} from '@holdfast/db';
+import { createDb, migrateToLatest, type Pool } from '@holdfast/postgres';
+import { defaultSecretsKeyring, type SecretsKeyring } from '@holdfast/secrets';
+import { sealPlaintextWebhookSecrets } from '@holdfast/control-plane';
 import {
   consumerLag,
   kafkaDeadLetterPublisher,

@@ -1,11 +1,18 @@
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount, createWebhookSubscription } from '@holdfast/db';
-import { createTestEnv, spawnTs, type TestEnv } from '@holdfast/testing';
+import { createAccount, createWebhookSubscription } from '@holdfast/control-plane';
+import {
+  createTestEnv,
+  spawnTs,
+  type TestEnv,
+  appendCampaignSent,
+  campaignSent,
+  eventually,
+  startScriptedReceiver,
+  type ScriptedReceiver,
+} from '@holdfast/testing';
 import { verifySignature } from '../src/signature.js';
-import { appendCampaignSent, campaignSent } from '@holdfast/testing';
-import { eventually, startScriptedReceiver, type ScriptedReceiver } from '@holdfast/testing';
 
 describe('dispatcher process (main.ts)', () => {
   let t: TestEnv;

@@ -2,14 +2,20 @@
 // dead-lettered (not dropped) while the valid ones are delivered; PostgreSQL connections terminated
 // under it cost nothing; /metrics has the group's lag and the webhook backlog.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount, createWebhookSubscription } from '@holdfast/db';
+import { createAccount, createWebhookSubscription } from '@holdfast/control-plane';
 import { registerConsumerLag, TransactionalAppender, topicName } from '@holdfast/kafka';
 import { createMetricsRegistry } from '@holdfast/platform';
-import { createTestEnv, readDeadLetters, type TestEnv } from '@holdfast/testing';
+import {
+  createTestEnv,
+  readDeadLetters,
+  type TestEnv,
+  campaignSent,
+  eventually,
+  startScriptedReceiver,
+  type ScriptedReceiver,
+} from '@holdfast/testing';
 import { DispatcherMetrics } from '../src/metrics.js';
 import { startDispatcher, type RunningDispatcher } from '../src/start-dispatcher.js';
-import { campaignSent } from '@holdfast/testing';
-import { eventually, startScriptedReceiver, type ScriptedReceiver } from '@holdfast/testing';
 
 let t: TestEnv;
 let dispatcher: RunningDispatcher;

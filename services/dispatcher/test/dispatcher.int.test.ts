@@ -1,16 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount, createWebhookSubscription } from '@holdfast/db';
-import { createTestEnv, type TestEnv } from '@holdfast/testing';
-import { startDispatcher, type RunningDispatcher } from '../src/start-dispatcher.js';
-import { verifySignature } from '../src/signature.js';
-import { appendCampaignSent, campaignSent } from '@holdfast/testing';
+import { createAccount, createWebhookSubscription } from '@holdfast/control-plane';
 import {
+  createTestEnv,
+  type TestEnv,
+  appendCampaignSent,
+  campaignSent,
   eventually,
   spawnExampleReceiver,
   startScriptedReceiver,
   type ExampleReceiver,
   type ScriptedReceiver,
 } from '@holdfast/testing';
+import { startDispatcher, type RunningDispatcher } from '../src/start-dispatcher.js';
+import { verifySignature } from '../src/signature.js';
 
 const MIN = 60_000;
 const T0 = Date.parse('2025-03-01T09:00:00.000Z');

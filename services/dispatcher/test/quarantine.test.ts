@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SecretUnreadableError } from '@holdfast/db';
+import { SecretUnreadableError } from '@holdfast/secrets';
 import { parkedError, quarantineReason } from '../src/quarantine.js';
 
 describe('quarantineReason', () => {

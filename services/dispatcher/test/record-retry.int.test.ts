@@ -5,12 +5,19 @@ import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount, createPool, createWebhookSubscription, listDeliveries } from '@holdfast/db';
+import { createAccount, createWebhookSubscription } from '@holdfast/control-plane';
+import { createPool } from '@holdfast/postgres';
+import { listDeliveries } from '@holdfast/webhook-deliveries';
 import { createOutboundClient, parseOutboundAllow, STRICT_OUTBOUND_POLICY } from '@holdfast/platform';
-import { createTestEnv, TcpProxy, type TestEnv } from '@holdfast/testing';
+import {
+  createTestEnv,
+  TcpProxy,
+  type TestEnv,
+  appendCampaignSent,
+  campaignSent,
+  eventually,
+} from '@holdfast/testing';
 import { startDispatcher, type RunningDispatcher } from '../src/start-dispatcher.js';
-import { appendCampaignSent, campaignSent } from '@holdfast/testing';
-import { eventually } from '@holdfast/testing';
 
 let t: TestEnv;
 let proxy: TcpProxy;

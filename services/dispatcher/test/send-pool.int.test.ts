@@ -3,11 +3,17 @@
 // the tarpit's attempts time out, nor after the poll's reclaim interval (the enqueue rings the
 // doorbell of the poll waiting beside the tarpit).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount, createWebhookSubscription } from '@holdfast/db';
-import { createTestEnv, type TestEnv } from '@holdfast/testing';
+import { createAccount, createWebhookSubscription } from '@holdfast/control-plane';
+import {
+  createTestEnv,
+  type TestEnv,
+  appendCampaignSent,
+  campaignSent,
+  eventually,
+  startScriptedReceiver,
+  type ScriptedReceiver,
+} from '@holdfast/testing';
 import { startDispatcher, type RunningDispatcher } from '../src/start-dispatcher.js';
-import { appendCampaignSent, campaignSent } from '@holdfast/testing';
-import { eventually, startScriptedReceiver, type ScriptedReceiver } from '@holdfast/testing';
 
 const TIMEOUT_MS = 8_000;
 // Long, so that a delivery that waited for the next reclaim would show.

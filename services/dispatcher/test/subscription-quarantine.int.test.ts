@@ -3,22 +3,21 @@
 // attempt is sent, and the poll goes on delivering everyone else's. Lifting the quarantine resumes it.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  createAccount,
-  createWebhookSubscription,
-  listDeliveries,
-  listQuarantined,
-  parseSecretsKeys,
-  rotateWebhookSecret,
-  SecretsKeyring,
-  unquarantineSubscription,
-} from '@holdfast/db';
+import { createAccount, createWebhookSubscription, rotateWebhookSecret } from '@holdfast/control-plane';
+import { listDeliveries, listQuarantined, unquarantineSubscription } from '@holdfast/webhook-deliveries';
+import { parseSecretsKeys, SecretsKeyring } from '@holdfast/secrets';
 import { createMetricsRegistry, type Logger } from '@holdfast/platform';
-import { createTestEnv, type TestEnv } from '@holdfast/testing';
+import {
+  createTestEnv,
+  type TestEnv,
+  appendCampaignSent,
+  campaignSent,
+  eventually,
+  startScriptedReceiver,
+  type ScriptedReceiver,
+} from '@holdfast/testing';
 import { DispatcherMetrics } from '../src/metrics.js';
 import { startDispatcher, type RunningDispatcher } from '../src/start-dispatcher.js';
-import { appendCampaignSent, campaignSent } from '@holdfast/testing';
-import { eventually, startScriptedReceiver, type ScriptedReceiver } from '@holdfast/testing';
 
 const keyring = (id: string) =>
   new SecretsKeyring(parseSecretsKeys(`${id}:${randomBytes(32).toString('base64')}`));

@@ -5,15 +5,20 @@ import {
   ControlPlaneError,
   createAccount,
   createWebhookSubscription,
-  defaultSecretsKeyring,
-  listDeliveries,
-  redeliver,
   rotateWebhookSecret,
-} from '@holdfast/db';
-import { createTestEnv, type TestEnv } from '@holdfast/testing';
+} from '@holdfast/control-plane';
+import { defaultSecretsKeyring } from '@holdfast/secrets';
+import { listDeliveries, redeliver } from '@holdfast/webhook-deliveries';
+import {
+  createTestEnv,
+  type TestEnv,
+  appendCampaignSent,
+  campaignSent,
+  eventually,
+  startScriptedReceiver,
+  type ReceivedRequest,
+} from '@holdfast/testing';
 import { startDispatcher, type RunningDispatcher } from '../src/start-dispatcher.js';
-import { appendCampaignSent, campaignSent } from '@holdfast/testing';
-import { eventually, startScriptedReceiver, type ReceivedRequest } from '@holdfast/testing';
 
 const MIN = 60_000;
 

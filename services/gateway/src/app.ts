@@ -1,11 +1,7 @@
 import express, { type Express, type RequestHandler } from 'express';
-import {
-  createDb,
-  startSettingsOutboxRelay,
-  startSyncOutboxRelay,
-  type Pool,
-  type SecretsKeyring,
-} from '@holdfast/db';
+import { createDb, type Pool } from '@holdfast/postgres';
+import { startSettingsOutboxRelay, startSyncOutboxRelay } from '@holdfast/control-plane';
+import type { SecretsKeyring } from '@holdfast/secrets';
 import { settingsChangeSender } from './routes/account.js';
 import {
   syncCommandSender,

@@ -6,7 +6,7 @@ import {
   type InboundKeyring,
   type UnsubscribeKeys,
   type WebhookSealKey,
-} from '@holdfast/db';
+} from '@holdfast/secrets';
 import {
   ConfigError,
   EnvReader,

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Database, Pool } from '@holdfast/db';
+import type { Database, Pool } from '@holdfast/postgres';
 import type { LogPositionSource } from '@holdfast/kafka';
 import type { GatewayConfig } from './config.js';
 import type { IngestRouteDeps } from './ingest/ingest-route.js';

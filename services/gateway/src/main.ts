@@ -9,7 +9,7 @@
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import type { Kysely } from 'kysely';
-import { createDb, createPool, migrateToLatest } from '@holdfast/db';
+import { createDb, createPool, migrateToLatest } from '@holdfast/postgres';
 import { loadPrivacyKeyring, PgSubjectKeyStore } from '@holdfast/privacy';
 import {
   connectKafka,

@@ -1,4 +1,4 @@
-import type { Pool } from '@holdfast/db';
+import type { Pool } from '@holdfast/postgres';
 import { NotReadyError } from '@holdfast/platform';
 import {
   missingReadModelTables,

@@ -1,4 +1,4 @@
-import { createDb, type Pool } from '@holdfast/db';
+import { createDb, type Pool } from '@holdfast/postgres';
 import type { ReadModelTables } from '@holdfast/read-models';
 import type { Kysely } from 'kysely';
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { inspect } from 'node:util';
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { InboundKeyring, SecretsKeyring } from '@holdfast/db';
+import { InboundKeyring, SecretsKeyring } from '@holdfast/secrets';
 import { ConfigError } from '@holdfast/platform';
 import { loadGatewayConfig, type GatewayConfig } from '../src/config.js';
 

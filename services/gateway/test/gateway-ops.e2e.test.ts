@@ -9,10 +9,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   loadUnsubscribeKeys,
   parseUnsubscribeKeys,
-  revokeApiKey,
   signUnsubscribeToken,
   UnsubscribeKeys,
-} from '@holdfast/db';
+} from '@holdfast/secrets';
+import { revokeApiKey } from '@holdfast/control-plane';
 import { DEFAULT_READ_MODEL_SCHEMA, ensureReadModelSchema } from '@holdfast/read-models';
 import { createTestEnv, spawnTs, type TestEnv } from '@holdfast/testing';
 import { call, newAccount } from '@holdfast/testing/services';

@@ -10,7 +10,7 @@
  * the current chunk commits or rolls back; nothing is lost either way). A consumer that crashes for
  * good (a bug) exits non-zero so the supervisor restarts it.
  */
-import { createPool } from '@holdfast/db';
+import { createPool } from '@holdfast/postgres';
 import { loadPrivacyKeyring, PgSubjectKeyStore } from '@holdfast/privacy';
 import { startPrivacyWorker } from '@holdfast/privacy-requests';
 import { connectKafka, registerConsumerLag, waitForLog } from '@holdfast/kafka';

@@ -4,14 +4,9 @@
 // with backoff, never a reason to exit. SIGTERM/SIGINT stop it cleanly (runService).
 import type { Kysely } from 'kysely';
 import { sendsOnTrigger } from '@holdfast/domain';
-import {
-  createDb,
-  createPool,
-  loadSecretsKeyring,
-  loadUnsubscribeKeys,
-  migrateToLatest,
-  startSyncOutboxRelay,
-} from '@holdfast/db';
+import { createDb, createPool, migrateToLatest } from '@holdfast/postgres';
+import { loadSecretsKeyring, loadUnsubscribeKeys } from '@holdfast/secrets';
+import { startSyncOutboxRelay } from '@holdfast/control-plane';
 import { DEFAULT_READ_MODEL_SCHEMA, READ_SCHEMA_SETTING } from '@holdfast/read-models';
 import {
   connectKafka,

@@ -1,4 +1,4 @@
-import { rawQuery, type Pool } from '@holdfast/db';
+import { rawQuery, type Pool } from '@holdfast/postgres';
 import { Gauge, type Registry } from '@holdfast/platform';
 
 interface SyncTaskAges {

@@ -1,6 +1,6 @@
 import type { KafkaAdmin, KafkaClient } from '@holdfast/kafka';
 import type { LogPosition } from '@holdfast/contracts';
-import type { Pool } from '@holdfast/db';
+import type { Pool } from '@holdfast/postgres';
 import { recomputeDb } from './recompute-database.js';
 
 /** Where the projector stands on one partition: its checkpoint and its consumer group's committed offset. */

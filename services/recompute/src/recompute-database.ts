@@ -1,11 +1,5 @@
-import {
-  createDb,
-  kyselyOn,
-  type CampaignTables,
-  type Database,
-  type Pool,
-  type PoolClient,
-} from '@holdfast/db';
+import { createDb, kyselyOn, type Database, type Pool, type PoolClient } from '@holdfast/postgres';
+import type { CampaignTables } from '@holdfast/campaign-store';
 import type { ReadModelTables } from '@holdfast/read-models';
 import type { Kysely } from 'kysely';
 import type { RecomputeTables } from './migrations/tables.js';

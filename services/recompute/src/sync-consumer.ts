@@ -1,5 +1,5 @@
 import type { EventCodec } from '@holdfast/contracts';
-import type { Pool } from '@holdfast/db';
+import type { Pool } from '@holdfast/postgres';
 import {
   deadLetterOf,
   deadLetterReason,

@@ -4,14 +4,14 @@ import { sql, type Kysely } from 'kysely';
 import {
   rawQuery,
   readCheckpoint,
-  recordOutboundEvents,
   type Database,
   withTransaction,
   writeCheckpoint,
   type CheckpointKey,
   type Pool,
   type PoolClient,
-} from '@holdfast/db';
+} from '@holdfast/postgres';
+import { recordOutboundEvents } from '@holdfast/webhook-deliveries';
 import { recomputeDb, recomputeDbOn, type RecomputeDatabase } from './recompute-database.js';
 
 /** Where the sync consumer keeps its checkpoints and the task worker its work queue (created by `migrateRecompute`). */

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SyncRequested } from '@holdfast/contracts';
-import { createAccount } from '@holdfast/db';
+import { createAccount } from '@holdfast/control-plane';
 import {
   kafkaDeadLetterPublisher,
   TransactionalAppender,

@@ -13,8 +13,8 @@ import {
   normalizeStorefrontDomain,
   setReadWithIngestKey,
   setStorefrontDomain,
-  type AccountsTable,
-} from '@holdfast/db';
+} from '@holdfast/control-plane';
+import type { AccountsTable } from '@holdfast/postgres';
 import { CliError } from '../context.js';
 import { iso, table, uuid, when } from '../format.js';
 import { tileState } from '../tile-status.js';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SERVICE_ROLES } from '@holdfast/db';
+import { SERVICE_ROLES } from '@holdfast/postgres';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
 import { runCaptured } from '../testing/capture.js';
 

@@ -3,9 +3,9 @@ import {
   grantAnalystAccount,
   listAnalystGrants,
   revokeAnalystAccount,
-  SERVICE_ROLES,
   type AnalystGrantListing,
-} from '@holdfast/db';
+} from '@holdfast/control-plane';
+import { SERVICE_ROLES } from '@holdfast/postgres';
 import { CliError } from '../context.js';
 import { accountOption, iso, table, when } from '../format.js';
 import type { RegisterCommand } from './index.js';

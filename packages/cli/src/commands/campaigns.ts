@@ -1,11 +1,11 @@
 import { Argument, Option } from 'commander';
+import { describeAccount } from '@holdfast/control-plane';
 import {
-  describeAccount,
   listLiftReports,
   readCampaignSettings,
   setCampaignTypeEnabled,
   setFrequencyCap,
-} from '@holdfast/db';
+} from '@holdfast/campaign-store';
 import { CAMPAIGN_TYPES, DEFAULT_FREQUENCY_CAP } from '@holdfast/domain';
 import { CliError, type CliContext } from '../context.js';
 import { accountOption, iso, positiveInt, table, when } from '../format.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashToken } from '@holdfast/db';
+import { hashToken } from '@holdfast/control-plane';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
 import type { DevFixture } from '../fixture.js';
 import { runCaptured } from '../testing/capture.js';

@@ -6,7 +6,7 @@ import {
   listApiKeys,
   mintApiKey,
   rotateApiKey,
-} from '@holdfast/db';
+} from '@holdfast/control-plane';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
 import { runCaptured } from '../testing/capture.js';
 

@@ -6,9 +6,9 @@ import {
   mintApiKey,
   revokeApiKey,
   rotateApiKey,
-  type ApiKeyKind,
   type ApiKeyListing,
-} from '@holdfast/db';
+} from '@holdfast/control-plane';
+import type { ApiKeyKind } from '@holdfast/postgres';
 import { accountOption, iso, parseDuration, table, uuid, when } from '../format.js';
 import type { RegisterCommand } from './index.js';
 

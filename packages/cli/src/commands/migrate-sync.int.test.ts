@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount } from '@holdfast/db';
+import { createAccount } from '@holdfast/control-plane';
 import { topicName } from '@holdfast/kafka';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
 import { SERVICE_MIGRATIONS } from '@holdfast/migrations';

@@ -10,9 +10,9 @@ import {
   removePixelOrigin,
   revokePixelKey,
   type PixelKeyListing,
-} from '@holdfast/db';
+} from '@holdfast/control-plane';
 import type { Kysely } from 'kysely';
-import type { Database } from '@holdfast/db';
+import type { Database } from '@holdfast/postgres';
 import { accountOption, iso, table, uuid, when } from '../format.js';
 import type { RegisterCommand } from './index.js';
 

@@ -1,4 +1,4 @@
-import { rawQuery, type Pool } from '@holdfast/db';
+import { rawQuery, type Pool } from '@holdfast/postgres';
 import type { AnyEvent, EventCodec, EventTypes } from '@holdfast/contracts';
 import {
   ensureTopics,

@@ -3,7 +3,7 @@ import { mkdtemp, readFile, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount } from '@holdfast/db';
+import { createAccount } from '@holdfast/control-plane';
 import { silentLogger } from '@holdfast/platform';
 import { loadPrivacyKeyring, PgSubjectKeyStore } from '@holdfast/privacy';
 import { indexPerson, startPrivacyWorker, type PrivacyWorker } from '@holdfast/privacy-requests';

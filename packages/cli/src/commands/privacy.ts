@@ -1,5 +1,5 @@
 import { writeFile } from 'node:fs/promises';
-import { describeAccount } from '@holdfast/db';
+import { describeAccount } from '@holdfast/control-plane';
 import { validatePersonRequest } from '@holdfast/domain';
 import { EventCodec } from '@holdfast/contracts';
 import { createKafka } from '@holdfast/kafka';

@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount, loadProviderConnections, parseSecretsKeys, SecretsKeyring } from '@holdfast/db';
+import { createAccount, loadProviderConnections } from '@holdfast/control-plane';
+import { parseSecretsKeys, SecretsKeyring } from '@holdfast/secrets';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
 import { runCaptured } from '../testing/capture.js';
 

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Option, type Command } from 'commander';
-import { setEmailProvider, setSmsProvider } from '@holdfast/db';
+import { setEmailProvider, setSmsProvider } from '@holdfast/control-plane';
 import { CliError, type CliContext } from '../context.js';
 import { accountOption, httpUrl } from '../format.js';
 import { inboundKeyringFor, keyringFor } from './secrets.js';

@@ -6,19 +6,21 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createAccount,
   createWebhookSubscription,
+  loadSmsInboundToken,
+  setSmsProvider,
+} from '@holdfast/control-plane';
+import {
   InboundKeyring,
   loadInboundKeyring,
   loadSecretsKeyring,
-  loadSmsInboundToken,
   SecretsKeyring,
   parseSecretsKeys,
   parseWebhookSealKey,
   parseUnsubscribeKeys,
-  setSmsProvider,
   signUnsubscribeToken,
   UnsubscribeKeys,
   verifyUnsubscribeToken,
-} from '@holdfast/db';
+} from '@holdfast/secrets';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
 import { runCaptured } from '../testing/capture.js';
 

@@ -1,16 +1,18 @@
 import {
   countPlaintextWebhookSecrets,
-  legacyUnsubscribeKeys,
-  loadInboundKeyring,
-  loadSecretsKeyring,
   sealInboundSecrets,
-  type InboundKeyring,
-  SecretUnreadableError,
-  type SecretsKeyring,
   rewrapSecrets,
   sealPlaintextWebhookSecrets,
   secretKeyUsage,
-} from '@holdfast/db';
+} from '@holdfast/control-plane';
+import {
+  legacyUnsubscribeKeys,
+  loadInboundKeyring,
+  loadSecretsKeyring,
+  type InboundKeyring,
+  SecretUnreadableError,
+  type SecretsKeyring,
+} from '@holdfast/secrets';
 import { ConfigError } from '@holdfast/platform';
 import { CliError, type CliContext } from '../context.js';
 import { table } from '../format.js';

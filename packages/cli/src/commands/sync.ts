@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { EventCodec } from '@holdfast/contracts';
-import { describeAccount, queueSyncTasks, relaySyncCommands } from '@holdfast/db';
+import { describeAccount, queueSyncTasks, relaySyncCommands } from '@holdfast/control-plane';
 import {
   createKafka,
   ensureTopicsOf,

@@ -5,8 +5,8 @@ import {
   describeAccount,
   disconnectTile,
   listTiles,
-  type TileName,
-} from '@holdfast/db';
+} from '@holdfast/control-plane';
+import type { TileName } from '@holdfast/postgres';
 import { accountOption, iso, table, when } from '../format.js';
 import { TILES, tileState } from '../tile-status.js';
 import type { RegisterCommand } from './index.js';

@@ -2,14 +2,14 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   acceptInvite,
-  ConsoleKeyring,
   createAccount,
   findInvite,
   listApiKeys,
   membershipRole,
   mintExpiringReadKey,
   secretDigest,
-} from '@holdfast/db';
+} from '@holdfast/control-plane';
+import { ConsoleKeyring } from '@holdfast/secrets';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
 import { runCaptured } from '../testing/capture.js';
 

@@ -1,9 +1,9 @@
 import { Option } from 'commander';
-import { ACCOUNT_ROLES, inviteUser, type AccountRole } from '@holdfast/db';
+import { ACCOUNT_ROLES, inviteUser } from '@holdfast/control-plane';
+import type { AccountRole } from '@holdfast/postgres';
 import { CliError } from '../context.js';
-import { iso } from '../format.js';
+import { iso, uuid } from '../format.js';
 import type { RegisterCommand } from './index.js';
-import { uuid } from '../format.js';
 
 /** The console's public base URL for links (HOLDFAST_CONSOLE_URL; locally the console's default port). */
 export function consoleUrl(env: Readonly<Record<string, string | undefined>>): string {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHmac } from 'node:crypto';
-import { createAccount, defaultSecretsKeyring, loadSecretsKeyring } from '@holdfast/db';
+import { createAccount } from '@holdfast/control-plane';
+import { defaultSecretsKeyring, loadSecretsKeyring } from '@holdfast/secrets';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
 import { runCaptured } from '../testing/capture.js';
 

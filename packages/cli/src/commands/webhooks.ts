@@ -5,15 +5,17 @@ import {
   createWebhookSubscription,
   describeAccount,
   disableWebhookSubscription,
-  listDeliveries,
   listProviders,
-  listQuarantined,
   listWebhookSubscriptions,
-  redeliver,
   rotateWebhookSecret,
+} from '@holdfast/control-plane';
+import {
+  listDeliveries,
+  listQuarantined,
+  redeliver,
   unquarantineSubscription,
   type DeliveryListing,
-} from '@holdfast/db';
+} from '@holdfast/webhook-deliveries';
 import { checkOutboundUrl, EnvReader, readOutboundPolicy } from '@holdfast/platform';
 import { CliError, type CliContext } from '../context.js';
 import { accountOption, httpUrl, iso, parseDuration, table, uuid, when } from '../format.js';

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { migrateSchema, type MigrationSet } from '@holdfast/db';
+import { migrateSchema, type MigrationSet } from '@holdfast/postgres';
 import * as analyticsScores from './2026-11-22T12-00-analytics-scores.js';
 import * as modelChecks from './2026-11-27T16-00-model-checks.js';
 import * as reportAggregates from './2026-11-27T18-00-report-aggregates.js';

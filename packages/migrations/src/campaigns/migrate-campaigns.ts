@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { migrateSchema, type MigrationSet } from '@holdfast/db';
+import { migrateSchema, type MigrationSet } from '@holdfast/postgres';
 import * as campaigns from './2026-11-23T09-00-campaigns.js';
 import * as controls from './2026-11-24T00-00-campaign-controls.js';
 import * as retries from './2026-11-24T03-00-send-retries.js';

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import { checkpointTableDdl } from '@holdfast/db';
+import { checkpointTableDdl } from '@holdfast/postgres';
 
 /**
  * The dispatcher's durable state. `deliveries` holds one row per (subscription, campaign.sent event):

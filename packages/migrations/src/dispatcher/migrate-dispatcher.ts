@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { migrateSchema, type MigrationSet } from '@holdfast/db';
+import { migrateSchema, type MigrationSet } from '@holdfast/postgres';
 import * as dispatcher from './2026-11-23T10-00-dispatcher.js';
 import * as quarantine from './2026-11-27T10-00-subscription-quarantine.js';
 import * as gatewayReads from './2026-11-28T14-00-gateway-delivery-reads.js';

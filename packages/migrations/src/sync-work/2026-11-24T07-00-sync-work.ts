@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import { checkpointTableDdl } from '@holdfast/db';
+import { checkpointTableDdl } from '@holdfast/postgres';
 
 // Frozen in time: never edit a migration that has run; add a new one.
 /**

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { migrateSchema, type MigrationSet } from '@holdfast/db';
+import { migrateSchema, type MigrationSet } from '@holdfast/postgres';
 import * as syncWork from './2026-11-24T07-00-sync-work.js';
 
 /** The recompute's own state (schema `recompute`: checkpoints, the sync work queue), in order. */

@@ -30,7 +30,7 @@ export function registryProbe(
  */
 export function postgresProbe(pool: { query(sql: string): Promise<unknown> }): () => Promise<void> {
   return async () => {
-    // Named like @holdfast/db's rawQuery names its statements (platform sits below db, so by hand).
+    // Named like @holdfast/postgres' rawQuery names its statements (platform sits below it, so by hand).
     await pool.query('/* probes.postgres */ select 1');
   };
 }

@@ -1,4 +1,4 @@
-import { createDb, kyselyOn, sql, withTransaction, type Pool } from '@holdfast/db';
+import { createDb, kyselyOn, sql, withTransaction, type Pool } from '@holdfast/postgres';
 import { keptSince } from '@holdfast/domain';
 import { topicName, type Appender } from '@holdfast/kafka';
 import type { AnyEvent, EventCodec, TopicName } from '@holdfast/contracts';

@@ -1,6 +1,6 @@
 import { finished } from 'node:stream/promises';
 import { from as copyFrom } from 'pg-copy-streams';
-import { namedSql, type PoolClient } from '@holdfast/db';
+import { namedSql, type PoolClient } from '@holdfast/postgres';
 import { textArrayLiteral } from './sql-arrays.js';
 
 const ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };

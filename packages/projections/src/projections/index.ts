@@ -1,7 +1,7 @@
 import type { AnyProjection, WiredProjection } from '../projection.js';
 import { accountSettingsProjection } from './account-settings.projection.js';
 import { campaignSendsProjection } from './campaign-sends.projection.js';
-import type { SecretsKeyring } from '@holdfast/db';
+import type { SecretsKeyring } from '@holdfast/secrets';
 import { CommerceKeys, wireCommerce } from './commerce/commerce.projection.js';
 import type { MemoryBudget } from './commerce/identity-memory.js';
 import { ingestBatchesProjection } from './ingest-batches.projection.js';

@@ -1,4 +1,4 @@
-import { rawQuery } from '@holdfast/db';
+import { rawQuery } from '@holdfast/postgres';
 import type { IngestBatchRecorded } from '@holdfast/contracts';
 import { batchRecordsKeptSince } from '@holdfast/domain';
 import { qualified, type Projection } from '../projection.js';

@@ -1,4 +1,4 @@
-import { rawQuery } from '@holdfast/db';
+import { rawQuery } from '@holdfast/postgres';
 import { keptSince } from '@holdfast/domain';
 import { openPixelPersonal, subjectsByAccount, type PixelEvent } from '@holdfast/privacy';
 import { qualified, type ProjectedEvent, type Projection, type ProjectionTx } from '../projection.js';

@@ -1,14 +1,20 @@
 import { randomUUID } from 'node:crypto';
-import { inTransaction, rawQuery, type PoolClient } from '@holdfast/db';
+import { inTransaction, rawQuery, type PoolClient } from '@holdfast/postgres';
 import { topicName } from '@holdfast/kafka';
 import { selectProjections } from '../projections/index.js';
 import { DEFAULT_RETENTION } from '@holdfast/platform';
-import { assertSchemaName, createDeferredIndexes, ensureReadModelSchema } from '@holdfast/read-models';
+import {
+  assertSchemaName,
+  createDeferredIndexes,
+  ensureReadModelSchema,
+  type RebuildOptions,
+  type RebuildProgress,
+  type RebuildResult,
+} from '@holdfast/read-models';
 import { startProjector, type ProjectorDeps } from '../runtime/start-projector.js';
 import { applyRetention, retentionRules } from '../retention.js';
 import { RebuildTracker } from './rebuild-tracker.js';
 import { lockLiveSchema, moveTables } from './switch-tables.js';
-import type { RebuildOptions, RebuildProgress, RebuildResult } from '@holdfast/read-models';
 
 export type { RebuildOptions, RebuildResult };
 

@@ -5,7 +5,7 @@ import {
   withTransaction,
   type Pool,
   type PoolClient,
-} from '@holdfast/db';
+} from '@holdfast/postgres';
 import { applyReadModelPrivileges, readModelAccess, viewsDdl } from '@holdfast/read-models';
 import type { AnyProjection } from '../projection.js';
 

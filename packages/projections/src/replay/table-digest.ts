@@ -1,4 +1,4 @@
-import { rawQuery, type Pool } from '@holdfast/db';
+import { rawQuery, type Pool } from '@holdfast/postgres';
 import { READ_MODEL_TABLES } from '@holdfast/read-models';
 
 /** Row count and md5 of every row's text, in a total order: equal digests = identical tables. */

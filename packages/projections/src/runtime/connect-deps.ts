@@ -1,5 +1,5 @@
 import { EventCodec } from '@holdfast/contracts';
-import type { Pool } from '@holdfast/db';
+import type { Pool } from '@holdfast/postgres';
 import { createKafka, ensureTopicsOf, TransactionalAppender } from '@holdfast/kafka';
 import type { InfraConfig, Logger } from '@holdfast/platform';
 import type { ProjectorDeps } from './start-projector.js';

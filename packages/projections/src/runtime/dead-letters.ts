@@ -1,4 +1,4 @@
-import { rawQuery, type PoolClient } from '@holdfast/db';
+import { rawQuery, type PoolClient } from '@holdfast/postgres';
 import type { DeadLetter } from '@holdfast/kafka';
 import { columnsOf } from '../projections/sql-arrays.js';
 import { qualified } from '../projection.js';

@@ -1,4 +1,4 @@
-import { rawQuery, type Pool } from '@holdfast/db';
+import { rawQuery, type Pool } from '@holdfast/postgres';
 import type { LagSource } from '@holdfast/kafka';
 import { Counter, Gauge, Histogram, type Registry } from '@holdfast/platform';
 

@@ -7,7 +7,7 @@ import {
   type CheckpointKey,
   type Pool,
   type PoolClient,
-} from '@holdfast/db';
+} from '@holdfast/postgres';
 import {
   headerText,
   requestIdOfRecord,

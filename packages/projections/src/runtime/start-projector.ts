@@ -1,5 +1,6 @@
 import type { EventCodec } from '@holdfast/contracts';
-import type { Pool, SecretsKeyring } from '@holdfast/db';
+import type { Pool } from '@holdfast/postgres';
+import type { SecretsKeyring } from '@holdfast/secrets';
 import {
   TransactionalAppender,
   consumerLag,
@@ -9,9 +10,10 @@ import {
   type BatchOutcome,
   type ConsumerHealth,
   type LagSource,
+  type GroupConsumer,
+  type KafkaClient,
 } from '@holdfast/kafka';
 import type { Logger } from '@holdfast/platform';
-import type { GroupConsumer, KafkaClient } from '@holdfast/kafka';
 import type { WiredProjection } from '../projection.js';
 import type { MemoryBudget } from '../projections/commerce/identity-memory.js';
 import { selectWiredProjections } from '../projections/index.js';

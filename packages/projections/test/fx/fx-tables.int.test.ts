@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
-import { FX_TABLE_COLUMNS } from '@holdfast/db';
+import { FX_TABLE_COLUMNS } from '@holdfast/read-models';
 
 let t: TestEnv;
 

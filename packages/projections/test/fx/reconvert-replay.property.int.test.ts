@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OrderRow } from '@holdfast/contracts';
-import { createAccount } from '@holdfast/db';
+import { createAccount } from '@holdfast/control-plane';
 import { FxInputError, importReferenceRates, setReportingCurrency } from '@holdfast/read-models';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
 import { metadata, orderRow, orderUpserted } from '@holdfast/testing/events';

@@ -1,14 +1,7 @@
 import { createHash } from 'node:crypto';
 import { currencyCode, parseEcbCsv, type EcbCsvIssue } from '@holdfast/domain';
-import {
-  kyselyOn,
-  rawQuery,
-  sql,
-  withTransaction,
-  type FxTables,
-  type Pool,
-  type PoolClient,
-} from '@holdfast/db';
+import { kyselyOn, rawQuery, sql, withTransaction, type Pool, type PoolClient } from '@holdfast/postgres';
+import type { FxTables } from './fx-tables.js';
 import { FX_LOCK_SQL, loadFxSnapshot } from './fx-snapshot.js';
 import { convertingSchemas, reconvertOrders } from './reconvert-orders.js';
 import type { RatesImportResult, UnconvertedOrders } from '../operations.js';

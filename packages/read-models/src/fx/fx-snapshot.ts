@@ -1,5 +1,6 @@
 import { conversionOn, ReferenceRates, type Conversion } from '@holdfast/domain';
-import { kyselyOn, namedSql, rawQuery, sql, type FxTables, type PoolClient } from '@holdfast/db';
+import { kyselyOn, namedSql, rawQuery, sql, type PoolClient } from '@holdfast/postgres';
+import type { FxTables } from './fx-tables.js';
 
 /** The reporting currency of an account that never set one. */
 export const DEFAULT_REPORTING_CURRENCY = 'USD';

@@ -1,4 +1,4 @@
-import { qualified, rawQuery, type PoolClient } from '@holdfast/db';
+import { qualified, rawQuery, type PoolClient } from '@holdfast/postgres';
 import type { FxSnapshot } from './fx-snapshot.js';
 
 /** Every schema holding a converting orders table: the live read models and any rebuild beside them. */

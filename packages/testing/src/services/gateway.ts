@@ -4,7 +4,7 @@
 import { once } from 'node:events';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createAccount, mintApiKey } from '@holdfast/db';
+import { createAccount, mintApiKey } from '@holdfast/control-plane';
 import {
   IdempotentBatchAppender,
   LogPositions,

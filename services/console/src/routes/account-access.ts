@@ -3,7 +3,7 @@
 // exists or not, so ids of other accounts reveal nothing. Actions are then checked against the
 // permission matrix (403), and every object id in a URL is checked to belong to the account (404).
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { ControlPlaneError, describeAccount, membershipRole } from '@holdfast/db';
+import { ControlPlaneError, describeAccount, membershipRole } from '@holdfast/control-plane';
 import type { ConsoleContext, SessionViewer } from '../context.js';
 import { html, type Html } from '../html.js';
 import { page, type AccountFrame, type Viewer } from '../pages/layout.js';

@@ -1,7 +1,7 @@
 // What reached Holdfast: ingest batches (status, counts, codes, request ids), sync tasks, and dead
 // letters (records the projector could not apply: what and why, never the raw record).
 import { Router } from 'express';
-import { listSyncTasks } from '@holdfast/db';
+import { listSyncTasks } from '@holdfast/control-plane';
 import { batchRecordsKeptSince } from '@holdfast/domain';
 import { accountDeadLetters, recentIngestBatches } from '@holdfast/read-models';
 import type { ConsoleContext } from '../context.js';

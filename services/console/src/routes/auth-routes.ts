@@ -18,7 +18,7 @@ import {
   recordUserFailure,
   takeRecoveryCode,
   takeTotpStep,
-} from '@holdfast/db';
+} from '@holdfast/control-plane';
 import type { ConsoleContext, SessionViewer } from '../context.js';
 import { html } from '../html.js';
 import { notice, page } from '../pages/layout.js';

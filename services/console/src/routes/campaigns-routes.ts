@@ -1,14 +1,8 @@
 // Campaign types: which the account sends (all off by default), the frequency cap across them, and
 // the sandbox flag (sends simulated and recorded, never sent). The CLI's functions, audited.
 import { Router, type Response } from 'express';
-import {
-  ControlPlaneError,
-  markAccount,
-  readCampaignSettings,
-  recordAudit,
-  setCampaignTypeEnabled,
-  setFrequencyCap,
-} from '@holdfast/db';
+import { ControlPlaneError, markAccount, recordAudit } from '@holdfast/control-plane';
+import { readCampaignSettings, setCampaignTypeEnabled, setFrequencyCap } from '@holdfast/campaign-store';
 import { CAMPAIGN_TYPES, DEFAULT_FREQUENCY_CAP, isCampaignType } from '@holdfast/domain';
 import type { ConsoleContext } from '../context.js';
 import { html, when } from '../html.js';

@@ -2,7 +2,7 @@
 // (GET /v1/reports/{name}), fetched by the console as one more client of that API, and drawn by the
 // pure renderer `renderDashboard` (accessible SVG plots with their data tables).
 import { Router } from 'express';
-import { ControlPlaneError } from '@holdfast/db';
+import { ControlPlaneError } from '@holdfast/control-plane';
 import {
   DASHBOARD_TITLES,
   isReportName,

@@ -16,9 +16,9 @@ import {
   removePixelOrigin,
   revokePixelKey,
   tileState,
-  type TileName,
   type TileState,
-} from '@holdfast/db';
+} from '@holdfast/control-plane';
+import type { TileName } from '@holdfast/postgres';
 import type { ConsoleContext } from '../context.js';
 import { html, when, type Html } from '../html.js';
 import { csrfField, notice } from '../pages/layout.js';

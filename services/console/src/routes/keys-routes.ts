@@ -11,8 +11,8 @@ import {
   recordAudit,
   revokeApiKey,
   rotateApiKey,
-  type ApiKeyKind,
-} from '@holdfast/db';
+} from '@holdfast/control-plane';
+import type { ApiKeyKind } from '@holdfast/postgres';
 import type { ConsoleContext } from '../context.js';
 import { html, when, type Html } from '../html.js';
 import { csrfField, notice } from '../pages/layout.js';

@@ -9,8 +9,8 @@ import {
   listMembers,
   recordAudit,
   removeMember,
-  type AccountRole,
-} from '@holdfast/db';
+} from '@holdfast/control-plane';
+import type { AccountRole } from '@holdfast/postgres';
 import type { ConsoleContext } from '../context.js';
 import { html, when, type Html } from '../html.js';
 import { csrfField, notice } from '../pages/layout.js';

@@ -1,7 +1,7 @@
 // A signed-in person's recovery codes: how many are left, and a new set (the old ones stop working),
 // shown once. Each code signs in once in place of a TOTP code (POST /sign-in/recovery).
 import { Router, type Response } from 'express';
-import { countRecoveryCodes, recordAudit, replaceRecoveryCodes } from '@holdfast/db';
+import { countRecoveryCodes, recordAudit, replaceRecoveryCodes } from '@holdfast/control-plane';
 import type { ConsoleContext, SessionViewer } from '../context.js';
 import { html, type Html } from '../html.js';
 import { csrfField, page } from '../pages/layout.js';

@@ -8,13 +8,17 @@ import {
   ControlPlaneError,
   pendingTimezoneChanges,
   queueTimezoneChange,
-  readReportingCurrency,
   recordAudit,
   setStorefrontDomain,
+} from '@holdfast/control-plane';
+import {
+  readReportingCurrency,
   type FxTables,
-} from '@holdfast/db';
+  FxInputError,
+  readStoreTimezone,
+  setReportingCurrency,
+} from '@holdfast/read-models';
 import { validateAccountSettings } from '@holdfast/domain';
-import { FxInputError, readStoreTimezone, setReportingCurrency } from '@holdfast/read-models';
 import type { Kysely } from 'kysely';
 import type { ConsoleContext } from '../context.js';
 import { html, when } from '../html.js';

@@ -1,20 +1,19 @@
 // Webhook subscriptions: create one (choosing its event types; the signing secret shown once),
 // rotate its secret with a grace window, remove it; each one's deliveries with their attempts, and a
-// redelivery of a failed one. The same @holdfast/db functions as /v1/webhooks and the CLI
-// (createWebhookSubscription, rotateWebhookSecret, disableWebhookSubscription, redeliver), the
-// secrets sealed to the dispatcher's public key (HOLDFAST_WEBHOOK_SEAL_KEY): the console can mint a
-// secret, never open one.
+// redelivery of a failed one. The same @holdfast/control-plane and @holdfast/webhook-deliveries
+// functions as /v1/webhooks and the CLI (createWebhookSubscription, rotateWebhookSecret,
+// disableWebhookSubscription, redeliver), the secrets sealed to the dispatcher's public key
+// (HOLDFAST_WEBHOOK_SEAL_KEY): the console can mint a secret, never open one.
 import { Router, type Request, type Response } from 'express';
 import {
   ControlPlaneError,
   createWebhookSubscription,
   disableWebhookSubscription,
-  listDeliveries,
   listWebhookSubscriptions,
   recordAudit,
-  redeliver,
   rotateWebhookSecret,
-} from '@holdfast/db';
+} from '@holdfast/control-plane';
+import { listDeliveries, redeliver } from '@holdfast/webhook-deliveries';
 import { DEFAULT_WEBHOOK_EVENT_TYPES, WEBHOOK_EVENT_TYPES } from '@holdfast/domain';
 import type { ConsoleContext } from '../context.js';
 import { html, when, type Html } from '../html.js';

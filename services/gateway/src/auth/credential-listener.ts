@@ -1,4 +1,4 @@
-import { rawQuery, type Pool, type PoolClient } from '@holdfast/db';
+import { rawQuery, type Pool, type PoolClient } from '@holdfast/postgres';
 import { backoffDelay, describeFailure, type Logger } from '@holdfast/platform';
 import type { CredentialStore } from './credential-store.js';
 

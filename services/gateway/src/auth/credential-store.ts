@@ -1,4 +1,5 @@
-import { createDb, findTileToken, type Database, type Pool } from '@holdfast/db';
+import { createDb, type Database, type Pool } from '@holdfast/postgres';
+import { findTileToken } from '@holdfast/control-plane';
 import type { Kysely } from 'kysely';
 import { LRUCache } from 'lru-cache';
 

@@ -1,4 +1,4 @@
-import { createDb, type Database, type Pool } from '@holdfast/db';
+import { createDb, type Database, type Pool } from '@holdfast/postgres';
 import type { Kysely } from 'kysely';
 import type { Logger } from '@holdfast/platform';
 import type { Clock } from '../clock.js';

@@ -1,5 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
-import { hashToken, TOKEN_PREFIX } from '@holdfast/db';
+import { hashToken, TOKEN_PREFIX } from '@holdfast/control-plane';
 import { keyKind } from '@holdfast/domain';
 import { BadRequestError, NotFoundError, UnauthorizedError } from '@holdfast/platform';
 import type { CredentialLookup } from './credential-store.js';

@@ -1,4 +1,4 @@
-import type { Pool } from '@holdfast/db';
+import type { Pool } from '@holdfast/postgres';
 import type { CustomerRow, ReadModelTables } from '@holdfast/read-models';
 import type { Kysely } from 'kysely';
 import { orNothingYet, readModelsDb } from '../read-side-db.js';

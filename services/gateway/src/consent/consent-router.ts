@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import type { Kysely } from 'kysely';
-import type { Database, InboundKeyring, Pool, UnsubscribeKeys } from '@holdfast/db';
+import type { Database, Pool } from '@holdfast/postgres';
+import type { InboundKeyring, UnsubscribeKeys } from '@holdfast/secrets';
 import type { Appender } from '@holdfast/kafka';
 import type { Logger } from '@holdfast/platform';
 import type { Clock } from '../clock.js';

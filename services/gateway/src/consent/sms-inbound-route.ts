@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { RequestHandler } from 'express';
-import { loadSmsInboundToken, SecretUnreadableError, type SmsInboundToken } from '@holdfast/db';
+import { loadSmsInboundToken, type SmsInboundToken } from '@holdfast/control-plane';
+import { SecretUnreadableError } from '@holdfast/secrets';
 import { smsKeyword } from '@holdfast/domain';
 import { ForbiddenError } from '@holdfast/platform';
 import { readBody } from '../http/body-reader.js';

@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { verifyUnsubscribeToken, type UnsubscribeKeys } from '@holdfast/db';
+import { verifyUnsubscribeToken, type UnsubscribeKeys } from '@holdfast/secrets';
 import { readBody } from '../http/body-reader.js';
 import { requestIdOf } from '../webhooks/webhooks-context.js';
 import { appendConsentChanges, consentChange } from './consent-events.js';

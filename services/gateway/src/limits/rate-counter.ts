@@ -1,4 +1,4 @@
-import { createDb, rawQuery, type Database, type Pool } from '@holdfast/db';
+import { createDb, rawQuery, type Database, type Pool } from '@holdfast/postgres';
 import type { Kysely } from 'kysely';
 
 /** The outcome of one hit on a fixed-window counter. */

@@ -1,4 +1,4 @@
-import type { Pool } from '@holdfast/db';
+import type { Pool } from '@holdfast/postgres';
 import type { SinglePartitionAppender } from '@holdfast/kafka';
 import type { Logger } from '@holdfast/platform';
 import type { Clock } from '../clock.js';

@@ -1,4 +1,5 @@
-import { createDb, hashToken, type Database, type Pool } from '@holdfast/db';
+import { createDb, type Database, type Pool } from '@holdfast/postgres';
+import { hashToken } from '@holdfast/control-plane';
 import { sql, type Kysely } from 'kysely';
 
 /** A pixel key as the collector needs it. */

@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import type { SecretsKeyring } from '@holdfast/db';
+import type { SecretsKeyring } from '@holdfast/secrets';
 import { validatePersonRequest } from '@holdfast/domain';
 import { NotFoundError } from '@holdfast/platform';
 import type { SubjectKeyStore } from '@holdfast/privacy';

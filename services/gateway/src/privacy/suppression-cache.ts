@@ -1,4 +1,4 @@
-import { rawQuery, type Pool } from '@holdfast/db';
+import { rawQuery, type Pool } from '@holdfast/postgres';
 import { suppressionCheck, type SuppressedIndexes, type SuppressionCheck } from '@holdfast/domain';
 import { blindIndex, type SubjectKeyStore } from '@holdfast/privacy';
 

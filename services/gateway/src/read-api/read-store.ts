@@ -1,10 +1,5 @@
-import {
-  AUDIENCE_TYPING_CTES,
-  DEFAULT_AUDIENCE_RULES,
-  rawQuery,
-  withTransaction,
-  type Pool,
-} from '@holdfast/db';
+import { AUDIENCE_TYPING_CTES, DEFAULT_AUDIENCE_RULES } from '@holdfast/campaign-store';
+import { rawQuery, withTransaction, type Pool } from '@holdfast/postgres';
 import type { CampaignType } from '@holdfast/domain';
 import type pg from 'pg';
 import { orNothingYet } from '../read-side-db.js';

@@ -1,4 +1,4 @@
-import { rawQuery, type Pool } from '@holdfast/db';
+import { rawQuery, type Pool } from '@holdfast/postgres';
 import type pg from 'pg';
 import { orNothingYet } from '../read-side-db.js';
 import type { LiftRecord } from '../read-api/read-store.js';

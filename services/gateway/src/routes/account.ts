@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
 import type { AccountSettingsChanged } from '@holdfast/contracts';
-import type { SendSettingsChanges } from '@holdfast/db';
+import type { SendSettingsChanges } from '@holdfast/control-plane';
 import { validateAccountSettings } from '@holdfast/domain';
 import type { GatewayContext } from '../context.js';
 import { parseJsonBody, readBody } from '../http/body-reader.js';

@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
 import type { SyncRequested } from '@holdfast/contracts';
-import { findSyncTask, markSyncCommandsSent, queueThrottledSyncTask } from '@holdfast/db';
+import { findSyncTask, markSyncCommandsSent, queueThrottledSyncTask } from '@holdfast/control-plane';
 import type { OutgoingRecord } from '@holdfast/kafka';
 import { syncTaskView } from '@holdfast/domain';
 import { HttpError, NotFoundError, RateLimitedError } from '@holdfast/platform';

@@ -1,13 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import {
-  AUDIENCE_TYPING_CTES,
-  DEFAULT_AUDIENCE_RULES,
-  normalizeStorefrontDomain,
-  rawQuery,
-  withTransaction,
-  type Pool,
-} from '@holdfast/db';
+import { AUDIENCE_TYPING_CTES, DEFAULT_AUDIENCE_RULES } from '@holdfast/campaign-store';
+import { normalizeStorefrontDomain } from '@holdfast/control-plane';
+import { rawQuery, withTransaction, type Pool } from '@holdfast/postgres';
 import {
   DEFAULT_FREQUENCY_CAP,
   claimCountsForCap,

@@ -1,4 +1,4 @@
-import type { DeliveryListing } from '@holdfast/db';
+import type { DeliveryListing } from '@holdfast/webhook-deliveries';
 
 /** A subscription as /v1/webhooks answers it (never its secret, but when it is created or rotated). */
 export interface WebhookAnswer {

@@ -3,12 +3,11 @@ import {
   ControlPlaneError,
   createWebhookSubscription,
   disableWebhookSubscription,
-  listDeliveries,
   listWebhookSubscriptions,
-  redeliver,
   rotateWebhookSecret,
-  type SecretSealer,
-} from '@holdfast/db';
+} from '@holdfast/control-plane';
+import { listDeliveries, redeliver } from '@holdfast/webhook-deliveries';
+import type { SecretSealer } from '@holdfast/secrets';
 import { HttpError, NotFoundError } from '@holdfast/platform';
 import { principalOf } from '../auth/authenticate.js';
 import type { GatewayContext } from '../context.js';
@@ -47,8 +46,8 @@ function sendSecret(res: Response, status: number, body: unknown): void {
 /**
  * /v1/webhooks (docs/webhooks.md, "Managing subscriptions over HTTP"), each behind `auth`
  * (`authenticateOutbound`: an sk_live_ key). Every statement is scoped to the key's account (the
- * shared functions of @holdfast/db with `accountId`), so another account's subscription or delivery
- * id is a 404:
+ * shared functions of @holdfast/control-plane and @holdfast/webhook-deliveries with `accountId`), so
+ * another account's subscription or delivery id is a 404:
  *
  * - POST /v1/webhooks: create (201, the whsec_ secret shown once, sealed to the dispatcher's key);
  * - GET /v1/webhooks, GET /v1/webhooks/{id}: the account's active subscriptions;

@@ -1,4 +1,4 @@
-import type { Database } from '@holdfast/db';
+import type { Database } from '@holdfast/postgres';
 import type { Kysely } from 'kysely';
 
 /**

@@ -1,4 +1,4 @@
-import type { Database, Pool } from '@holdfast/db';
+import type { Database, Pool } from '@holdfast/postgres';
 import type { Kysely } from 'kysely';
 import type { Appender, SinglePartitionAppender } from '@holdfast/kafka';
 import type { Logger } from '@holdfast/platform';

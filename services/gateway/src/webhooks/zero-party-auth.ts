@@ -1,5 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
-import { findTileToken, hashToken, type Database } from '@holdfast/db';
+import { findTileToken, hashToken } from '@holdfast/control-plane';
+import type { Database } from '@holdfast/postgres';
 import type { Kysely } from 'kysely';
 import { BadRequestError, NotFoundError, UnauthorizedError } from '@holdfast/platform';
 import { AUTH_DETAIL, keyInQuery } from '../auth/resolve-principal.js';

@@ -6,7 +6,7 @@ import {
   mintApiKey,
   revokeApiKey,
   rotateApiKey,
-} from '@holdfast/db';
+} from '@holdfast/control-plane';
 import { createTestEnv, type TestEnv, until } from '@holdfast/testing';
 import {
   call,

@@ -2,7 +2,8 @@
 // silently (the proxy stops carrying bytes, no reset), a revoked key is refused within seconds, not
 // after the 30 s of the credential cache.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPool, hashToken, revokeApiKey, type Pool } from '@holdfast/db';
+import { createPool, type Pool } from '@holdfast/postgres';
+import { hashToken, revokeApiKey } from '@holdfast/control-plane';
 import { createTestEnv, TcpProxy, type TestEnv } from '@holdfast/testing';
 import { newAccount } from '@holdfast/testing/services';
 import { CredentialListener } from '../../src/auth/credential-listener.js';

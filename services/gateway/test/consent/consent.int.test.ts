@@ -5,17 +5,15 @@ import {
   legacyUnsubscribeKeys,
   parseSecretsKeys,
   parseUnsubscribeKeys,
-  sealInboundSecrets,
   SecretsKeyring,
-  setSmsProvider,
   signUnsubscribeToken,
   UnsubscribeKeys,
-} from '@holdfast/db';
+} from '@holdfast/secrets';
+import { sealInboundSecrets, setSmsProvider } from '@holdfast/control-plane';
 import type { RunningProjector } from '@holdfast/projections';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
-import { call, newAccount } from '@holdfast/testing/services';
+import { call, newAccount, runProjector, startGateway, type TestGateway } from '@holdfast/testing/services';
 import { readTopic } from '../test-support/topic-reader.js';
-import { runProjector, startGateway, type TestGateway } from '@holdfast/testing/services';
 import { twilioSignature } from '../../src/consent/twilio-signature.js';
 
 let t: TestEnv;

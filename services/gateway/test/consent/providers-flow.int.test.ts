@@ -8,18 +8,15 @@ import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAccount, mintApiKey, setEmailProvider, setSmsProvider } from '@holdfast/control-plane';
 import {
-  createAccount,
   InboundKeyring,
-  mintApiKey,
   parseSecretsKeys,
   parseUnsubscribeKeys,
   SecretsKeyring,
-  setEmailProvider,
-  setSmsProvider,
   UnsubscribeKeys,
   verifyUnsubscribeToken,
-} from '@holdfast/db';
+} from '@holdfast/secrets';
 import { LogPositions, TransactionalAppender } from '@holdfast/kafka';
 import {
   createOutboundClient,

@@ -2,7 +2,7 @@
 // (429 for it) and never the gateway's budget, so another account's ingest still goes through.
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mintApiKey } from '@holdfast/db';
+import { mintApiKey } from '@holdfast/control-plane';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
 import { call, newAccount, orderRow, startGateway, type TestGateway } from '@holdfast/testing/services';
 import { BODY_BUDGET_DETAIL } from '../../src/http/body-budget.js';

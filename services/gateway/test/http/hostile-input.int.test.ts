@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectTile, createPixelKey } from '@holdfast/db';
+import { connectTile, createPixelKey } from '@holdfast/control-plane';
 import type { RunningProjector } from '@holdfast/projections';
 import { countTopicRecords, createTestEnv, type TestEnv, until } from '@holdfast/testing';
-import { newAccount } from '@holdfast/testing/services';
-import { runProjector, startGateway, type TestGateway } from '@holdfast/testing/services';
+import { newAccount, runProjector, startGateway, type TestGateway } from '@holdfast/testing/services';
 import { BODY_BUDGET_DETAIL } from '../../src/http/body-budget.js';
 import {
   answerProblems,
@@ -11,9 +10,9 @@ import {
   Rng,
   type CorpusContext,
   type StoredMarker,
+  runFuzz,
+  rawRequest,
 } from '@holdfast/testing/hostile';
-import { runFuzz } from '@holdfast/testing/hostile';
-import { rawRequest } from '@holdfast/testing/hostile';
 
 const SHOP = 'https://shop.example.com';
 

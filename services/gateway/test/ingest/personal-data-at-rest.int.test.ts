@@ -4,13 +4,12 @@
 // keys, still folds the values back into the read models.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectTile } from '@holdfast/db';
+import { connectTile } from '@holdfast/control-plane';
 import { topicName } from '@holdfast/kafka';
 import type { RunningProjector } from '@holdfast/projections';
 import { createTestEnv, type TestEnv, until } from '@holdfast/testing';
-import { call, newAccount } from '@holdfast/testing/services';
+import { call, newAccount, runProjector, startGateway, type TestGateway } from '@holdfast/testing/services';
 import { collect, pixelEvent, pixelKey, storedPixelEvents } from '../pixel/testing/collector-client.js';
-import { runProjector, startGateway, type TestGateway } from '@holdfast/testing/services';
 
 let t: TestEnv;
 let projector: RunningProjector;

@@ -1,7 +1,7 @@
 // The failed-authentication limit: checked before any key lookup, counted on a sharded counter (no
 // hot row per IP), exact across gateway processes (shared in PostgreSQL).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPool, type Pool } from '@holdfast/db';
+import { createPool, type Pool } from '@holdfast/postgres';
 import { RateLimitedError } from '@holdfast/platform';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
 import {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectTile, createAccount, mintApiKey } from '@holdfast/db';
+import { connectTile, createAccount, mintApiKey } from '@holdfast/control-plane';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
 import { buildOpenApiDocument } from '../../src/openapi/document.js';
 import {

@@ -1,7 +1,7 @@
 // The read route's one-round-trip limits (Limiter.readUnlessBlocked): the failed-authentication peek
 // and the read count in one statement must answer exactly as failedAuthBlocked then read did.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mintApiKey } from '@holdfast/db';
+import { mintApiKey } from '@holdfast/control-plane';
 import { RateLimitedError } from '@holdfast/platform';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
 import { FAILED_AUTH_SHARDS, Limiter } from '../../src/limits/limiter.js';

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { revokePixelKey } from '@holdfast/db';
+import { revokePixelKey } from '@holdfast/control-plane';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
-import { call, ManualClock } from '@holdfast/testing/services';
-import { startGateway, type TestGateway } from '@holdfast/testing/services';
+import { call, ManualClock, startGateway, type TestGateway } from '@holdfast/testing/services';
 import { PREFLIGHT_REFUSED_DETAIL } from '../../src/pixel/cors.js';
 import { collect, pixelEvent, pixelKey } from './testing/collector-client.js';
 

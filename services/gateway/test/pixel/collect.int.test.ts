@@ -1,6 +1,6 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { revokePixelKey } from '@holdfast/db';
+import { revokePixelKey } from '@holdfast/control-plane';
 import type { RunningProjector } from '@holdfast/projections';
 import { createTestEnv, type TestEnv, until } from '@holdfast/testing';
 import { runProjector, startGateway, type TestGateway } from '@holdfast/testing/services';

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { connectTile, createPixelKey } from '@holdfast/db';
+import { connectTile, createPixelKey } from '@holdfast/control-plane';
 import { topicName } from '@holdfast/kafka';
 import { loadPrivacyKeyring, PgSubjectKeyStore } from '@holdfast/privacy';
 import { startPrivacyWorker, type PrivacyWorker } from '@holdfast/privacy-requests';
@@ -17,10 +17,10 @@ import {
   startGateway,
   type AccountFixture,
   type TestGateway,
+  schemaErrors,
+  runProjector,
 } from '@holdfast/testing/services';
-import { schemaErrors } from '@holdfast/testing/services';
 import { collect, pixelEvent, SHOP } from '../pixel/testing/collector-client.js';
-import { runProjector } from '@holdfast/testing/services';
 
 // End to end on the real stack: ingest through the gateway, the projector folds (decrypting), the
 // privacy worker (as the projector process runs it) erases; then later ingest is suppressed and an

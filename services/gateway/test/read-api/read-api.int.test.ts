@@ -3,7 +3,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHoldfastClient } from '@holdfast/client';
-import { mintApiKey, setReadWithIngestKey } from '@holdfast/db';
+import { mintApiKey, setReadWithIngestKey } from '@holdfast/control-plane';
 import { migrateAnalytics, migrateCampaigns } from '@holdfast/migrations';
 import { createTestEnv, type TestEnv, until } from '@holdfast/testing';
 import { AUTH_DETAIL } from '../../src/auth/resolve-principal.js';

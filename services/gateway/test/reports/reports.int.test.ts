@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mintApiKey } from '@holdfast/db';
+import { mintApiKey } from '@holdfast/control-plane';
 import { REPORT_NAMES, renderDashboard, type ReportByName, type ReportName } from '@holdfast/dashboards';
 import { migrateAnalytics, migrateCampaigns } from '@holdfast/migrations';
 import { refreshCohortActivity, refreshFunnelCounts, refreshScoreBins } from '@holdfast/recompute';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectProvider, connectTile } from '@holdfast/db';
+import { connectProvider, connectTile } from '@holdfast/control-plane';
 import { createTestEnv, type TestEnv, until } from '@holdfast/testing';
 import type { RunningProjector } from '@holdfast/projections';
 import {
@@ -12,8 +12,8 @@ import {
   startGateway,
   type AccountFixture,
   type TestGateway,
+  runProjector,
 } from '@holdfast/testing/services';
-import { runProjector } from '@holdfast/testing/services';
 
 let t: TestEnv;
 let gw: TestGateway;

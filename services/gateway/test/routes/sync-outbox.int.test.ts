@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { queueSyncTasks, relaySyncCommands } from '@holdfast/db';
+import { queueSyncTasks, relaySyncCommands } from '@holdfast/control-plane';
 import {
   syncCommandSender,
   TransactionalAppender,
@@ -17,8 +17,9 @@ import {
   startGateway,
   type AccountFixture,
   type TestGateway,
+  runProjector,
+  runSyncConsumer,
 } from '@holdfast/testing/services';
-import { runProjector, runSyncConsumer } from '@holdfast/testing/services';
 import { SYNC_QUEUED_MESSAGE } from '../../src/routes/sync.js';
 
 /** The gateway's real appender, with a switch: while `down`, every append fails as if Kafka were away. */

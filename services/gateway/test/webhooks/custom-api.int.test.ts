@@ -1,12 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectTile, createAccount, disconnectTile, listTiles, mintApiKey } from '@holdfast/db';
+import { connectTile, createAccount, disconnectTile, listTiles, mintApiKey } from '@holdfast/control-plane';
 import { CUSTOM_API_NO_IDENTITY_DETAIL, DUPLICATE_DIFFERS_WARNING } from '@holdfast/domain';
 import type { Appender } from '@holdfast/kafka';
 import type { RunningProjector } from '@holdfast/projections';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
 import { AUTH_DETAIL } from '../../src/auth/resolve-principal.js';
-import { call, ManualClock, newAccount } from '@holdfast/testing/services';
-import { runProjector, startGateway, type TestGateway } from '@holdfast/testing/services';
+import {
+  call,
+  ManualClock,
+  newAccount,
+  runProjector,
+  startGateway,
+  type TestGateway,
+} from '@holdfast/testing/services';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 

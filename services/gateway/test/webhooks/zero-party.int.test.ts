@@ -1,10 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectTile, createAccount, disconnectTile } from '@holdfast/db';
+import { connectTile, createAccount, disconnectTile } from '@holdfast/control-plane';
 import { ZERO_PARTY_NO_IDENTITY_DETAIL } from '@holdfast/domain';
 import type { RunningProjector } from '@holdfast/projections';
 import { createTestEnv, type TestEnv, until } from '@holdfast/testing';
-import { call, ManualClock, newAccount } from '@holdfast/testing/services';
-import { runProjector, startGateway, type TestGateway } from '@holdfast/testing/services';
+import {
+  call,
+  ManualClock,
+  newAccount,
+  runProjector,
+  startGateway,
+  type TestGateway,
+} from '@holdfast/testing/services';
 import { AUTH_DETAIL } from '../../src/auth/resolve-principal.js';
 import { ZERO_PARTY_AUTH_DETAIL } from '../../src/webhooks/zero-party-auth.js';
 

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
-import { rawQuery, recordOutboundEvents, withTransaction, type Database, type Pool } from '@holdfast/db';
+import { rawQuery, withTransaction, type Database, type Pool } from '@holdfast/postgres';
+import { recordOutboundEvents } from '@holdfast/webhook-deliveries';
 import {
   ATTRIBUTABLE_STATUSES,
   ATTRIBUTION_PATTERNS,

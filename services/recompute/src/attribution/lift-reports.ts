@@ -1,4 +1,5 @@
-import { recordOutboundEvents, sql, type Database, type Pool } from '@holdfast/db';
+import { recordOutboundEvents } from '@holdfast/webhook-deliveries';
+import { sql, type Database, type Pool } from '@holdfast/postgres';
 import type { Kysely } from 'kysely';
 import { decideBilling } from '@holdfast/analytics';
 import { liftProven, TREATED_ARM_STATUSES } from '@holdfast/domain';

@@ -8,7 +8,8 @@ import {
   type SendDecisionKind,
   type SendSettings,
 } from '@holdfast/domain';
-import { AUDIENCE_TYPING_CTES, rawQuery, type PoolClient } from '@holdfast/db';
+import { AUDIENCE_TYPING_CTES } from '@holdfast/campaign-store';
+import { rawQuery, type PoolClient } from '@holdfast/postgres';
 import type { AudienceRules } from './campaign-types.js';
 import type { AccountCampaignSettings } from './campaign-settings.js';
 import { buildCtaUrl } from './cta-url.js';
@@ -58,7 +59,7 @@ interface Candidate {
  * Plans this run's audiences over the account's current scores:
  *
  * 1. Type (one query): each scored customer gets at most one campaign type, the first rule that matches
- *    (`AUDIENCE_TYPING_CTES` of @holdfast/db, which GET /v1/audiences runs too) — win_back (Overdue or
+ *    (`AUDIENCE_TYPING_CTES` of @holdfast/campaign-store, which GET /v1/audiences runs too) — win_back (Overdue or
  *    Lapsed), replenishment (predicted next purchase within the window of the scores' as_of), vip
  *    (lifetime value in the account's top `vipShare`, and positive). The same query
  *    reads the customer's contact state and recent counted decisions (planned, sent, held_out,

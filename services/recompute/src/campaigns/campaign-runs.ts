@@ -1,4 +1,4 @@
-import { rawQuery, type Pool, type PoolClient } from '@holdfast/db';
+import { rawQuery, type Pool, type PoolClient } from '@holdfast/postgres';
 import { recomputeDb } from '../recompute-database.js';
 
 /** Counters of one campaign step (analytics.campaign_runs). */

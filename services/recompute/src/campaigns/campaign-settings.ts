@@ -1,5 +1,6 @@
 import { DEFAULT_FREQUENCY_CAP } from '@holdfast/domain';
-import { readCampaignSettings, type Pool } from '@holdfast/db';
+import { readCampaignSettings } from '@holdfast/campaign-store';
+import type { Pool } from '@holdfast/postgres';
 
 /** An account's campaign settings (analytics.campaign_type_settings, campaign_account_settings, control.accounts). */
 export interface AccountCampaignSettings {

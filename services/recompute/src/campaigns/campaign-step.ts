@@ -1,18 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import type { EventCodec } from '@holdfast/contracts';
+import { createDb, withTransaction, type Pool } from '@holdfast/postgres';
 import {
-  createDb,
   defaultSecretsKeyring,
   defaultUnsubscribeKeys,
-  loadProviderConnections,
-  normalizeStorefrontDomain,
   SecretUnreadableError,
-  withTransaction,
-  type Pool,
-  type ProviderConnection,
   type SecretsKeyring,
   type UnsubscribeKeys,
-} from '@holdfast/db';
+} from '@holdfast/secrets';
+import {
+  loadProviderConnections,
+  normalizeStorefrontDomain,
+  type ProviderConnection,
+} from '@holdfast/control-plane';
 import type { Appender } from '@holdfast/kafka';
 import {
   createOutboundClient,

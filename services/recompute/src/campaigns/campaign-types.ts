@@ -2,8 +2,8 @@ import type { CampaignType } from '@holdfast/domain';
 
 export type Channel = 'email' | 'sms';
 
-// The audience rules are shared with the gateway's GET /v1/audiences (one definition, in @holdfast/db).
-export { DEFAULT_AUDIENCE_RULES, type AudienceRules } from '@holdfast/db';
+// The audience rules are shared with the gateway's GET /v1/audiences (one definition, in @holdfast/campaign-store).
+export { DEFAULT_AUDIENCE_RULES, type AudienceRules } from '@holdfast/campaign-store';
 
 /** What one message says. The call-to-action link is appended by the channel adapter. */
 export interface MessageCopy {

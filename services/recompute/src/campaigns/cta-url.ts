@@ -1,4 +1,4 @@
-import { normalizeStorefrontDomain } from '@holdfast/db';
+import { normalizeStorefrontDomain } from '@holdfast/control-plane';
 import { utmLink, type CampaignType } from '@holdfast/domain';
 import type { Channel } from './campaign-types.js';
 

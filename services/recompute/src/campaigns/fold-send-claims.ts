@@ -1,5 +1,5 @@
 import { MERCHANT_PROVIDER } from '@holdfast/domain';
-import { rawQuery, withTransaction, type Pool } from '@holdfast/db';
+import { rawQuery, withTransaction, type Pool } from '@holdfast/postgres';
 
 /**
  * Folds the account's confirmed send claims (POST /v1/sends/{send_id}/confirm, written by the

@@ -1,4 +1,4 @@
-import { inTransaction, rawQuery, type Pool } from '@holdfast/db';
+import { inTransaction, rawQuery, type Pool } from '@holdfast/postgres';
 
 /**
  * Recounts the account's campaign funnel for the dashboards: its decisions per type and status

@@ -1,4 +1,4 @@
-import { rawQuery, sql, type Pool } from '@holdfast/db';
+import { rawQuery, sql, type Pool } from '@holdfast/postgres';
 import { recomputeDb } from '../recompute-database.js';
 import { scrubPersonalText, type CampaignType } from '@holdfast/domain';
 import type { Channel } from './campaign-types.js';

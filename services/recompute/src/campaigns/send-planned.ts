@@ -1,5 +1,6 @@
 import type { EventCodec } from '@holdfast/contracts';
-import { signUnsubscribeToken, type Pool, type UnsubscribeKeys } from '@holdfast/db';
+import { signUnsubscribeToken, type UnsubscribeKeys } from '@holdfast/secrets';
+import type { Pool } from '@holdfast/postgres';
 import { decideSendRetry, resolveUnconfirmedSend, type ProviderFailure } from '@holdfast/domain';
 import type { Appender } from '@holdfast/kafka';
 import { backoffDelay, describeFailure, sleep, type Logger } from '@holdfast/platform';

@@ -4,7 +4,7 @@
 // column list (`satisfies` its keys) that tables.int.test.ts holds to the migrated tables.
 import type { ColumnType, Generated } from 'kysely';
 import type { LogPosition } from '@holdfast/contracts';
-import { rowColumns } from '@holdfast/db';
+import { rowColumns } from '@holdfast/postgres';
 
 type Timestamp = ColumnType<Date, Date | string, Date | string>;
 /** A timestamptz with a default (`DefaultTimestamp` would nest two ColumnTypes). */
@@ -30,7 +30,7 @@ export interface SyncWorkTable {
 }
 
 /**
- * projection_checkpoints (`checkpointTableDdl` of @holdfast/db): the sync consumer's in schema
+ * projection_checkpoints (`checkpointTableDdl` of @holdfast/postgres): the sync consumer's in schema
  * `recompute`, the projector's in every read-model schema.
  */
 export interface ProjectionCheckpointsTable {

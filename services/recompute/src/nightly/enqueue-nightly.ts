@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EventCodec } from '@holdfast/contracts';
-import { createDb, queueSyncTasks, relaySyncCommands, type NewSyncTask, type Pool } from '@holdfast/db';
+import { createDb, type Pool } from '@holdfast/postgres';
+import { queueSyncTasks, relaySyncCommands, type NewSyncTask } from '@holdfast/control-plane';
 import { syncCommandSender, type Appender, type LogPositionSource } from '@holdfast/kafka';
 import { nameUuid } from '@holdfast/platform';
 

@@ -1,4 +1,4 @@
-import { inTransaction, rawQuery, type Pool } from '@holdfast/db';
+import { inTransaction, rawQuery, type Pool } from '@holdfast/postgres';
 import { localDayOf, startOfLocalDay, storeZoneOf } from '@holdfast/local-time';
 
 /** The clock the cohort months are read on and the end of the counted orders. */

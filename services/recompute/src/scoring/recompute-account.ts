@@ -16,7 +16,7 @@ import {
   type ScoreResult,
   type ScoringCache,
 } from '@holdfast/analytics';
-import type { Pool } from '@holdfast/db';
+import type { Pool } from '@holdfast/postgres';
 import { silentLogger, type Logger } from '@holdfast/platform';
 import { checkedAccountId } from './account-id.js';
 import { refreshCohortActivity } from './cohort-activity.js';

@@ -1,5 +1,5 @@
 import { CHURN_BINS, MONEY_EDGES } from '@holdfast/dashboards';
-import { inTransaction, rawQuery, type Pool, type PoolClient } from '@holdfast/db';
+import { inTransaction, rawQuery, type Pool, type PoolClient } from '@holdfast/postgres';
 import { recomputeDbOn } from '../recompute-database.js';
 
 /** The scores counted in bins for the dashboards (analytics.score_bins). */

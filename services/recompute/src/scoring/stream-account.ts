@@ -15,7 +15,13 @@ import {
   type ScoreOptions,
   type ScoringCache,
 } from '@holdfast/analytics';
-import { inTransaction, namedSql, rawQuery, type PoolClient, type TransactionOptions } from '@holdfast/db';
+import {
+  inTransaction,
+  namedSql,
+  rawQuery,
+  type PoolClient,
+  type TransactionOptions,
+} from '@holdfast/postgres';
 import { localDayOf, storeZoneOf, zoneOfCustomer } from '@holdfast/local-time';
 import { recomputeDbOn } from '../recompute-database.js';
 import { AccountGroups } from './account-groups.js';

@@ -7,11 +7,11 @@ import {
   inTransaction,
   namedSql,
   rawQuery,
-  recordOutboundEvents,
   type Database,
   type Pool,
   type PoolClient,
-} from '@holdfast/db';
+} from '@holdfast/postgres';
+import { recordOutboundEvents } from '@holdfast/webhook-deliveries';
 import type { Kysely } from 'kysely';
 import { recomputeDbOn } from '../recompute-database.js';
 import { checkedAccountId } from './account-id.js';

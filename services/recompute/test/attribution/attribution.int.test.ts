@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount } from '@holdfast/db';
+import { createAccount } from '@holdfast/control-plane';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
 import { insertCustomer, insertOrder, prepareCampaignSchemas } from '../campaigns/test-support/seed.js';
 import { recomputeAttributions } from '../../src/attribution/attribute-orders.js';

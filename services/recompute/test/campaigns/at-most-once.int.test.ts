@@ -6,7 +6,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectProvider, createAccount, parseSecretsKeys, SecretsKeyring } from '@holdfast/db';
+import { connectProvider, createAccount } from '@holdfast/control-plane';
+import { parseSecretsKeys, SecretsKeyring } from '@holdfast/secrets';
 import { createOutboundClient } from '@holdfast/platform';
 import { DEFAULT_READ_MODEL_SCHEMA } from '@holdfast/read-models';
 import { createTestEnv, spawnTs, type TestEnv } from '@holdfast/testing';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount } from '@holdfast/db';
+import { createAccount } from '@holdfast/control-plane';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
 import { planAudiences, type PlanResult } from '../../src/campaigns/audience.js';
 import type { AccountCampaignSettings } from '../../src/campaigns/campaign-settings.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectProvider, createAccount } from '@holdfast/db';
+import { connectProvider, createAccount } from '@holdfast/control-plane';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
 import { campaignSentEventId } from '../../src/campaigns/campaign-events.js';
 import { tryLockAccount } from '../../src/campaigns/campaign-runs.js';

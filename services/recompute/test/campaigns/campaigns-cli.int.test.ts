@@ -3,7 +3,7 @@
 // step decides with.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '@holdfast/cli';
-import { createAccount } from '@holdfast/db';
+import { createAccount } from '@holdfast/control-plane';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
 import { loadCampaignSettings } from '../../src/campaigns/campaign-settings.js';
 import { prepareCampaignSchemas } from './test-support/seed.js';

@@ -3,21 +3,25 @@
 // that fails twice, retried on the spec's schedule by an injected clock) → a later order carrying the
 // utm_content → exact attribution → lift report.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectProvider, createAccount, createWebhookSubscription } from '@holdfast/db';
+import { connectProvider, createAccount, createWebhookSubscription } from '@holdfast/control-plane';
 import { TransactionalAppender } from '@holdfast/kafka';
 import { silentLogger } from '@holdfast/platform';
-import { createTestEnv, type TestEnv } from '@holdfast/testing';
+import {
+  createTestEnv,
+  type TestEnv,
+  spawnExampleReceiver,
+  type ExampleReceiver,
+  mulberry32,
+} from '@holdfast/testing';
 import { startProjector, type RunningProjector } from '@holdfast/projections';
 import { startDispatcher, type RunningDispatcher } from '@holdfast/dispatcher';
 // The documented example receiver, run as a process (dispatcher test support, not its public API).
-import { spawnExampleReceiver, type ExampleReceiver } from '@holdfast/testing';
 import { recomputeAccount } from '../../src/scoring/recompute-account.js';
 import { runCampaignStep, type CampaignStepDeps } from '../../src/campaigns/campaign-step.js';
 import { appendCommerce, customerUpserted, orderUpserted, waitFor } from './test-support/commerce-events.js';
 import { startFlakyReceiver } from './test-support/flaky-receiver.js';
 import { startLocalProvider, type LocalProvider } from './test-support/local-provider.js';
 import { prepareCampaignSchemas } from './test-support/seed.js';
-import { mulberry32 } from '@holdfast/testing';
 import { DEFAULT_READ_MODEL_SCHEMA } from '@holdfast/read-models';
 
 const DAY = 86_400_000;

@@ -1,10 +1,8 @@
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
-import { CAMPAIGN_TABLE_COLUMNS } from '@holdfast/db';
-import { migrateCampaigns } from '@holdfast/migrations';
-import { migrateAnalytics } from '@holdfast/migrations';
-import { migrateRecompute } from '@holdfast/migrations';
+import { CAMPAIGN_TABLE_COLUMNS } from '@holdfast/campaign-store';
+import { migrateCampaigns, migrateAnalytics, migrateRecompute } from '@holdfast/migrations';
 import { RECOMPUTE_TABLE_COLUMNS } from '../../src/migrations/tables.js';
 
 let t: TestEnv;

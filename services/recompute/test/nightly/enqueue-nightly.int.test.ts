@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount, relaySyncCommands, type SyncTasksTable } from '@holdfast/db';
+import { createAccount, relaySyncCommands } from '@holdfast/control-plane';
+import type { SyncTasksTable } from '@holdfast/postgres';
 import type { Selectable } from 'kysely';
 import {
   LogPositions,

@@ -3,7 +3,7 @@
 // the recompute's lifetime value sums the converted amounts; a rebuild converts the same.
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount } from '@holdfast/db';
+import { createAccount } from '@holdfast/control-plane';
 import { convertAmount, conversionOn, parseEcbCsv, ReferenceRates } from '@holdfast/domain';
 import { silentLogger } from '@holdfast/platform';
 import { rebuildReadModels, startProjector, type RunningProjector } from '@holdfast/projections';

@@ -9,7 +9,7 @@ import {
   type OpenedRecord,
   type PersonalEvent,
 } from '@holdfast/privacy';
-import type { SecretsKeyring } from '@holdfast/db';
+import type { SecretsKeyring } from '@holdfast/secrets';
 import { PoisonRecordError, type ProjectedEvent, type ProjectionTx } from '../../projection.js';
 import type { CommerceEventName, OpenedCommerceEvent } from './commerce-chunk.js';
 

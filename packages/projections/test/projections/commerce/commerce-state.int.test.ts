@@ -2,7 +2,7 @@
 // instance: two projections in one process, on one schema, must not see each other's.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Pool, PoolClient } from '@holdfast/db';
+import type { Pool, PoolClient } from '@holdfast/postgres';
 import type { ConsumedRecord } from '@holdfast/kafka';
 import { silentLogger } from '@holdfast/platform';
 import { ensureReadModelSchema } from '@holdfast/read-models';

@@ -1,6 +1,6 @@
 // Test support (not shipped behaviour): fixtures and a client for the collector tests.
 import { randomUUID } from 'node:crypto';
-import { createAccount, createPixelKey, markAccount } from '@holdfast/db';
+import { createAccount, createPixelKey, markAccount } from '@holdfast/control-plane';
 import type { TestEnv } from '@holdfast/testing';
 import { call, type Answer } from '@holdfast/testing/services';
 

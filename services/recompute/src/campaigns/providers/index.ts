@@ -1,4 +1,4 @@
-import type { ProviderConnection } from '@holdfast/db';
+import type { ProviderConnection } from '@holdfast/control-plane';
 import type { OutboundClient, OutboundPolicy } from '@holdfast/platform';
 import { JsonAdapter } from './json-adapter.js';
 import type { ProviderAdapter } from './provider-adapter.js';

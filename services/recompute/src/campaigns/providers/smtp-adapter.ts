@@ -2,7 +2,7 @@ import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import nodemailer from 'nodemailer';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
-import type { SmtpSettings } from '@holdfast/db';
+import type { SmtpSettings } from '@holdfast/control-plane';
 import { composeEmail, type ProviderAttempt } from '@holdfast/domain';
 import { addressRefusal, type OutboundPolicy } from '@holdfast/platform';
 import { COPY } from '../campaign-types.js';

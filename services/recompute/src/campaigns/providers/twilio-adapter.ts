@@ -1,4 +1,4 @@
-import type { TwilioSettings } from '@holdfast/db';
+import type { TwilioSettings } from '@holdfast/control-plane';
 import { composeSms, type ProviderAttempt } from '@holdfast/domain';
 import type { OutboundClient } from '@holdfast/platform';
 import { COPY } from '../campaign-types.js';

@@ -1,7 +1,7 @@
 import { createServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SmtpSettings } from '@holdfast/db';
+import type { SmtpSettings } from '@holdfast/control-plane';
 import { parseOutboundAllow, STRICT_OUTBOUND_POLICY, type OutboundPolicy } from '@holdfast/platform';
 import { startSmtpReceiver, type SmtpReceiver } from '@holdfast/testing';
 import { SmtpAdapter, smtpSendDeadlineMs } from '../../../src/campaigns/providers/smtp-adapter.js';

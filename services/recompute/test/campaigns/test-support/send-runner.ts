@@ -3,7 +3,8 @@
 // RUNNER_PUBLIC_URL, RUNNER_NOW (ISO), and RUNNER_KILL_ON_MARK_SENT=n: the process SIGKILLs itself at
 // the n-th send the provider accepted, before its record is written. Prints the step's result as JSON.
 import { EventCodec } from '@holdfast/contracts';
-import { createPool, defaultSecretsKeyring } from '@holdfast/db';
+import { createPool } from '@holdfast/postgres';
+import { defaultSecretsKeyring } from '@holdfast/secrets';
 import { createOutboundClient } from '@holdfast/platform';
 import { DEFAULT_READ_MODEL_SCHEMA } from '@holdfast/read-models';
 import { runCampaignStep } from '../../../src/campaigns/campaign-step.js';

@@ -4,7 +4,7 @@
 // CLI reads and writes the settings and lift reports too (./campaign-settings.ts). Each has a column list
 // (`satisfies` its keys) that the recompute's migrations/tables.int.test.ts holds to the migrated tables.
 import type { ColumnType, Generated } from 'kysely';
-import { rowColumns } from './row-columns.js';
+import { rowColumns } from '@holdfast/postgres';
 
 type Timestamp = ColumnType<Date, Date | string, Date | string>;
 

@@ -3,7 +3,7 @@
 // fx commands (`holdfast rates import`, `accounts set-currency`) and its fx snapshot. Each has a column
 // list (`satisfies` its keys) that the projector's fx/fx-tables.int.test.ts holds to the migrated tables.
 import type { ColumnType, Generated, Kysely } from 'kysely';
-import { rowColumns } from './row-columns.js';
+import { rowColumns } from '@holdfast/postgres';
 
 type Timestamp = ColumnType<Date, Date | string, Date | string>;
 /** A date column: read as a Date by pg; written as `YYYY-MM-DD`. */

@@ -1,6 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import { nameUuid } from '@holdfast/platform';
-import type { Database } from './schema.js';
+import type { Database } from '@holdfast/postgres';
 
 /** One occurrence of a planned outbound event, as its producer (the recompute) records it. */
 export interface OutboundEvent {

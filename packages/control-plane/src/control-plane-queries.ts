@@ -7,7 +7,7 @@ import type {
   PixelKeysTable,
   TileName,
   TilesTable,
-} from './schema.js';
+} from '@holdfast/postgres';
 
 /** How a key stands now: `expiring` is a rotated key still inside its grace window. */
 export type ApiKeyStatus = 'live' | 'revoked' | 'expiring' | 'expired';

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import type { Database } from './schema.js';
+import type { Database } from '@holdfast/postgres';
 
 /** A command waiting in control.sync_outbox. */
 export interface PendingSyncCommand {

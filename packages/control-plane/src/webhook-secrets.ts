@@ -2,14 +2,14 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely, Transaction } from 'kysely';
 import { ControlPlaneError } from './control-plane.js';
 import { displayPrefix, mintToken } from './credentials.js';
-import type { Database } from './schema.js';
-import type { SecretSealer } from './webhook-seal.js';
+import type { Database } from '@holdfast/postgres';
 import {
   defaultSecretsKeyring,
   SecretUnreadableError,
   type SealedSecret,
+  type SecretSealer,
   type SecretsKeyring,
-} from './secrets-keyring.js';
+} from '@holdfast/secrets';
 
 /**
  * An outbound webhook subscription; the whsec_ secret is returned once for the receiver and stored

@@ -2,10 +2,8 @@
 // campaign step reads, and the lift reports the CLI lists: typed queries on the campaign tables, which
 // the recompute service's migrations create (a table that does not exist yet fails with 42P01).
 import { sql, type Kysely, type Selectable } from 'kysely';
-import type { Pool } from 'pg';
 import type { CampaignTables, LiftReportsTable } from './campaign-tables.js';
-import { createDb } from './pool.js';
-import type { Database } from './schema.js';
+import { createDb, type Database, type Pool } from '@holdfast/postgres';
 
 type CampaignDatabase = Pick<Database, 'control.accounts'> & CampaignTables;
 

@@ -1,8 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import { ControlPlaneError } from './control-plane.js';
-import { namedRaw } from './named-sql.js';
-import { SERVICE_ROLES } from './privileges/service-roles.js';
-import type { Database } from './schema.js';
+import { namedRaw, SERVICE_ROLES, type Database } from '@holdfast/postgres';
 
 /** What the catalog says about a role about to be granted an account (`analystLoginFacts`). */
 export interface AnalystLoginFacts {

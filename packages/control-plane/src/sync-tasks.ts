@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely, type Selectable } from 'kysely';
-import { namedRaw } from './named-sql.js';
-import type { Database, SyncTasksTable } from './schema.js';
+import { namedRaw, type Database, type SyncTasksTable } from '@holdfast/postgres';
 
 /** Who queued a sync task (the same values as the SyncRequested record's trigger). */
 export type SyncTaskTrigger = 'api' | 'nightly' | 'cli';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import type { Logger } from '@holdfast/platform';
 import { recordAudit } from './console-people.js';
-import type { Database } from './schema.js';
+import type { Database } from '@holdfast/postgres';
 import { startOutboxRelay, type SyncOutboxRelay, type SyncOutboxRelayOptions } from './sync-outbox-relay.js';
 
 /** A store-settings change waiting in control.settings_outbox. */

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
-import { ControlPlaneError } from './control-plane.js';
-import type { Database, DeliveryStatus } from './schema.js';
+import { ControlPlaneError } from '@holdfast/control-plane';
+import type { Database, DeliveryStatus } from '@holdfast/postgres';
 
 /** One attempt of a delivery, as the operator sees it. */
 export interface DeliveryAttemptListing {

@@ -1,13 +1,13 @@
 import type { Kysely } from 'kysely';
 import { describeAccount } from './control-plane.js';
-import type { Database, ProviderKind } from './schema.js';
+import type { Database, ProviderKind } from '@holdfast/postgres';
 import {
   defaultInboundKeyring,
   defaultSecretsKeyring,
   SecretUnreadableError,
   type InboundKeyring,
   type SecretsKeyring,
-} from './secrets-keyring.js';
+} from '@holdfast/secrets';
 
 /**
  * How an SMTP provider is reached. `tls`: `starttls` (the default: the connection must upgrade with

@@ -4,8 +4,8 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { sql, type Kysely, type Selectable } from 'kysely';
 import { ControlPlaneError, describeAccount } from './control-plane.js';
-import type { AccountRole, Database, UsersTable } from './schema.js';
-import type { SecretsKeyring } from './secrets-keyring.js';
+import type { AccountRole, Database, UsersTable } from '@holdfast/postgres';
+import type { SecretsKeyring } from '@holdfast/secrets';
 
 export const ACCOUNT_ROLES: readonly AccountRole[] = ['owner', 'admin', 'analyst', 'viewer'];
 

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from '@holdfast/platform';
-import type { Database } from './schema.js';
+import type { Database } from '@holdfast/postgres';
 import { relaySyncCommands, type SendSyncCommands } from './sync-outbox.js';
 
 export interface SyncOutboxRelayOptions {

@@ -1,4 +1,4 @@
-import type { TileName } from './schema.js';
+import type { TileName } from '@holdfast/postgres';
 
 /** How a tile reads in the console. */
 export type TileState = 'not connected' | 'awaiting setup' | 'connected';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely, Selectable, Transaction } from 'kysely';
 import { displayPrefix, hashToken, mintToken } from './credentials.js';
-import type { AccountsTable, ApiKeyKind, Database, TileName } from './schema.js';
+import type { AccountsTable, ApiKeyKind, Database, TileName } from '@holdfast/postgres';
 
 /** At most this many live ingest keys per account (spec, Authentication rule 1). */
 export const MAX_LIVE_INGEST_KEYS = 10;
