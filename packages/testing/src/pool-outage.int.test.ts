@@ -1,4 +1,4 @@
-// createPool (packages/db) against the real PostgreSQL: connections that die do not kill the process.
+// createPool (packages/postgres) against the real PostgreSQL: connections that die do not kill the process.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clientQueryTimeoutMs, createPool, type Pool } from '@holdfast/postgres';
 import { classifyError } from '@holdfast/platform';
