@@ -1,4 +1,7 @@
-/** The campaign tables (their DDL is the recompute's migrations), the campaign settings and lift report queries, the audience typing SQL. */
+/**
+ * The campaign tables (their DDL is the recompute's migrations), the campaign settings and lift-report
+ * queries, the audience typing SQL.
+ */
 export {
   type AttributionsTable,
   CAMPAIGN_TABLE_COLUMNS,

@@ -1,4 +1,7 @@
-/** The control plane: accounts, API keys, tiles, pixel keys, providers, webhook subscriptions, console people, analyst grants, sync tasks, outboxes. */
+/**
+ * The control plane: accounts, API keys, tiles, pixel keys, providers, webhook subscriptions and their
+ * secrets, console people, analyst grants, sync tasks, the sync and settings outboxes.
+ */
 export { displayPrefix, hashToken, mintToken, TOKEN_PREFIX, type TokenKind } from './credentials.js';
 export {
   addPixelOrigin,

@@ -1,4 +1,7 @@
-/** PostgreSQL connections: pools, transactions, named SQL, the control plane's kysely schema, its migrations and privileges, projection checkpoints. */
+/**
+ * PostgreSQL connections, transactions and migrations: pools, named SQL, the control plane's kysely
+ * schema, its migrations and the service roles' privileges, projection checkpoints.
+ */
 export {
   clientQueryTimeoutMs,
   createDb,

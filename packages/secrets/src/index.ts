@@ -1,4 +1,7 @@
-/** Secret keys and sealing: key lists, the secrets keyring, sealing to a public key, unsubscribe tokens (no I/O but reading key files). */
+/**
+ * Secret keys and sealing, no database: key lists, the secrets keyring, sealing to a public key,
+ * unsubscribe tokens.
+ */
 export { loadKeyList, type NamedKey, parseKeyList } from './key-list.js';
 export {
   ConsoleKeyring,
