@@ -78,7 +78,9 @@ interface Checked {
  * 5. 6,000 requests per minute per key → 429. 4 and 5 are ONE statement (one round trip,
  *    `PixelLimiter.perIpAndKey`) for a request that passed 1–3; the key is not counted when the IP is
  *    refused;
- * 6. events outside [now − 30 days, now + 1 hour] or without granted consent are dropped quietly;
+ * 6. events outside [now − 30 days, now + 1 hour] or without granted consent are dropped quietly, and
+ *    so are events of a browser erased with `suppress` (counted: metric
+ *    `holdfast_ingest_rows_total{outcome="suppressed"}`, log line `pixel_suppressed`);
  *    the rest are appended as PixelEventCollected in ONE produce request (holdfast.pixel-events),
  *    their raw_props, search and page title sealed under their browser's key (docs/privacy.md):
  *    all of a request's events share the account id as key, so they form one record batch on one
@@ -126,7 +128,15 @@ export function collectRoute(
     allowOrigin(res, origin);
     if (refused) throw refused.error;
 
-    const { kept } = filterPixelEvents(request.events, { now });
+    const { kept, dropped } = filterPixelEvents(request.events, {
+      now,
+      suppressed: await ctx.suppressions.browserCheck(key.accountId),
+    });
+    if (dropped.suppressed > 0) {
+      // Not in the answer (the spec's 204 has no body): the metric and the log line count them.
+      ctx.metrics.rows.inc({ endpoint: 'POST /pixel/collect', outcome: 'suppressed' }, dropped.suppressed);
+      ctx.logger.info('pixel_suppressed', { account_id: key.accountId, events: dropped.suppressed });
+    }
     const decision =
       kept.length === 0
         ? null
