@@ -90,7 +90,9 @@ export class SuppressionCache {
       ).add(r.identifier_index);
     const key = await this.keys.indexKey(accountId);
     return {
-      check: suppressionCheck(sets satisfies SuppressedIndexes, (kind, value) => blindIndex(key, kind, value)),
+      check: suppressionCheck(sets satisfies SuppressedIndexes, (kind, value) =>
+        blindIndex(key, kind, value),
+      ),
       browser: browserSuppressionCheck(browsers, (id) => blindIndex(key, 'anonymous_id', id)),
     };
   }

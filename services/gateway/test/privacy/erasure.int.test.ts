@@ -511,6 +511,78 @@ describe('an erasure naming a browser (anonymous_id)', () => {
   });
 });
 
+/** holdfast_ingest_rows_total of the collector's suppressed events, as /metrics reports it. */
+async function pixelSuppressedMetric(): Promise<number> {
+  const text = (await call(gw.url, 'GET', '/metrics')).text;
+  const line = text
+    .split('\n')
+    .find(
+      (l) =>
+        l.startsWith('holdfast_ingest_rows_total{') &&
+        l.includes('endpoint="POST /pixel/collect"') &&
+        l.includes('outcome="suppressed"'),
+    );
+  return line === undefined ? 0 : Number(line.split(' ').at(-1));
+}
+
+describe('an erasure naming a browser with suppress', () => {
+  it("drops the browser's later pixel events at the collector, counted; other browsers and accounts are stored", async () => {
+    const pk = await createPixelKey(t.db, a.accountId, [SHOP]);
+    const otherPk = await createPixelKey(t.db, other.accountId, [SHOP]);
+    const carol = (note: string) => pixelEvent({ anonymous_id: 'anon-carol', raw_props: { note } });
+    expect((await collect(gw.url, { key: pk.key, events: [carol('carol-before')] })).status).toBe(204);
+    await until(
+      () => pixelRowsOf(a.accountId),
+      (rows) => rows.some((r) => r.anonymous_id === 'anon-carol'),
+    );
+
+    const r = await post(a, '/v1/erasures', { anonymous_id: 'anon-carol', suppress: true });
+    expect(r.status).toBe(202);
+    const done = await until(
+      () => call(gw.url, 'GET', r.json.status_url, { key: a.key }),
+      (x) => x.json.status === 'done' || x.json.status === 'failed',
+    );
+    expect(done.json).toMatchObject({
+      status: 'done',
+      suppress: true,
+      counters: { keys_destroyed: 1, rows_blanked: 1, suppressions: 1 },
+    });
+    // The browser's index is suppressed, never its anonymous id.
+    const { rows: suppressed } = await t.pool.query<{ kind: string; identifier_index: string }>(
+      'select kind, identifier_index from privacy.suppressions where erasure_id = $1',
+      [r.json.erasure_id],
+    );
+    expect(suppressed.map((x) => x.kind)).toEqual(['anonymous_id']);
+    expect(suppressed[0]!.identifier_index).not.toContain('anon-carol');
+
+    const counted = await pixelSuppressedMetric();
+    const sent = await collect(gw.url, {
+      key: pk.key,
+      events: [carol('carol-after-1'), carol('carol-after-2'), pixelEvent({ anonymous_id: 'anon-dan' })],
+    });
+    // The spec's answer, unchanged: 204 without body.
+    expect([sent.status, sent.text]).toEqual([204, '']);
+    // The same anonymous id in another account is another browser: stored.
+    expect((await collect(gw.url, { key: otherPk.key, events: [carol('carol-other-shop')] })).status).toBe(
+      204,
+    );
+    await until(
+      () => pixelRowsOf(other.accountId),
+      (rows) => rows.some((x) => x.anonymous_id === 'anon-carol'),
+    );
+    // anon-dan's event shared the request (one batch, stored all or none): once it is folded, so
+    // would carol's be.
+    await until(
+      () => pixelRowsOf(a.accountId),
+      (rows) => rows.some((x) => x.anonymous_id === 'anon-dan'),
+    );
+    expect((await pixelRowsOf(a.accountId)).filter((x) => x.anonymous_id === 'anon-carol')).toEqual([
+      { anonymous_id: 'anon-carol', raw_props: null, search: null, page_title: null },
+    ]);
+    expect(await pixelSuppressedMetric()).toBe(counted + 2);
+  });
+});
+
 describe('a replay after the erasure', () => {
   it('reproduces the blanked state: every read-model table of a rebuild equals the live one', async () => {
     // The shredded records stay in the log forever; a rebuild folds them without their keys.
