@@ -297,7 +297,7 @@ export interface paths {
     put?: never;
     /**
      * Erase a person
-     * @description Names a person by one or more of external_id, email, phone (normalised like ingest: email lower-cased, phone E.164); beside them, not a spec field, anonymous_id names a browser (its pixel events lose raw_props, search and page_title, also when it was never tied to a person). Only the identifiers' blind indexes are stored. The projector process destroys the keys of every record of the person and blanks the read models; with suppress=true later ingest naming one of the identifiers is dropped (code suppressed_identity). Idempotent: the same identifiers (and suppress) while queued, running or done less than a day ago, or the same Idempotency-Key, answer the same erasure.
+     * @description Names a person by one or more of external_id, email, phone (normalised like ingest: email lower-cased, phone E.164); beside them, not a spec field, anonymous_id names a browser (its pixel events lose raw_props, search and page_title, also when it was never tied to a person). Only the identifiers' blind indexes are stored. The projector process destroys the keys of every record of the person and blanks the read models; with suppress=true later ingest naming one of the identifiers is dropped (code suppressed_identity), and so are later pixel events of a named browser (the collector still answers 204; code suppressed_browser). Idempotent: the same identifiers (and suppress) while queued, running or done less than a day ago, or the same Idempotency-Key, answer the same erasure.
      */
     post: operations['postErasure'];
     delete?: never;
@@ -1281,7 +1281,7 @@ export interface components {
       external_id?: string | null;
       /** @description Phone; normalised to E.164, default region US, like ingest stores it. */
       phone?: string | null;
-      /** @description Also suppress the identifiers: later ingest naming one of them is dropped and counted (suppressed_identity). */
+      /** @description Also suppress the identifiers: later ingest naming one of them is dropped and counted (suppressed_identity); with anonymous_id, later pixel events of that browser are dropped too (counted, code suppressed_browser). */
       suppress?: boolean | null;
     };
     Export: {
