@@ -14,7 +14,7 @@ import { startDispatcher, type RunningDispatcher } from '@holdfast/dispatcher';
 import { DEFAULT_READ_MODEL_SCHEMA } from '@holdfast/read-models';
 import { recomputeAccount } from '@holdfast/recompute';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
-import { eventually, startScriptedReceiver, type ScriptedReceiver } from '@holdfast/testing';
+import { startScriptedReceiver, until, type ScriptedReceiver } from '@holdfast/testing';
 import {
   insertCustomers,
   insertOrders,
@@ -110,7 +110,11 @@ describe('customer.churned', () => {
       },
       { pool: t.pool, kafka: t.kafka, codec: t.codec },
     );
-    const got = await eventually(() => Promise.resolve(chosen.requests[0]));
+    const got = await until(
+      'the delivery',
+      () => Promise.resolve(chosen.requests[0]),
+      (r) => r !== undefined,
+    );
     await new Promise((r) => setTimeout(r, 500)); // time for a second delivery, were there one
     await dispatcher.pollOnce();
     expect(chosen.requests).toHaveLength(1);
