@@ -11,6 +11,8 @@ import type { PixelContext } from './pixel-context.js';
 import { normalizeRequestOrigin, type PixelKeyDirectory, type PixelKeyRecord } from './pixel-keys.js';
 import { PIXEL_LIMITS, type PixelLimiter } from './pixel-limits.js';
 import { ValidationFailedError } from '../http/validation-failed.js';
+import { parseDryRun } from '../http/query.js';
+import { pixelDryRunResponse } from './pixel-dry-run.js';
 
 /** The `detail` of each 403 of the collector (pinned by tests). */
 export const PIXEL_DETAIL = Object.freeze({
@@ -63,6 +65,7 @@ function unavailable(): HttpError {
 /** What the checks before the rate limits establish: a valid request of a live key from an allowed origin. */
 interface Checked {
   readonly request: CollectorRequestInput;
+  readonly dryRun: boolean;
   readonly key: PixelKeyRecord;
   readonly origin: string;
 }
@@ -89,7 +92,9 @@ interface Checked {
  *    than `pixelAppendStallMs`: `pixelAppendDecision`) → 503 `{detail}` + Retry-After, never a 204:
  *    the spec's quiet drop covers load shedding (the in-flight cap reached while Kafka answers), not
  *    an outage, which must be visible to the caller and to the access log.
- * 204 without body on accept and on every quiet drop. Once the key and origin pass, the answer
+ * 204 without body on accept and on every quiet drop. With `?dry_run=true` (not a spec mode; a 422
+ * at `['query', 'dry_run']` for a value that is not a boolean) steps 1–5 are the same, nothing is
+ * appended or counted, and the answer is 200 `pixelDryRunResponse`: each dropped event with its code. Once the key and origin pass, the answer
  * carries Access-Control-Allow-Origin for that origin (except for the IP's 429, as before the key
  * check).
  */
@@ -105,10 +110,11 @@ export function collectRoute(
     const body = parseJsonBody(await readBody(req, PIXEL_LIMITS.bodyBytes));
     const valid = validateCollectorRequest(body);
     if (!valid.ok) throw new ValidationFailedError(valid.detail);
+    const dryRun = parseDryRun(req.query);
     const origin = normalizeRequestOrigin(req.get('origin'));
     const key = await keys.byKey(valid.request.key);
     checkKey(key, origin);
-    return { request: valid.request, key, origin: origin! };
+    return { request: valid.request, dryRun, key, origin: origin! };
   };
   return async (req, res) => {
     res.vary('Origin');
@@ -121,17 +127,21 @@ export function collectRoute(
       await limiter.perIp(ip, ctx.clock.now());
       throw err;
     }
-    const { request, key, origin } = checked;
+    const { request, dryRun, key, origin } = checked;
     const now = ctx.clock.now();
     const refused = await limiter.perIpAndKey(ip, key.id, now);
     if (refused?.beforeOrigin) throw refused.error;
     allowOrigin(res, origin);
     if (refused) throw refused.error;
 
-    const { kept, dropped } = filterPixelEvents(request.events, {
+    const { kept, dropped, drops } = filterPixelEvents(request.events, {
       now,
       suppressed: await ctx.suppressions.browserCheck(key.accountId),
     });
+    if (dryRun) {
+      res.status(200).json(pixelDryRunResponse(request.events.length, kept.length, drops));
+      return;
+    }
     if (dropped.suppressed > 0) {
       // Not in the answer (the spec's 204 has no body): the metric and the log line count them.
       ctx.metrics.rows.inc({ endpoint: 'POST /pixel/collect', outcome: 'suppressed' }, dropped.suppressed);

@@ -390,6 +390,7 @@ describe('an erasure, end to end', () => {
       would_drop: 1,
       errors: [{ index: 0, order_id: 'A3', codes: ['suppressed_identity'] }],
     });
+    expect(schemaErrors('OrdersDryRunResponse', dry.json)).toEqual([]);
     const real = await post(a, '/ingest/orders', {
       orders: [orderRow({ order_id: 'A4', customer_id: ANN.external, email: null })],
     });
@@ -556,6 +557,31 @@ describe('an erasure naming a browser with suppress', () => {
     expect(suppressed[0]!.identifier_index).not.toContain('anon-carol');
 
     const counted = await pixelSuppressedMetric();
+    // A dry run lists the browser's events with their own code, stores nothing and counts nothing.
+    const dan = pixelEvent({ anonymous_id: 'anon-dan', raw_props: { note: 'dan-dry-run' } });
+    const dryEvents = [carol('carol-dry-run'), dan];
+    const dry = await call(gw.url, 'POST', '/pixel/collect?dry_run=true', {
+      rawBody: JSON.stringify({ key: pk.key, events: dryEvents }),
+      ip: '203.0.113.1',
+      headers: { 'content-type': 'application/json', origin: SHOP },
+    });
+    expect(dry.status).toBe(200);
+    expect(schemaErrors('PixelDryRunResponse', dry.json)).toEqual([]);
+    expect(dry.json).toEqual({
+      dry_run: true,
+      received: 2,
+      would_accept: 1,
+      would_drop: 1,
+      errors: [{ index: 0, event_id: dryEvents[0]!.event_id, codes: ['suppressed_browser'] }],
+      next: expect.any(String),
+    });
+    expect(await pixelSuppressedMetric()).toBe(counted);
+    const notBool = await call(gw.url, 'POST', '/pixel/collect?dry_run=maybe', {
+      rawBody: JSON.stringify({ key: pk.key, events: dryEvents }),
+      ip: '203.0.113.1',
+      headers: { 'content-type': 'application/json', origin: SHOP },
+    });
+    expect([notBool.status, notBool.json.detail[0].loc]).toEqual([422, ['query', 'dry_run']]);
     const sent = await collect(gw.url, {
       key: pk.key,
       events: [carol('carol-after-1'), carol('carol-after-2'), pixelEvent({ anonymous_id: 'anon-dan' })],
@@ -579,6 +605,8 @@ describe('an erasure naming a browser with suppress', () => {
     expect((await pixelRowsOf(a.accountId)).filter((x) => x.anonymous_id === 'anon-carol')).toEqual([
       { anonymous_id: 'anon-carol', raw_props: null, search: null, page_title: null },
     ]);
+    // The dry run's event of anon-dan was never stored.
+    expect(JSON.stringify(await pixelRowsOf(a.accountId))).not.toContain('dan-dry-run');
     expect(await pixelSuppressedMetric()).toBe(counted + 2);
   });
 });

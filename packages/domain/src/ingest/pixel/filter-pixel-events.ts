@@ -1,5 +1,5 @@
 import type { PixelEventInput } from '@holdfast/contracts';
-import type { BrowserSuppressionCheck } from '../../privacy/suppression.js';
+import { SUPPRESSED_BROWSER, type BrowserSuppressionCheck } from '../../privacy/suppression.js';
 import { parseTimestamp } from '../shared/parse-timestamp.js';
 import { pixelUrlPath } from './pixel-url-path.js';
 
@@ -31,6 +31,16 @@ export interface PixelDropCounts {
   readonly suppressed: number;
 }
 
+/** The code of a dropped event, as a dry run reports it: one per reason of `PixelDropCounts`. */
+export type PixelDropCode = 'too_old' | 'too_new' | 'no_consent' | typeof SUPPRESSED_BROWSER;
+
+/** One dropped event: its position in the request, its id and why. */
+export interface PixelDrop {
+  readonly index: number;
+  readonly event_id: string;
+  readonly code: PixelDropCode;
+}
+
 /**
  * consent_state values that mean "granted" (compared trimmed, case-insensitively): 'granted' (the
  * snippet after the site's consent manager agreed), 'all' and 'analytics' (common consent-manager
@@ -55,7 +65,8 @@ export function isConsentGranted(consentState: string | null | undefined): boole
  * erased with `suppress` (`suppressed`, see `browserSuppressionCheck`) → `suppressed`. The loader
  * always sends consent_state, so a null or absent one (another client) is treated as not granted.
  * Each dropped event counts once, time window first; the suppression check runs last so only events
- * that would otherwise be stored pay its blind index.
+ * that would otherwise be stored pay its blind index. `drops` lists each dropped event with its code
+ * (a dry run's `errors`).
  *
  * @example
  * filterPixelEvents(request.events, { now }).dropped; // { too_old: 0, too_new: 0, no_consent: 1, suppressed: 0 }
@@ -63,21 +74,32 @@ export function isConsentGranted(consentState: string | null | undefined): boole
 export function filterPixelEvents(
   events: readonly PixelEventInput[],
   { now, suppressed }: { now: Date; suppressed?: BrowserSuppressionCheck },
-): { kept: NormalizedPixelEvent[]; dropped: PixelDropCounts } {
+): { kept: NormalizedPixelEvent[]; dropped: PixelDropCounts; drops: PixelDrop[] } {
   const nowMs = now.getTime();
   const kept: NormalizedPixelEvent[] = [];
   let tooOld = 0;
   let tooNew = 0;
   let noConsent = 0;
   let suppressedCount = 0;
-  for (const e of events) {
+  const drops: PixelDrop[] = [];
+  const drop = (index: number, e: PixelEventInput, code: PixelDropCode) =>
+    drops.push({ index, event_id: e.event_id, code });
+  for (const [index, e] of events.entries()) {
     const at = parseTimestamp(e.occurred_at);
     // validateCollectorRequest guarantees a parseable occurred_at; an unchecked one is treated as too old.
-    if (at === null || nowMs - at.ms > MAX_AGE_MS) tooOld++;
-    else if (at.ms - nowMs > MAX_AHEAD_MS) tooNew++;
-    else if (!isConsentGranted(e.consent_state)) noConsent++;
-    else if (suppressed?.(e.anonymous_id)) suppressedCount++;
-    else
+    if (at === null || nowMs - at.ms > MAX_AGE_MS) {
+      tooOld++;
+      drop(index, e, 'too_old');
+    } else if (at.ms - nowMs > MAX_AHEAD_MS) {
+      tooNew++;
+      drop(index, e, 'too_new');
+    } else if (!isConsentGranted(e.consent_state)) {
+      noConsent++;
+      drop(index, e, 'no_consent');
+    } else if (suppressed?.(e.anonymous_id)) {
+      suppressedCount++;
+      drop(index, e, SUPPRESSED_BROWSER);
+    } else
       kept.push({
         event_id: e.event_id,
         event_type: e.event_type,
@@ -100,5 +122,6 @@ export function filterPixelEvents(
   return {
     kept,
     dropped: { too_old: tooOld, too_new: tooNew, no_consent: noConsent, suppressed: suppressedCount },
+    drops,
   };
 }

@@ -297,6 +297,11 @@ describe('filterPixelEvents with a suppressed browser', () => {
     );
     expect(result.kept.map((e) => e.anonymous_id)).toEqual(['anon-1']);
     expect(result.dropped).toEqual({ too_old: 0, too_new: 0, no_consent: 0, suppressed: 2 });
+    // Each with its own code (what a dry run lists), not the person's suppressed_identity.
+    expect(result.drops.map((d) => [d.index, d.code])).toEqual([
+      [0, 'suppressed_browser'],
+      [2, 'suppressed_browser'],
+    ]);
   });
 
   it('given the anonymous id spelt differently, when filtered, then it is another browser (verbatim, like the erasure stores it)', () => {
@@ -318,6 +323,7 @@ describe('filterPixelEvents with a suppressed browser', () => {
       { now, suppressed: suppressAnon7 },
     );
     expect(result.dropped).toEqual({ too_old: 1, too_new: 0, no_consent: 1, suppressed: 0 });
+    expect(result.drops.map((d) => d.code)).toEqual(['too_old', 'no_consent']);
     expect(indexed).toEqual([]);
   });
 });
