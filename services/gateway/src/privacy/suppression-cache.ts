@@ -6,7 +6,7 @@ import {
   type SuppressedIndexes,
   type SuppressionCheck,
 } from '@holdfast/domain';
-import { blindIndex, type SubjectKeyStore } from '@holdfast/privacy';
+import { blindIndex, type IndexKind, type SubjectKeyStore } from '@holdfast/privacy';
 
 interface Checks {
   readonly check: SuppressionCheck | undefined;
@@ -36,7 +36,14 @@ export class SuppressionCache {
 
   constructor(
     private readonly pool: Pool,
-    private readonly keys: Pick<SubjectKeyStore, 'indexKey' | 'keyGeneration'>,
+    private readonly keys: Pick<SubjectKeyStore, 'indexKey' | 'keyGeneration'> & {
+      /**
+       * The blind index of a value (default `blindIndex`); the gateway passes its key cache's
+       * remembered one, so a browser's index computed for the check is the one sealing uses, not a
+       * second HMAC per event.
+       */
+      readonly blindIndex?: (accountId: string, indexKey: Buffer, kind: IndexKind, value: string) => string;
+    },
     private readonly ttlMs = 5_000,
     private readonly now: () => number = Date.now,
   ) {}
@@ -89,11 +96,12 @@ export class SuppressionCache {
             : sets.phone
       ).add(r.identifier_index);
     const key = await this.keys.indexKey(accountId);
+    const index = this.keys.blindIndex ?? ((_account, k, kind, value) => blindIndex(k, kind, value));
     return {
       check: suppressionCheck(sets satisfies SuppressedIndexes, (kind, value) =>
-        blindIndex(key, kind, value),
+        index(accountId, key, kind, value),
       ),
-      browser: browserSuppressionCheck(browsers, (id) => blindIndex(key, 'anonymous_id', id)),
+      browser: browserSuppressionCheck(browsers, (id) => index(accountId, key, 'anonymous_id', id)),
     };
   }
 }
