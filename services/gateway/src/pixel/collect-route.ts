@@ -88,15 +88,16 @@ interface Checked {
  *    their raw_props, search and page title sealed under their browser's key (docs/privacy.md):
  *    all of a request's events share the account id as key, so they form one record batch on one
  *    partition, stored all or none (`IdempotentBatchAppender`).
- *    When the log does not answer (an append failed, or sealing could not read or create a key, or the oldest append in flight has waited more
+ *    When the log does not answer (an append failed, or sealing could not read or create a key, or
+ *    the account's suppressions could not be read, or the oldest append in flight has waited more
  *    than `pixelAppendStallMs`: `pixelAppendDecision`) → 503 `{detail}` + Retry-After, never a 204:
  *    the spec's quiet drop covers load shedding (the in-flight cap reached while Kafka answers), not
  *    an outage, which must be visible to the caller and to the access log.
  * 204 without body on accept and on every quiet drop. With `?dry_run=true` (not a spec mode; a 422
  * at `['query', 'dry_run']` for a value that is not a boolean) steps 1–5 are the same, nothing is
- * appended or counted, and the answer is 200 `pixelDryRunResponse`: each dropped event with its code. Once the key and origin pass, the answer
- * carries Access-Control-Allow-Origin for that origin (except for the IP's 429, as before the key
- * check).
+ * appended or counted, and the answer is 200 `pixelDryRunResponse`: each dropped event with its code.
+ * Once the key and origin pass, the answer carries Access-Control-Allow-Origin for that origin
+ * (except for the IP's 429, as before the key check).
  */
 export function collectRoute(
   ctx: PixelContext,
@@ -134,10 +135,19 @@ export function collectRoute(
     allowOrigin(res, origin);
     if (refused) throw refused.error;
 
-    const { kept, dropped, drops } = filterPixelEvents(request.events, {
-      now,
-      suppressed: await ctx.suppressions.browserCheck(key.accountId),
-    });
+    let suppressed;
+    try {
+      suppressed = await ctx.suppressions.browserCheck(key.accountId);
+    } catch (err) {
+      // Storing a suppressed browser's events because the list could not be read would break the
+      // erasure's promise; dropping every event behind a 204 would hide an outage: 503, as for the log.
+      ctx.logger.error('pixel_suppressions_unavailable', {
+        account_id: key.accountId,
+        error: (err as Error).message,
+      });
+      throw unavailable();
+    }
+    const { kept, dropped, drops } = filterPixelEvents(request.events, { now, suppressed });
     if (dryRun) {
       res.status(200).json(pixelDryRunResponse(request.events.length, kept.length, drops));
       return;
