@@ -16,8 +16,8 @@ import { recomputeAccount } from '@holdfast/recompute';
 import {
   createTestEnv,
   type TestEnv,
-  eventually,
   startScriptedReceiver,
+  until,
   type ScriptedReceiver,
 } from '@holdfast/testing';
 import {
@@ -115,7 +115,11 @@ describe('customer.churned', () => {
       },
       { pool: t.pool, kafka: t.kafka, codec: t.codec },
     );
-    const got = await eventually(() => Promise.resolve(chosen.requests[0]));
+    const got = await until(
+      'the delivery',
+      () => Promise.resolve(chosen.requests[0]),
+      (r) => r !== undefined,
+    );
     await new Promise((r) => setTimeout(r, 500)); // time for a second delivery, were there one
     await dispatcher.pollOnce();
     expect(chosen.requests).toHaveLength(1);

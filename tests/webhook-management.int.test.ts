@@ -16,8 +16,8 @@ import {
   type TestEnv,
   appendCampaignSent,
   campaignSent,
-  eventually,
   startScriptedReceiver,
+  until,
   type ScriptedReceiver,
 } from '@holdfast/testing';
 import { AUTH_DETAIL } from '../services/gateway/src/auth/resolve-principal.js';
@@ -106,7 +106,11 @@ describe('/v1/webhooks with an outbound key', () => {
 
     const sent = campaignSent(a.accountId);
     await appendCampaignSent(t, [sent]);
-    const got = await eventually(() => Promise.resolve(r.requests[0]));
+    const got = await until(
+      'the delivery',
+      () => Promise.resolve(r.requests[0]),
+      (x) => x !== undefined,
+    );
     expect(verifySignature(secret, got.body, String(got.headers['x-service-signature']))).toBe(true);
     expect(schemaErrors('CampaignSentEvent', JSON.parse(got.body))).toEqual([]);
     expect(
@@ -118,12 +122,11 @@ describe('/v1/webhooks with an outbound key', () => {
     expect((list.json as { webhooks: { id: string }[] }).webhooks.map((w) => w.id)).toEqual([id]);
     expectValid(await api(a.sk, 'GET', `/v1/webhooks/${id}`), 200, 'Webhook');
 
-    const deliveries = await eventually(async () => {
-      const d = await api(a.sk, 'GET', `/v1/webhooks/${id}/deliveries`);
-      return (d.json as { deliveries: { status: string }[] }).deliveries[0]?.status === 'delivered'
-        ? d
-        : undefined;
-    });
+    const deliveries = await until(
+      'the delivery listed as delivered',
+      () => api(a.sk, 'GET', `/v1/webhooks/${id}/deliveries`),
+      (d) => (d.json as { deliveries: { status: string }[] }).deliveries[0]?.status === 'delivered',
+    );
     expectValid(deliveries, 200, 'DeliveryList');
     expect(deliveries.json.deliveries[0]).toMatchObject({
       event: 'campaign.sent',
@@ -149,7 +152,11 @@ describe('/v1/webhooks with an outbound key', () => {
     const control = await receiver([200]);
     const both = await api(a.sk, 'POST', '/v1/webhooks', { url: control.url });
     await appendCampaignSent(t, [campaignSent(a.accountId)]);
-    await eventually(() => Promise.resolve(control.requests[0]));
+    await until(
+      'the control delivery',
+      () => Promise.resolve(control.requests.length),
+      (n) => n > 0,
+    );
     await new Promise((res) => setTimeout(res, 300));
     expect(r.requests).toHaveLength(0);
     await api(a.sk, 'DELETE', `/v1/webhooks/${only.json.id}`);
@@ -160,10 +167,11 @@ describe('/v1/webhooks with an outbound key', () => {
     const r = await receiver([500, 503, 200]);
     const { json: sub } = await api(a.sk, 'POST', '/v1/webhooks', { url: r.url });
     await appendCampaignSent(t, [campaignSent(a.accountId)]);
-    const failed = await eventually(async () => {
-      const d = await api(a.sk, 'GET', `/v1/webhooks/${sub.id}/deliveries?status=failed`);
-      return d.json.deliveries.length ? d : undefined;
-    });
+    const failed = await until(
+      'the failed delivery',
+      () => api(a.sk, 'GET', `/v1/webhooks/${sub.id}/deliveries?status=failed`),
+      (d) => d.json.deliveries.length > 0,
+    );
     expectValid(failed, 200, 'DeliveryList');
     const delivery = failed.json.deliveries[0] as {
       delivery_id: string;
@@ -180,13 +188,18 @@ describe('/v1/webhooks with an outbound key', () => {
       `/v1/webhooks/${sub.id}/deliveries/${delivery.delivery_id}/redeliver`,
     );
     expectValid(again, 202, 'RedeliveryScheduled');
-    await eventually(() => Promise.resolve(r.requests[2]));
+    await until(
+      'the redelivery',
+      () => Promise.resolve(r.requests.length),
+      (n) => n >= 3,
+    );
     expect(r.requests[2]!.headers['x-service-delivery']).toBe(delivery.delivery_id);
     expect(r.requests[2]!.body).toBe(r.requests[0]!.body);
-    const done = await eventually(async () => {
-      const d = await api(a.sk, 'GET', `/v1/webhooks/${sub.id}/deliveries`);
-      return d.json.deliveries[0].status === 'delivered' ? d : undefined;
-    });
+    const done = await until(
+      'the redelivery listed as delivered',
+      () => api(a.sk, 'GET', `/v1/webhooks/${sub.id}/deliveries`),
+      (d) => d.json.deliveries[0].status === 'delivered',
+    );
     expect(done.json.deliveries[0].attempts).toBe(3);
     const conflict = await api(
       a.sk,
@@ -206,7 +219,11 @@ describe('/v1/webhooks with an outbound key', () => {
     expect(rotated.headers.get('cache-control')).toBe('no-store');
     expect(rotated.json.secret).not.toBe(sub.secret);
     await appendCampaignSent(t, [campaignSent(a.accountId)]);
-    const got = await eventually(() => Promise.resolve(r.requests[0]));
+    const got = await until(
+      'the delivery',
+      () => Promise.resolve(r.requests[0]),
+      (x) => x !== undefined,
+    );
     expect(verifySignature(rotated.json.secret, got.body, String(got.headers['x-service-signature']))).toBe(
       true,
     );
@@ -239,10 +256,14 @@ describe('/v1/webhooks tenancy and keys', () => {
     const r = await receiver([500]);
     const { json: sub } = await api(a.sk, 'POST', '/v1/webhooks', { url: r.url });
     await appendCampaignSent(t, [campaignSent(a.accountId)]);
-    const delivery = await eventually(async () => {
-      const d = await api(a.sk, 'GET', `/v1/webhooks/${sub.id}/deliveries?status=failed`);
-      return d.json.deliveries[0] as { delivery_id: string } | undefined;
-    });
+    const delivery = await until(
+      'the failed delivery',
+      async () => {
+        const d = await api(a.sk, 'GET', `/v1/webhooks/${sub.id}/deliveries?status=failed`);
+        return d.json.deliveries[0] as { delivery_id: string } | undefined;
+      },
+      (x) => x !== undefined,
+    );
     const routes: [string, string, unknown?][] = [
       ['GET', `/v1/webhooks/${sub.id}`],
       ['GET', `/v1/webhooks/${sub.id}/deliveries`],

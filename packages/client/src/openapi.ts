@@ -153,7 +153,7 @@ export interface paths {
     put?: never;
     /**
      * Browser event batch
-     * @description Browser only. Header Origin must be on the pixel key's allow-list. Up to 50 events, body up to 48 KB. Unknown fields are rejected (422). 204 on accept and on a quiet drop; 403 on an invalid or revoked key, a disallowed origin or a demo account.
+     * @description Browser only. Header Origin must be on the pixel key's allow-list. Up to 50 events, body up to 48 KB. Unknown fields are rejected (422). 204 on accept and on a quiet drop (also, not a spec reason, the events of a browser erased with suppress); 403 on an invalid or revoked key, a disallowed origin or a demo account. Not a spec mode: dry_run=true checks the request the same way, stores nothing and answers 200 with each event that would be dropped and its code.
      */
     post: operations['postPixelCollect'];
     delete?: never;
@@ -297,7 +297,7 @@ export interface paths {
     put?: never;
     /**
      * Erase a person
-     * @description Names a person by one or more of external_id, email, phone (normalised like ingest: email lower-cased, phone E.164); beside them, not a spec field, anonymous_id names a browser (its pixel events lose raw_props, search and page_title, also when it was never tied to a person). Only the identifiers' blind indexes are stored. The projector process destroys the keys of every record of the person and blanks the read models; with suppress=true later ingest naming one of the identifiers is dropped (code suppressed_identity). Idempotent: the same identifiers (and suppress) while queued, running or done less than a day ago, or the same Idempotency-Key, answer the same erasure.
+     * @description Names a person by one or more of external_id, email, phone (normalised like ingest: email lower-cased, phone E.164); beside them, not a spec field, anonymous_id names a browser (its pixel events lose raw_props, search and page_title, also when it was never tied to a person). Only the identifiers' blind indexes are stored. The projector process destroys the keys of every record of the person and blanks the read models; with suppress=true later ingest naming one of the identifiers is dropped (code suppressed_identity), and so are later pixel events of a named browser (the collector still answers 204; code suppressed_browser). Idempotent: the same identifiers (and suppress) while queued, running or done less than a day ago, or the same Idempotency-Key, answer the same erasure.
      */
     post: operations['postErasure'];
     delete?: never;
@@ -1100,7 +1100,7 @@ export interface components {
       /** @constant */
       dry_run: true;
       errors: {
-        codes: 'no_usable_identity'[];
+        codes: ('no_usable_identity' | 'suppressed_identity')[];
         external_id: string | null;
         index: number;
       }[];
@@ -1281,7 +1281,7 @@ export interface components {
       external_id?: string | null;
       /** @description Phone; normalised to E.164, default region US, like ingest stores it. */
       phone?: string | null;
-      /** @description Also suppress the identifiers: later ingest naming one of them is dropped and counted (suppressed_identity). */
+      /** @description Also suppress the identifiers: later ingest naming one of them is dropped and counted (suppressed_identity); with anonymous_id, later pixel events of that browser are dropped too (counted, code suppressed_browser). */
       suppress?: boolean | null;
     };
     Export: {
@@ -1528,6 +1528,7 @@ export interface components {
           | 'no_usable_identity'
           | 'unparseable_order_date_or_amount'
           | 'invalid_currency_code_fails_whole_batch'
+          | 'suppressed_identity'
         )[];
         index: number;
         order_id: string;
@@ -1618,6 +1619,23 @@ export interface components {
       received: number;
       /** @description Present only when naive_timestamps > 0. */
       warning?: string;
+    };
+    PixelDryRunResponse: {
+      /** @constant */
+      dry_run: true;
+      errors: {
+        codes: ('too_old' | 'too_new' | 'no_consent' | 'suppressed_browser')[];
+        event_id: string;
+        index: number;
+      }[];
+      /** @description What to do next. */
+      next: string;
+      /** @description Events received. */
+      received: number;
+      /** @description Events the real call would store. */
+      would_accept: number;
+      /** @description Events the real call would drop quietly (still a 204). */
+      would_drop: number;
     };
     RecoveryAttributedEvent: {
       data: {
@@ -2337,7 +2355,10 @@ export interface operations {
   };
   postPixelCollect: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description Not a spec parameter (the snippet never sends it): store nothing, answer 200 PixelDryRunResponse. */
+        dry_run?: boolean;
+      };
       header?: never;
       path?: never;
       cookie?: never;
@@ -2348,6 +2369,15 @@ export interface operations {
       };
     };
     responses: {
+      /** @description Dry run only: what the real call would store and drop. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PixelDryRunResponse'];
+        };
+      };
       /** @description Accepted or quietly dropped (no body). */
       204: {
         headers: {

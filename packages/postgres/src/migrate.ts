@@ -18,6 +18,7 @@ import * as consoleTotpSealed from './migrations/2026-11-30T00-00-console-totp-s
 import * as erasureAnonymousId from './migrations/2026-11-30T00-00-erasure-anonymous-id.js';
 import * as settingsOutbox from './migrations/2026-11-30T01-00-settings-outbox.js';
 import * as recoveryCodes from './migrations/2026-11-30T02-00-console-recovery-codes.js';
+import * as browserSuppressions from './migrations/2026-11-30T03-00-browser-suppressions.js';
 import { namedRaw } from './named-sql.js';
 import { applyPrivileges, PRIVILEGES_LOCK_SQL } from './privileges/apply-privileges.js';
 
@@ -45,6 +46,7 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '2026-11-30T00-00-erasure-anonymous-id': erasureAnonymousId,
   '2026-11-30T01-00-settings-outbox': settingsOutbox,
   '2026-11-30T02-00-console-recovery-codes': recoveryCodes,
+  '2026-11-30T03-00-browser-suppressions': browserSuppressions,
 };
 
 /**

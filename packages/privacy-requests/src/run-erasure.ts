@@ -83,8 +83,8 @@ export async function findPersonCustomers(
  * 1. the person's customers (`findPersonCustomers`) and every subject whose key encrypted their
  *    records: the customers' `customer_subjects` rows plus the identifiers' own subjects, plus the
  *    browsers whose pixel sessions were stitched to them (`stitchedBrowserSubjects`, `a:`);
- * 2. with `suppress`, the identifiers' indexes go to privacy.suppressions BEFORE the keys are
- *    destroyed: the destruction bumps the key generation, which tells gateways to reload them;
+ * 2. with `suppress`, the identifiers' indexes (a named browser's too) go to privacy.suppressions
+ *    BEFORE the keys are destroyed: the destruction bumps the key generation, which tells gateways to reload them;
  * 3. `keys.destroy` — from here on nothing can decrypt the person's records, in the log or anywhere;
  * 4. in ONE transaction: the read models blanked (`blankPerson`) and the request `done` with its
  *    counters. A crash between 3 and 4 is safe: the retry finds the same customers (blind indexes
@@ -126,10 +126,12 @@ export async function runErasure(
   ].sort();
   let suppressions = 0;
   if (e.suppress) {
+    // A named browser is suppressed with the person's identifiers: the pixel collector drops its events.
     const kinds: [string, string | null][] = [
       ['external_id', e.externalId],
       ['email', e.email],
       ['phone', e.phone],
+      ['anonymous_id', e.anonymousId ?? null],
     ];
     const named = kinds.filter((k): k is [string, string] => k[1] !== null);
     const { rowCount } = await rawQuery(

@@ -25,7 +25,6 @@ export {
 export { until } from './until.js';
 export { mulberry32 } from './random.js';
 export {
-  eventually,
   spawnExampleReceiver,
   startScriptedReceiver,
   type ExampleReceiver,

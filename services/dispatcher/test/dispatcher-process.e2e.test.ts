@@ -8,8 +8,8 @@ import {
   type TestEnv,
   appendCampaignSent,
   campaignSent,
-  eventually,
   startScriptedReceiver,
+  until,
   type ScriptedReceiver,
 } from '@holdfast/testing';
 import { verifySignature } from '../src/signature.js';
@@ -36,8 +36,10 @@ describe('dispatcher process (main.ts)', () => {
       logs.push(JSON.parse(l) as Record<string, unknown>),
     );
     try {
-      const ready = await eventually(
+      const ready = await until(
+        'dispatcher_ready',
         () => Promise.resolve(logs.find((l) => l.event === 'dispatcher_ready')),
+        (l) => l !== undefined,
         60_000,
       );
       const ops = `http://127.0.0.1:${String(ready.metricsPort)}`;
@@ -46,10 +48,15 @@ describe('dispatcher process (main.ts)', () => {
       expect(text).toContain('holdfast_webhook_attempts_total');
       expect(text).toMatch(/holdfast_webhook_backlog_deliveries\{service="dispatcher"\} 0\n/);
       expect((await fetch(`${ops}/healthz`)).status).toBe(200);
-      const readyz = await eventually(async () => {
-        const r = await fetch(`${ops}/readyz`);
-        return r.status === 200 ? await r.json() : undefined;
-      }, 30_000);
+      const readyz = await until(
+        'readyz 200',
+        async () => {
+          const r = await fetch(`${ops}/readyz`);
+          return { status: r.status, body: await r.json() };
+        },
+        (r) => r.status === 200,
+        30_000,
+      ).then((r) => r.body);
       expect(readyz).toEqual({
         ready: true,
         checks: { postgres: 'ok', kafka: 'ok', registry: 'ok', consumer: 'ok', poller: 'ok' },
@@ -57,7 +64,12 @@ describe('dispatcher process (main.ts)', () => {
 
       const sent = campaignSent(accountId, { campaign_type: 'vip', provider: 'local-mail' });
       await appendCampaignSent(t, [sent]);
-      await eventually(() => Promise.resolve(receiver.requests.length ? true : undefined), 60_000);
+      await until(
+        'the delivery',
+        () => Promise.resolve(receiver.requests.length),
+        (n) => n > 0,
+        60_000,
+      );
       const [req] = receiver.requests;
       expect(JSON.parse(req!.body)).toEqual({
         event: 'campaign.sent',
@@ -65,7 +77,12 @@ describe('dispatcher process (main.ts)', () => {
       });
       expect(verifySignature(secret, req!.body, String(req!.headers['x-service-signature']))).toBe(true);
       // Logged once the attempt is recorded, which is just after the receiver answered.
-      await eventually(() => Promise.resolve(logs.find((l) => l.event === 'webhook_delivered')), 30_000);
+      await until(
+        'webhook_delivered',
+        () => Promise.resolve(logs.some((l) => l.event === 'webhook_delivered')),
+        (found) => found,
+        30_000,
+      );
       expect(JSON.stringify(logs)).not.toContain(secret);
     } finally {
       child.kill('SIGTERM');

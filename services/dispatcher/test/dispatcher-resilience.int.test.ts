@@ -10,8 +10,8 @@ import {
   readDeadLetters,
   type TestEnv,
   campaignSent,
-  eventually,
   startScriptedReceiver,
+  until,
   type ScriptedReceiver,
 } from '@holdfast/testing';
 import { DispatcherMetrics } from '../src/metrics.js';
@@ -53,12 +53,19 @@ describe('dispatcher failure policy on the real stack', () => {
       { topic: topic(), key: accountId, value: Buffer.from('not avro at all') },
       { topic: topic(), key: accountId, value: t.codec.encode('CampaignSent', sent) },
     ]);
-    await eventually(() => Promise.resolve(receiver.requests.length ? true : undefined), 30_000);
+    await until(
+      'the delivery',
+      () => Promise.resolve(receiver.requests.length),
+      (n) => n > 0,
+      30_000,
+    );
     expect(JSON.parse(receiver.requests[0]!.body)).toMatchObject({ data: { tracking_id: sent.tracking_id } });
     const dlq = await readDeadLetters(t);
     try {
-      const [letter] = await eventually(
-        () => Promise.resolve(dlq.letters.length ? dlq.letters : undefined),
+      const [letter] = await until(
+        'the dead letter',
+        () => Promise.resolve(dlq.letters),
+        (ls) => ls.length > 0,
         30_000,
       );
       expect(letter).toMatchObject({
@@ -83,19 +90,22 @@ describe('dispatcher failure policy on the real stack', () => {
     await createWebhookSubscription(t.db, accountId, receiver.url);
     const sent = campaignSent(accountId);
     await appender.append([{ topic: topic(), key: accountId, value: t.codec.encode('CampaignSent', sent) }]);
-    await eventually(
-      () =>
-        Promise.resolve(receiver.requests.some((r) => r.body.includes(sent.tracking_id)) ? true : undefined),
+    await until(
+      'the delivery after the outage',
+      () => Promise.resolve(receiver.requests.some((r) => r.body.includes(sent.tracking_id))),
+      (found) => found,
       60_000,
     );
     expect(() => dispatcher.health.check(60_000)).not.toThrow();
   });
 
   it('/metrics: consumer lag of its group, the webhook backlog and the age of the oldest undelivered delivery', async () => {
-    const text = await eventually(async () => {
-      const body = await registry.metrics();
-      return body.includes('holdfast_consumer_lag_records{group=') ? body : undefined;
-    }, 30_000);
+    const text = await until(
+      'the consumer lag metric',
+      () => registry.metrics(),
+      (body) => body.includes('holdfast_consumer_lag_records{group='),
+      30_000,
+    );
     expect(text).toContain(
       `holdfast_consumer_lag_records{group="${t.topicPrefix}holdfast.dispatcher",topic="${topic()}",partition="0"`,
     );

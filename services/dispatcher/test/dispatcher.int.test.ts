@@ -5,9 +5,9 @@ import {
   type TestEnv,
   appendCampaignSent,
   campaignSent,
-  eventually,
   spawnExampleReceiver,
   startScriptedReceiver,
+  until,
   type ExampleReceiver,
   type ScriptedReceiver,
 } from '@holdfast/testing';
@@ -114,7 +114,11 @@ describe('dispatcher: signed campaign.sent deliveries with durable retries', () 
       duplicate: false,
       data: { campaign_type: 'win_back', provider: 'local-mail', tracking_id: sent.tracking_id },
     });
-    await eventually(() => Promise.resolve(flaky.requests.length >= 1 ? true : undefined));
+    await until(
+      'the first attempt',
+      () => Promise.resolve(flaky.requests.length),
+      (n) => n >= 1,
+    );
     const [req1] = flaky.requests;
     expect(req1!.headers['x-service-event']).toBe('campaign.sent');
     expect(JSON.parse(req1!.body)).toEqual({
@@ -124,10 +128,11 @@ describe('dispatcher: signed campaign.sent deliveries with durable retries', () 
     expect(verifySignature(second.secret, req1!.body, String(req1!.headers['x-service-signature']))).toBe(
       true,
     );
-    const [pending] = await eventually(async () => {
-      const rows = await deliveryOf(flaky.url);
-      return rows[0]?.attempts === 1 ? rows : undefined;
-    });
+    const [pending] = await until(
+      'the first attempt to be recorded',
+      () => deliveryOf(flaky.url),
+      (rows) => rows[0]?.attempts === 1,
+    );
     expect(pending).toMatchObject({ status: 'pending', next_attempt_at: new Date(T0 + 15 * MIN) });
     expect(line!.delivery).not.toBe(pending!.delivery_id);
 
@@ -197,7 +202,11 @@ describe('dispatcher: signed campaign.sent deliveries with durable retries', () 
     ]);
 
     for (const url of [hanging.url, closedPort.url])
-      await eventually(async () => ((await deliveryOf(url))[0]?.attempts === 1 ? true : undefined));
+      await until(
+        'the first attempt to be recorded',
+        async () => (await deliveryOf(url))[0]?.attempts,
+        (n) => n === 1,
+      );
     for (const minutes of [15, 45, 90]) {
       clock = T0 + minutes * MIN;
       expect((await dispatcher.pollOnce()).attempted).toBe(2);

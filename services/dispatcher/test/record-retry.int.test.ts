@@ -15,7 +15,7 @@ import {
   type TestEnv,
   appendCampaignSent,
   campaignSent,
-  eventually,
+  until,
 } from '@holdfast/testing';
 import { startDispatcher, type RunningDispatcher } from '../src/start-dispatcher.js';
 
@@ -78,10 +78,12 @@ describe('an attempt whose record write fails after the receiver answered', () =
     const sub = await createWebhookSubscription(t.db, account, url);
     const sent = campaignSent(account);
     await appendCampaignSent(t, [sent]);
-    const [d] = await eventually(async () => {
-      const l = await listDeliveries(t.db, sub.id);
-      return l.length && l[0]!.status === 'delivered' ? l : undefined;
-    }, 15_000);
+    const [d] = await until(
+      'the delivery to succeed',
+      () => listDeliveries(t.db, sub.id),
+      (l) => l[0]?.status === 'delivered',
+      15_000,
+    );
     expect(d).toMatchObject({ status: 'delivered', attempts: 1 });
     // A claim left to expire would send it again: it is not.
     await new Promise((r) => setTimeout(r, 1_000));

@@ -9,8 +9,8 @@ import {
   type TestEnv,
   appendCampaignSent,
   campaignSent,
-  eventually,
   startScriptedReceiver,
+  until,
   type ScriptedReceiver,
 } from '@holdfast/testing';
 import { startDispatcher, type RunningDispatcher } from '../src/start-dispatcher.js';
@@ -57,12 +57,22 @@ describe('the delivery pool on the real stack', () => {
       t,
       Array.from({ length: 5 }, () => campaignSent(slowAccount)),
     );
-    await eventually(() => Promise.resolve(tarpit.requests.length === 2 ? true : undefined), 30_000);
+    await until(
+      'both tarpit deliveries',
+      () => Promise.resolve(tarpit.requests.length),
+      (n) => n === 2,
+      30_000,
+    );
 
     const started = Date.now();
     const sent = campaignSent(fastAccount);
     await appendCampaignSent(t, [sent]);
-    await eventually(() => Promise.resolve(fast.requests.length ? true : undefined), TIMEOUT_MS);
+    await until(
+      'the fast delivery',
+      () => Promise.resolve(fast.requests.length),
+      (n) => n > 0,
+      TIMEOUT_MS,
+    );
     const waitedMs = Date.now() - started;
     // Enqueue (Kafka, exactly-once) and one claim: far below the reclaim interval and the tarpit's timeout.
     expect(waitedMs).toBeLessThan(RECLAIM_MS / 2);

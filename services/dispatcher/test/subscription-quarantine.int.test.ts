@@ -12,8 +12,8 @@ import {
   type TestEnv,
   appendCampaignSent,
   campaignSent,
-  eventually,
   startScriptedReceiver,
+  until,
   type ScriptedReceiver,
 } from '@holdfast/testing';
 import { DispatcherMetrics } from '../src/metrics.js';
@@ -74,15 +74,21 @@ describe('a poison subscription on the real stack', () => {
     const first = campaignSent(poisonAccount);
     const healthy = [campaignSent(healthyAccount), campaignSent(healthyAccount)];
     await appendCampaignSent(t, [first, ...healthy]);
-    await eventually(() => Promise.resolve(healthyReceiver.requests.length === 2 ? true : undefined), 30_000);
+    await until(
+      'both healthy deliveries',
+      () => Promise.resolve(healthyReceiver.requests.length),
+      (n) => n === 2,
+      30_000,
+    );
     expect(healthyReceiver.requests.map((r) => trackingId(r.body)).sort()).toEqual(
       healthy.map((h) => h.tracking_id).sort(),
     );
 
-    const [q] = await eventually(async () => {
-      const l = await listQuarantined(t.db);
-      return l.length ? l : undefined;
-    });
+    const [q] = await until(
+      'the quarantine',
+      () => listQuarantined(t.db),
+      (l) => l.length > 0,
+    );
     expect(q).toMatchObject({ subscription_id: poison.id, account_id: poisonAccount });
     expect(q!.reason).toBe('secret_unreadable: no master key "gone" in HOLDFAST_SECRETS_KEYS');
     const [parked] = await listDeliveries(t.db, poison.id);
@@ -112,17 +118,23 @@ describe('a poison subscription on the real stack', () => {
     // Another event for it while quarantined is parked too, never sent.
     const second = campaignSent(poisonAccount);
     await appendCampaignSent(t, [second]);
-    await eventually(async () => {
-      const l = await listDeliveries(t.db, poison.id);
-      return l.length === 2 && l.every((d) => d.last_error && d.next_attempt_at === null) ? true : undefined;
-    });
+    await until(
+      'both poison deliveries parked',
+      () => listDeliveries(t.db, poison.id),
+      (l) => l.length === 2 && l.every((d) => d.last_error && d.next_attempt_at === null),
+    );
     expect(poisonReceiver.requests).toEqual([]);
 
     // The operator fixes the cause (a new secret sealed under the current key) and lifts it.
     await rotateWebhookSecret(t.db, poison.id, 0, current);
     const lifted = await unquarantineSubscription(t.db, poison.id);
     expect(lifted).toMatchObject({ lifted: { subscription_id: poison.id }, resumed: 2 });
-    await eventually(() => Promise.resolve(poisonReceiver.requests.length === 2 ? true : undefined), 30_000);
+    await until(
+      'both resumed deliveries',
+      () => Promise.resolve(poisonReceiver.requests.length),
+      (n) => n === 2,
+      30_000,
+    );
     expect(poisonReceiver.requests.map((r) => trackingId(r.body)).sort()).toEqual(
       [first.tracking_id, second.tracking_id].sort(),
     );
@@ -137,9 +149,17 @@ describe('a poison subscription on the real stack', () => {
     const { id: account } = await createAccount(t.db, { name: 'Still poisoned' });
     const sub = await createWebhookSubscription(t.db, account, r.url, gone);
     await appendCampaignSent(t, [campaignSent(account)]);
-    await eventually(async () => ((await listQuarantined(t.db, account)).length ? true : undefined));
+    await until(
+      'the quarantine',
+      () => listQuarantined(t.db, account),
+      (l) => l.length > 0,
+    );
     await unquarantineSubscription(t.db, sub.id);
-    await eventually(async () => ((await listQuarantined(t.db, account)).length ? true : undefined));
+    await until(
+      'the quarantine again',
+      () => listQuarantined(t.db, account),
+      (l) => l.length > 0,
+    );
     const [d] = await listDeliveries(t.db, sub.id);
     expect(d).toMatchObject({ status: 'pending', attempts: 0, next_attempt_at: null });
     expect(r.requests).toEqual([]);

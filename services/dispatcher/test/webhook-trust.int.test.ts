@@ -14,8 +14,8 @@ import {
   type TestEnv,
   appendCampaignSent,
   campaignSent,
-  eventually,
   startScriptedReceiver,
+  until,
   type ReceivedRequest,
 } from '@holdfast/testing';
 import { startDispatcher, type RunningDispatcher } from '../src/start-dispatcher.js';
@@ -61,8 +61,10 @@ describe('webhooks a receiver can trust: Standard Webhooks signatures, secret ro
     const { secret } = await createWebhookSubscription(t.db, account, receiver.url);
     const sent = campaignSent(account);
     await appendCampaignSent(t, [sent]);
-    const [r] = await eventually(() =>
-      Promise.resolve(receiver.requests.length ? receiver.requests : undefined),
+    const [r] = await until(
+      'the delivery',
+      () => Promise.resolve(receiver.requests),
+      (rs) => rs.length > 0,
     );
     const h = r!.headers;
     expect(h['x-service-event']).toBe('campaign.sent');
@@ -102,8 +104,10 @@ describe('webhooks a receiver can trust: Standard Webhooks signatures, secret ro
       now(),
     );
     await appendCampaignSent(t, [campaignSent(account)]);
-    const [during] = await eventually(() =>
-      Promise.resolve(receiver.requests.length ? receiver.requests : undefined),
+    const [during] = await until(
+      'the delivery during the overlap',
+      () => Promise.resolve(receiver.requests),
+      (rs) => rs.length > 0,
     );
     expect(String(during!.headers['webhook-signature']).split(' ')).toHaveLength(2);
     // A receiver still on the old secret and one already on the new both verify.
@@ -114,8 +118,10 @@ describe('webhooks a receiver can trust: Standard Webhooks signatures, secret ro
     clock = previousExpiresAt.getTime() + 1000;
     try {
       await appendCampaignSent(t, [campaignSent(account)]);
-      const after = await eventually(() =>
-        Promise.resolve(receiver.requests.length >= 2 ? receiver.requests[1] : undefined),
+      const after = await until(
+        'the delivery after the overlap',
+        () => Promise.resolve(receiver.requests[1]),
+        (r) => r !== undefined,
       );
       expect(String(after.headers['webhook-signature']).split(' ')).toHaveLength(1);
       expect(standardVerify(newSecret, after)).toBeTruthy();
@@ -136,8 +142,16 @@ describe('webhooks a receiver can trust: Standard Webhooks signatures, secret ro
     clock = t0;
     try {
       await appendCampaignSent(t, [campaignSent(account)]);
-      await eventually(() => Promise.resolve(receiver.requests.length ? true : undefined));
-      await eventually(async () => ((await listDeliveries(t.db, sub))[0]?.attempts === 1 ? true : undefined));
+      await until(
+        'the first attempt',
+        () => Promise.resolve(receiver.requests.length),
+        (n) => n > 0,
+      );
+      await until(
+        'the first attempt to be recorded',
+        async () => (await listDeliveries(t.db, sub))[0]?.attempts,
+        (n) => n === 1,
+      );
       for (const m of [15, 45, 90]) {
         clock = t0 + m * MIN;
         await dispatcher!.pollOnce();
@@ -158,8 +172,10 @@ describe('webhooks a receiver can trust: Standard Webhooks signatures, secret ro
 
       answers.push(200); // the receiver is fixed: from its fifth request on it answers 200
       expect(await redeliver(t.db, { subscriptionId: sub }, now())).toEqual([failed!.delivery_id]);
-      await eventually(async () =>
-        (await listDeliveries(t.db, sub))[0]?.status === 'delivered' ? true : undefined,
+      await until(
+        'the delivery to succeed',
+        async () => (await listDeliveries(t.db, sub))[0]?.status,
+        (s) => s === 'delivered',
       );
       const [delivered] = await listDeliveries(t.db, sub);
       expect(delivered!.attempt_log.map((a) => [a.attempt, a.succeeded])).toEqual([

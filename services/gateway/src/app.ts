@@ -143,6 +143,7 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps): P
     suppressions: new SuppressionCache(deps.pool, {
       indexKey: (accountId) => keyCache.indexKey(accountId),
       keyGeneration: () => privacyKeys.keyGeneration(),
+      blindIndex: (accountId, indexKey, kind, value) => keyCache.blindIndex(accountId, indexKey, kind, value),
     }),
   };
   // Sync commands left in the outbox (a process died after queueing, or Kafka was away): appended here.

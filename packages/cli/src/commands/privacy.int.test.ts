@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '@holdfast/control-plane';
 import { silentLogger } from '@holdfast/platform';
-import { loadPrivacyKeyring, PgSubjectKeyStore } from '@holdfast/privacy';
+import { anonymousSubject, blindIndex, loadPrivacyKeyring, PgSubjectKeyStore } from '@holdfast/privacy';
 import { indexPerson, startPrivacyWorker, type PrivacyWorker } from '@holdfast/privacy-requests';
 import { DEFAULT_READ_MODEL_SCHEMA, ensureReadModelSchema } from '@holdfast/read-models';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
@@ -26,6 +26,30 @@ afterAll(async () => {
 });
 
 const cli = (...argv: string[]) => runCaptured(argv, t.env);
+
+/** The projector's privacy worker, which runs what the CLI queues (once per file). */
+function startWorker(): void {
+  if (worker) return;
+  const keyring = loadPrivacyKeyring(t.env);
+  worker = startPrivacyWorker({
+    pool: t.pool,
+    schema: DEFAULT_READ_MODEL_SCHEMA,
+    keys: new PgSubjectKeyStore(t.pool, keyring),
+    keyring,
+    logger: silentLogger,
+    intervalMs: 100,
+  });
+}
+
+/** A pixel event of `anonymousId` in the read model, with what the gateway seals (props, search, title). */
+async function pixelEventOf(anonymousId: string): Promise<void> {
+  await t.pool.query(
+    `insert into read_models.pixel_events (account_id, event_id, pixel_key_id, origin, event_type, occurred_at,
+       anonymous_id, session_id, raw_props, search, page_title, received_at)
+     values ($1, $2, 'pk', 'https://shop.example.com', 'search', now(), $3, $3, $4, 'red tea', 'Hello Ann', now())`,
+    [account, randomUUID(), anonymousId, JSON.stringify({ note: `${anonymousId}-note` })],
+  );
+}
 
 describe('holdfast erase, erasures, export-person', () => {
   it('queues through the same function as the API: blind indexes only, idempotent, requested_by cli', async () => {
@@ -77,15 +101,7 @@ describe('holdfast erase, erasures, export-person', () => {
   });
 
   it('--wait returns once the worker ran it; list and show read it back', async () => {
-    const keyring = loadPrivacyKeyring(t.env);
-    worker = startPrivacyWorker({
-      pool: t.pool,
-      schema: DEFAULT_READ_MODEL_SCHEMA,
-      keys: new PgSubjectKeyStore(t.pool, keyring),
-      keyring,
-      logger: silentLogger,
-      intervalMs: 100,
-    });
+    startWorker();
     const r = await cli(
       'erase',
       '--account',
@@ -111,6 +127,78 @@ describe('holdfast erase, erasures, export-person', () => {
     expect(show.stdout).toMatch(
       new RegExp(`^Erasure ${done.erasure_id}: done \\(suppress\\) customers=0 orders=0`),
     );
+  });
+
+  it('--anonymous-id erases a browser: its pixel events are blanked and its key is gone, other browsers keep theirs', async () => {
+    startWorker();
+    const store = new PgSubjectKeyStore(t.pool, loadPrivacyKeyring(t.env));
+    const indexKey = await store.indexKey(account);
+    const subject = (id: string) => anonymousSubject(blindIndex(indexKey, 'anonymous_id', id));
+    // The keys the gateway made for both browsers when it sealed their events.
+    await store.dataKeys(account, [subject('anon-cli-1'), subject('anon-cli-2')], { create: true });
+    await pixelEventOf('anon-cli-1');
+    await pixelEventOf('anon-cli-2');
+
+    const r = await cli('erase', '--account', account, '--anonymous-id', 'anon-cli-1', '--wait', '--json');
+    expect([r.code, r.stderr]).toEqual([0, '']);
+    expect(r.json()).toMatchObject({
+      status: 'done',
+      suppress: false,
+      created: true,
+      counters: { customers: 0, subjects: 1, keys_destroyed: 1, rows_blanked: 1, suppressions: 0 },
+    });
+    const { rows } = await t.pool.query(
+      `select anonymous_id, raw_props, search, page_title from read_models.pixel_events
+        where account_id = $1 and anonymous_id like 'anon-cli-%' order by anonymous_id`,
+      [account],
+    );
+    expect(rows).toEqual([
+      { anonymous_id: 'anon-cli-1', raw_props: null, search: null, page_title: null },
+      {
+        anonymous_id: 'anon-cli-2',
+        raw_props: { note: 'anon-cli-2-note' },
+        search: 'red tea',
+        page_title: 'Hello Ann',
+      },
+    ]);
+    // What the log holds of anon-cli-1 was sealed under this key: nothing can open it any more.
+    const left = await store.dataKeys(account, [subject('anon-cli-1'), subject('anon-cli-2')], {
+      create: false,
+    });
+    expect([...left.keys()]).toEqual([subject('anon-cli-2')]);
+    // Only the index is stored with the request.
+    const { rows: stored } = await t.pool.query<{ row: string }>(
+      'select e::text as row from privacy.erasure_requests e where anonymous_id_index is not null',
+    );
+    expect(stored.map((x) => x.row.includes('anon-cli-1'))).toEqual([false]);
+  });
+
+  it('--anonymous-id with --suppress suppresses the browser; export-person has no --anonymous-id', async () => {
+    startWorker();
+    const r = await cli(
+      'erase',
+      '--account',
+      account,
+      '--anonymous-id',
+      'anon-cli-3',
+      '--suppress',
+      '--wait',
+      '--json',
+    );
+    expect(r.code).toBe(0);
+    const done = r.json<{ erasure_id: string }>();
+    expect(done).toMatchObject({ status: 'done', suppress: true, counters: { suppressions: 1 } });
+    const { rows } = await t.pool.query<{ kind: string; identifier_index: string }>(
+      'select kind, identifier_index from privacy.suppressions where erasure_id = $1',
+      [done.erasure_id],
+    );
+    const indexKey = await new PgSubjectKeyStore(t.pool, loadPrivacyKeyring(t.env)).indexKey(account);
+    expect(rows).toEqual([
+      { kind: 'anonymous_id', identifier_index: blindIndex(indexKey, 'anonymous_id', 'anon-cli-3') },
+    ]);
+    const exp = await cli('export-person', '--account', account, '--anonymous-id', 'anon-cli-3');
+    expect(exp.code).toBe(2);
+    expect(exp.stderr).toContain("unknown option '--anonymous-id'");
   });
 
   it('export-person waits for the document and writes it (mode 600)', async () => {

@@ -28,18 +28,27 @@ interface PersonOptions {
   phone?: string;
 }
 
-/** The person of `--external-id/--email/--phone`, validated and normalised like the API's body. */
-function personRequest(o: PersonOptions & { suppress?: boolean }, kind: 'erasure' | 'export') {
+/**
+ * The person of `--external-id/--email/--phone` (and, for an erasure, the browser of
+ * `--anonymous-id`), validated and normalised like the API's body.
+ */
+function personRequest(
+  o: PersonOptions & { suppress?: boolean; anonymousId?: string },
+  kind: 'erasure' | 'export',
+) {
   const body: Record<string, unknown> = {};
   if (o.externalId !== undefined) body.external_id = o.externalId;
   if (o.email !== undefined) body.email = o.email;
   if (o.phone !== undefined) body.phone = o.phone;
+  if (kind === 'erasure' && o.anonymousId !== undefined) body.anonymous_id = o.anonymousId;
   if (kind === 'erasure' && o.suppress) body.suppress = true;
   const v = validatePersonRequest(body, kind);
   if (!v.ok)
     throw new CliError(
       v.detail.map((d) => `${d.loc.slice(1).join('.') || 'identifiers'}: ${d.msg}`).join('; ') +
-        ' (name the person with --external-id, --email or --phone)',
+        (kind === 'erasure'
+          ? ' (name the person with --external-id, --email or --phone, or a browser with --anonymous-id)'
+          : ' (name the person with --external-id, --email or --phone)'),
       2,
     );
   return v.request;
@@ -89,34 +98,46 @@ export const registerPrivacy: RegisterCommand = (program, context) => {
   const erase = program
     .command('erase')
     .description(
-      'erase a person: destroy the keys of all their records and blank the read models (the projector runs it)',
+      'erase a person or a browser: destroy the keys of all their records and blank the read models (the projector runs it)',
     )
     .addOption(accountOption());
   for (const o of personOptions()) erase.addOption(o);
   erase
-    .option('--suppress', 'also drop later ingest naming one of these identifiers (suppressed_identity)')
+    .option(
+      '--anonymous-id <id>',
+      "a browser: the pixel's anonymous id, verbatim (its pixel events lose raw_props, search and page_title)",
+    )
+    .option(
+      '--suppress',
+      'also drop later ingest naming one of these identifiers (suppressed_identity) or pixel events of the browser (suppressed_browser)',
+    )
     .option('--wait', 'wait until the erasure is done or failed')
     .addOption(new Option('--timeout <seconds>', 'how long --wait waits').default(300).argParser(positiveInt))
-    .action(async (o: PersonOptions & { suppress?: boolean; wait?: boolean; timeout: number }) => {
-      const ctx = context();
-      const request = personRequest(o, 'erasure');
-      const db = await ctx.db();
-      await describeAccount(db, o.account);
-      const { erasure, created } = await queueErasure(ctx.pool(), keyStore(ctx), {
-        accountId: o.account,
-        request,
-        requestedBy: 'cli',
-        now: new Date(),
-      });
-      const final = o.wait
-        ? await waitFor(() => findErasure(ctx.pool(), o.account, erasure.id), o.timeout * 1000)
-        : erasure;
-      ctx.out(
-        { ...erasureView(final), created },
-        () => `${erasureLine(final)}${created ? '' : ' (already requested)'}`,
-      );
-      if (final.status === 'failed') throw new CliError(`erasure ${final.id} failed: ${final.reason ?? ''}`);
-    });
+    .action(
+      async (
+        o: PersonOptions & { anonymousId?: string; suppress?: boolean; wait?: boolean; timeout: number },
+      ) => {
+        const ctx = context();
+        const request = personRequest(o, 'erasure');
+        const db = await ctx.db();
+        await describeAccount(db, o.account);
+        const { erasure, created } = await queueErasure(ctx.pool(), keyStore(ctx), {
+          accountId: o.account,
+          request,
+          requestedBy: 'cli',
+          now: new Date(),
+        });
+        const final = o.wait
+          ? await waitFor(() => findErasure(ctx.pool(), o.account, erasure.id), o.timeout * 1000)
+          : erasure;
+        ctx.out(
+          { ...erasureView(final), created },
+          () => `${erasureLine(final)}${created ? '' : ' (already requested)'}`,
+        );
+        if (final.status === 'failed')
+          throw new CliError(`erasure ${final.id} failed: ${final.reason ?? ''}`);
+      },
+    );
 
   const erasures = program.command('erasures').description('erasure requests of an account');
   erasures

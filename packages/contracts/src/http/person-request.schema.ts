@@ -37,7 +37,7 @@ export const erasureRequestSchema = {
     suppress: {
       type: ['boolean', 'null'],
       description:
-        'Also suppress the identifiers: later ingest naming one of them is dropped and counted (suppressed_identity).',
+        'Also suppress the identifiers: later ingest naming one of them is dropped and counted (suppressed_identity); with anonymous_id, later pixel events of that browser are dropped too (counted, code suppressed_browser).',
     },
   },
 } as const;

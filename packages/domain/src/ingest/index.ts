@@ -28,7 +28,12 @@ export { isIanaTimezone, validateAccountSettings } from './account/validate-acco
 export { validateCollectorRequest } from './pixel/validate-collector-request.js';
 export { GRANTED_CONSENT_STATES, filterPixelEvents, isConsentGranted } from './pixel/filter-pixel-events.js';
 export { pixelUrlPath } from './pixel/pixel-url-path.js';
-export type { NormalizedPixelEvent, PixelDropCounts } from './pixel/filter-pixel-events.js';
+export type {
+  NormalizedPixelEvent,
+  PixelDrop,
+  PixelDropCode,
+  PixelDropCounts,
+} from './pixel/filter-pixel-events.js';
 
 export {
   CUSTOM_API_NO_IDENTITY_DETAIL,

@@ -38,3 +38,29 @@ export function suppressionCheck(
     (ids.email !== null && suppressed.email.size > 0 && suppressed.email.has(index('email', ids.email))) ||
     (ids.phone !== null && suppressed.phone.size > 0 && suppressed.phone.has(index('phone', ids.phone)));
 }
+
+/**
+ * The code of a pixel event dropped because its browser (`anonymous_id`) was erased with `suppress`:
+ * its own code, beside `suppressed_identity`, because a browser is not a person's identifier.
+ */
+export const SUPPRESSED_BROWSER = 'suppressed_browser';
+
+/** Whether a pixel event of this browser (its `anonymous_id`, verbatim) is to be dropped. */
+export type BrowserSuppressionCheck = (anonymousId: string) => boolean;
+
+/**
+ * The browser suppression rule: an event is dropped when the blind index of its anonymous id (kind
+ * `anonymous_id`, the value verbatim as the collector stores it) is suppressed. `index` is
+ * `blindIndex` bound to the account's key and that kind. No suppressed browser: no check at all.
+ *
+ * @example
+ * const check = browserSuppressionCheck(indexes, (id) => blindIndex(key, 'anonymous_id', id));
+ * check?.('anon-7'); // true when anon-7 was erased with suppress
+ */
+export function browserSuppressionCheck(
+  suppressed: ReadonlySet<string>,
+  index: (anonymousId: string) => string,
+): BrowserSuppressionCheck | undefined {
+  if (suppressed.size === 0) return undefined;
+  return (anonymousId) => suppressed.has(index(anonymousId));
+}

@@ -39,7 +39,7 @@ export const privacyPaths = {
   '/v1/erasures': {
     post: op(
       'Erase a person',
-      "Names a person by one or more of external_id, email, phone (normalised like ingest: email lower-cased, phone E.164); beside them, not a spec field, anonymous_id names a browser (its pixel events lose raw_props, search and page_title, also when it was never tied to a person). Only the identifiers' blind indexes are stored. The projector process destroys the keys of every record of the person and blanks the read models; with suppress=true later ingest naming one of the identifiers is dropped (code suppressed_identity). Idempotent: the same identifiers (and suppress) while queued, running or done less than a day ago, or the same Idempotency-Key, answer the same erasure.",
+      "Names a person by one or more of external_id, email, phone (normalised like ingest: email lower-cased, phone E.164); beside them, not a spec field, anonymous_id names a browser (its pixel events lose raw_props, search and page_title, also when it was never tied to a person). Only the identifiers' blind indexes are stored. The projector process destroys the keys of every record of the person and blanks the read models; with suppress=true later ingest naming one of the identifiers is dropped (code suppressed_identity), and so are later pixel events of a named browser (the collector still answers 204; code suppressed_browser). Idempotent: the same identifiers (and suppress) while queued, running or done less than a day ago, or the same Idempotency-Key, answer the same erasure.",
       {
         operationId: 'postErasure',
         parameters: [...params, idempotency],

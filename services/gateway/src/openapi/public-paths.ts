@@ -48,12 +48,26 @@ export const publicPaths = {
     post: {
       summary: 'Browser event batch',
       description:
-        "Browser only. Header Origin must be on the pixel key's allow-list. Up to 50 events, body up to 48 KB. Unknown fields are rejected (422). 204 on accept and on a quiet drop; 403 on an invalid or revoked key, a disallowed origin or a demo account.",
+        "Browser only. Header Origin must be on the pixel key's allow-list. Up to 50 events, body up to 48 KB. Unknown fields are rejected (422). 204 on accept and on a quiet drop (also, not a spec reason, the events of a browser erased with suppress); 403 on an invalid or revoked key, a disallowed origin or a demo account. Not a spec mode: dry_run=true checks the request the same way, stores nothing and answers 200 with each event that would be dropped and its code.",
       operationId: 'postPixelCollect',
       tags: ['pixel'],
       security: [],
+      parameters: [
+        {
+          name: 'dry_run',
+          in: 'query',
+          required: false,
+          schema: { type: 'boolean', default: false },
+          description:
+            'Not a spec parameter (the snippet never sends it): store nothing, answer 200 PixelDryRunResponse.',
+        },
+      ],
       requestBody: jsonBody('CollectorRequest'),
       responses: {
+        '200': {
+          description: 'Dry run only: what the real call would store and drop.',
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/PixelDryRunResponse' } } },
+        },
         '204': { description: 'Accepted or quietly dropped (no body).' },
         '403': {
           description: 'Forbidden.',

@@ -130,6 +130,8 @@ export const OrdersDryRunResponse = {
             'no_usable_identity',
             'unparseable_order_date_or_amount',
             'invalid_currency_code_fails_whole_batch',
+            // Not a spec code: a row naming an erased and suppressed person.
+            'suppressed_identity',
           ],
         },
       },
@@ -167,7 +169,7 @@ export const CustomersDryRunResponse = {
     would_apply_subscriptions: int('Rows that would apply a subscription_status.'),
     errors: issues(['index', 'external_id', 'codes'], {
       external_id: { type: ['string', 'null'] },
-      codes: { type: 'array', items: { enum: ['no_usable_identity'] } },
+      codes: { type: 'array', items: { enum: ['no_usable_identity', 'suppressed_identity'] } },
     }),
     warnings: issues(['index', 'external_id', 'code', 'fields'], {
       external_id: { type: ['string', 'null'] },
@@ -368,5 +370,30 @@ export const ExportDocument = {
     scores: rows('Their scores (churn risk, lifecycle, predicted value).'),
     campaign_decisions: rows('Campaign assignments: treated or holdout, sent or not.'),
     attributions: rows('Their orders attributed to campaigns.'),
+  },
+} as const;
+
+/** POST /pixel/collect?dry_run=true (not a spec mode): what the real call would store and drop. */
+export const PixelDryRunResponse = {
+  type: 'object',
+  required: ['dry_run', 'received', 'would_accept', 'would_drop', 'errors', 'next'],
+  additionalProperties: false,
+  properties: {
+    dry_run: { const: true },
+    received: int('Events received.'),
+    would_accept: int('Events the real call would store.'),
+    would_drop: int('Events the real call would drop quietly (still a 204).'),
+    errors: issues(['index', 'event_id', 'codes'], {
+      event_id: { type: 'string' },
+      codes: {
+        type: 'array',
+        items: {
+          enum: ['too_old', 'too_new', 'no_consent', 'suppressed_browser'],
+          description:
+            'too_old / too_new: outside [now - 30 days, now + 1 hour]; no_consent: consent_state not granted; suppressed_browser (not a spec reason): a browser erased with suppress.',
+        },
+      },
+    }),
+    next: str('What to do next.'),
   },
 } as const;

@@ -11,6 +11,8 @@ import type { PixelContext } from './pixel-context.js';
 import { normalizeRequestOrigin, type PixelKeyDirectory, type PixelKeyRecord } from './pixel-keys.js';
 import { PIXEL_LIMITS, type PixelLimiter } from './pixel-limits.js';
 import { ValidationFailedError } from '../http/validation-failed.js';
+import { parseDryRun } from '../http/query.js';
+import { pixelDryRunResponse } from './pixel-dry-run.js';
 
 /** The `detail` of each 403 of the collector (pinned by tests). */
 export const PIXEL_DETAIL = Object.freeze({
@@ -63,6 +65,7 @@ function unavailable(): HttpError {
 /** What the checks before the rate limits establish: a valid request of a live key from an allowed origin. */
 interface Checked {
   readonly request: CollectorRequestInput;
+  readonly dryRun: boolean;
   readonly key: PixelKeyRecord;
   readonly origin: string;
 }
@@ -78,18 +81,23 @@ interface Checked {
  * 5. 6,000 requests per minute per key → 429. 4 and 5 are ONE statement (one round trip,
  *    `PixelLimiter.perIpAndKey`) for a request that passed 1–3; the key is not counted when the IP is
  *    refused;
- * 6. events outside [now − 30 days, now + 1 hour] or without granted consent are dropped quietly;
+ * 6. events outside [now − 30 days, now + 1 hour] or without granted consent are dropped quietly, and
+ *    so are events of a browser erased with `suppress` (counted: metric
+ *    `holdfast_ingest_rows_total{outcome="suppressed"}`, log line `pixel_suppressed`);
  *    the rest are appended as PixelEventCollected in ONE produce request (holdfast.pixel-events),
  *    their raw_props, search and page title sealed under their browser's key (docs/privacy.md):
  *    all of a request's events share the account id as key, so they form one record batch on one
  *    partition, stored all or none (`IdempotentBatchAppender`).
- *    When the log does not answer (an append failed, or sealing could not read or create a key, or the oldest append in flight has waited more
+ *    When the log does not answer (an append failed, or sealing could not read or create a key, or
+ *    the account's suppressions could not be read, or the oldest append in flight has waited more
  *    than `pixelAppendStallMs`: `pixelAppendDecision`) → 503 `{detail}` + Retry-After, never a 204:
  *    the spec's quiet drop covers load shedding (the in-flight cap reached while Kafka answers), not
  *    an outage, which must be visible to the caller and to the access log.
- * 204 without body on accept and on every quiet drop. Once the key and origin pass, the answer
- * carries Access-Control-Allow-Origin for that origin (except for the IP's 429, as before the key
- * check).
+ * 204 without body on accept and on every quiet drop. With `?dry_run=true` (not a spec mode; a 422
+ * at `['query', 'dry_run']` for a value that is not a boolean) steps 1–5 are the same, nothing is
+ * appended or counted, and the answer is 200 `pixelDryRunResponse`: each dropped event with its code.
+ * Once the key and origin pass, the answer carries Access-Control-Allow-Origin for that origin
+ * (except for the IP's 429, as before the key check).
  */
 export function collectRoute(
   ctx: PixelContext,
@@ -103,10 +111,11 @@ export function collectRoute(
     const body = parseJsonBody(await readBody(req, PIXEL_LIMITS.bodyBytes));
     const valid = validateCollectorRequest(body);
     if (!valid.ok) throw new ValidationFailedError(valid.detail);
+    const dryRun = parseDryRun(req.query);
     const origin = normalizeRequestOrigin(req.get('origin'));
     const key = await keys.byKey(valid.request.key);
     checkKey(key, origin);
-    return { request: valid.request, key, origin: origin! };
+    return { request: valid.request, dryRun, key, origin: origin! };
   };
   return async (req, res) => {
     res.vary('Origin');
@@ -119,14 +128,35 @@ export function collectRoute(
       await limiter.perIp(ip, ctx.clock.now());
       throw err;
     }
-    const { request, key, origin } = checked;
+    const { request, dryRun, key, origin } = checked;
     const now = ctx.clock.now();
     const refused = await limiter.perIpAndKey(ip, key.id, now);
     if (refused?.beforeOrigin) throw refused.error;
     allowOrigin(res, origin);
     if (refused) throw refused.error;
 
-    const { kept } = filterPixelEvents(request.events, { now });
+    let suppressed;
+    try {
+      suppressed = await ctx.suppressions.browserCheck(key.accountId);
+    } catch (err) {
+      // Storing a suppressed browser's events because the list could not be read would break the
+      // erasure's promise; dropping every event behind a 204 would hide an outage: 503, as for the log.
+      ctx.logger.error('pixel_suppressions_unavailable', {
+        account_id: key.accountId,
+        error: (err as Error).message,
+      });
+      throw unavailable();
+    }
+    const { kept, dropped, drops } = filterPixelEvents(request.events, { now, suppressed });
+    if (dryRun) {
+      res.status(200).json(pixelDryRunResponse(request.events.length, kept.length, drops));
+      return;
+    }
+    if (dropped.suppressed > 0) {
+      // Not in the answer (the spec's 204 has no body): the metric and the log line count them.
+      ctx.metrics.rows.inc({ endpoint: 'POST /pixel/collect', outcome: 'suppressed' }, dropped.suppressed);
+      ctx.logger.info('pixel_suppressed', { account_id: key.accountId, events: dropped.suppressed });
+    }
     const decision =
       kept.length === 0
         ? null

@@ -4,6 +4,8 @@ import type { Logger } from '@holdfast/platform';
 import type { Clock } from '../clock.js';
 import type { EventFactory } from '../ingest/event-factory.js';
 import type { RateCounter } from '../limits/rate-counter.js';
+import type { GatewayMetrics } from '../metrics.js';
+import type { SuppressionCache } from '../privacy/suppression-cache.js';
 
 /** What the pixel routes use: a subset of the gateway context plus the shared rate counters. */
 export interface PixelContext {
@@ -17,6 +19,9 @@ export interface PixelContext {
   readonly clock: Clock;
   readonly logger: Logger;
   readonly rateCounter: RateCounter;
+  /** Browsers erased with `suppress`: their events are dropped (counted, still a 204). */
+  readonly suppressions: Pick<SuppressionCache, 'browserCheck'>;
+  readonly metrics: Pick<GatewayMetrics, 'rows'>;
   /**
    * Load shedding: collector appends in flight in this process above which a request's events are
    * dropped quietly (204, spec "quiet drop ... load shedding") instead of queueing behind Kafka.

@@ -1,16 +1,26 @@
 import { rawQuery, type Pool } from '@holdfast/postgres';
-import { suppressionCheck, type SuppressedIndexes, type SuppressionCheck } from '@holdfast/domain';
-import { blindIndex, type SubjectKeyStore } from '@holdfast/privacy';
+import {
+  browserSuppressionCheck,
+  suppressionCheck,
+  type BrowserSuppressionCheck,
+  type SuppressedIndexes,
+  type SuppressionCheck,
+} from '@holdfast/domain';
+import { blindIndex, type IndexKind, type SubjectKeyStore } from '@holdfast/privacy';
 
-interface Entry {
+interface Checks {
   readonly check: SuppressionCheck | undefined;
+  readonly browser: BrowserSuppressionCheck | undefined;
+}
+
+interface Entry extends Checks {
   readonly at: number;
   readonly generation: bigint;
 }
 
 /**
- * The account's suppressions (privacy.suppressions: blind indexes of identifiers an erasure asked
- * never to ingest again), cached briefly per account. Invalidation on change: an erasure writes its
+ * The account's suppressions (privacy.suppressions: blind indexes of identifiers, and of browsers,
+ * an erasure asked never to ingest again), cached briefly per account. Invalidation on change: an erasure writes its
  * suppressions BEFORE it destroys the person's keys, and the destruction bumps the key generation, so
  * a cached entry is dropped as soon as the generation it was read under moved (one single-row read per
  * ingest call); `ttlMs` bounds the age of an entry anyway. An account without suppressions costs no
@@ -19,26 +29,43 @@ interface Entry {
  * @example
  * const check = await suppressions.check(accountId); // undefined, or (ids) => boolean
  * classifyOrders(rows, { now, suppressed: check });
+ * filterPixelEvents(events, { now, suppressed: await suppressions.browserCheck(accountId) });
  */
 export class SuppressionCache {
   private readonly entries = new Map<string, Entry>();
 
   constructor(
     private readonly pool: Pool,
-    private readonly keys: Pick<SubjectKeyStore, 'indexKey' | 'keyGeneration'>,
+    private readonly keys: Pick<SubjectKeyStore, 'indexKey' | 'keyGeneration'> & {
+      /**
+       * The blind index of a value (default `blindIndex`); the gateway passes its key cache's
+       * remembered one, so a browser's index computed for the check is the one sealing uses, not a
+       * second HMAC per event.
+       */
+      readonly blindIndex?: (accountId: string, indexKey: Buffer, kind: IndexKind, value: string) => string;
+    },
     private readonly ttlMs = 5_000,
     private readonly now: () => number = Date.now,
   ) {}
 
   /** The suppression check of the account now (undefined when it suppresses nothing). */
   async check(accountId: string): Promise<SuppressionCheck | undefined> {
+    return (await this.entry(accountId)).check;
+  }
+
+  /** The account's suppressed browsers now, for the pixel collector (undefined when none). */
+  async browserCheck(accountId: string): Promise<BrowserSuppressionCheck | undefined> {
+    return (await this.entry(accountId)).browser;
+  }
+
+  private async entry(accountId: string): Promise<Checks> {
     const generation = await this.keys.keyGeneration();
     const hit = this.entries.get(accountId);
-    if (hit && hit.generation === generation && this.now() - hit.at < this.ttlMs) return hit.check;
-    const check = await this.load(accountId);
+    if (hit && hit.generation === generation && this.now() - hit.at < this.ttlMs) return hit;
+    const checks = await this.load(accountId);
     if (this.entries.size > 10_000) this.entries.clear();
-    this.entries.set(accountId, { check, at: this.now(), generation });
-    return check;
+    this.entries.set(accountId, { ...checks, at: this.now(), generation });
+    return checks;
   }
 
   /** Drops every cached entry (tests; a suppression written by this process). */
@@ -46,20 +73,35 @@ export class SuppressionCache {
     this.entries.clear();
   }
 
-  private async load(accountId: string): Promise<SuppressionCheck | undefined> {
-    const { rows } = await rawQuery<{ kind: 'external_id' | 'email' | 'phone'; identifier_index: string }>(
+  private async load(accountId: string): Promise<Checks> {
+    const { rows } = await rawQuery<{
+      kind: 'external_id' | 'email' | 'phone' | 'anonymous_id';
+      identifier_index: string;
+    }>(
       this.pool,
       'suppressions.of-account',
       'select kind, identifier_index from privacy.suppressions where account_id = $1',
       [accountId],
     );
-    if (!rows.length) return undefined;
+    if (!rows.length) return { check: undefined, browser: undefined };
     const sets = { externalId: new Set<string>(), email: new Set<string>(), phone: new Set<string>() };
+    const browsers = new Set<string>();
     for (const r of rows)
-      (r.kind === 'external_id' ? sets.externalId : r.kind === 'email' ? sets.email : sets.phone).add(
-        r.identifier_index,
-      );
+      (r.kind === 'anonymous_id'
+        ? browsers
+        : r.kind === 'external_id'
+          ? sets.externalId
+          : r.kind === 'email'
+            ? sets.email
+            : sets.phone
+      ).add(r.identifier_index);
     const key = await this.keys.indexKey(accountId);
-    return suppressionCheck(sets satisfies SuppressedIndexes, (kind, value) => blindIndex(key, kind, value));
+    const index = this.keys.blindIndex ?? ((_account, k, kind, value) => blindIndex(k, kind, value));
+    return {
+      check: suppressionCheck(sets satisfies SuppressedIndexes, (kind, value) =>
+        index(accountId, key, kind, value),
+      ),
+      browser: browserSuppressionCheck(browsers, (id) => index(accountId, key, 'anonymous_id', id)),
+    };
   }
 }

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { AnyEvent } from '@holdfast/contracts';
 import { topicName, type OutgoingRecord, type SinglePartitionAppender } from '@holdfast/kafka';
 import { createTestEnv, type TestEnv } from '@holdfast/testing';
 import { batchIdOf } from '../test-support/topic-reader.js';
 import { startGateway, type TestGateway } from '@holdfast/testing/services';
 import { PIXEL_UNAVAILABLE_DETAIL, PIXEL_UNAVAILABLE_RETRY_AFTER_S } from '../../src/pixel/collect-route.js';
+import { SuppressionCache } from '../../src/privacy/suppression-cache.js';
 import { collect, pixelEvent, pixelKey } from './testing/collector-client.js';
 
 let t: TestEnv;
@@ -124,6 +125,28 @@ describe('POST /pixel/collect: one request = one record batch on one partition (
       );
     } finally {
       await failing.close();
+    }
+  });
+
+  it("given the account's suppressions cannot be read, when posted, then 503 + Retry-After and no append (a suppressed browser's events are never stored for want of the list)", async () => {
+    const refusing = new RefusingAppender();
+    const gw = await startGateway(t, { pixelAppender: refusing });
+    const read = vi
+      .spyOn(SuppressionCache.prototype, 'browserCheck')
+      .mockRejectedValue(new Error('connection terminated'));
+    try {
+      const k = await pixelKey(t);
+      const res = await collect(gw.url, { key: k.key, events: [pixelEvent()] });
+      expect([res.status, res.headers.get('retry-after'), res.json]).toEqual([
+        503,
+        String(PIXEL_UNAVAILABLE_RETRY_AFTER_S),
+        { detail: PIXEL_UNAVAILABLE_DETAIL },
+      ]);
+      expect(read).toHaveBeenCalledWith(k.accountId);
+      expect(refusing.calls).toEqual([]);
+    } finally {
+      read.mockRestore();
+      await gw.close();
     }
   });
 

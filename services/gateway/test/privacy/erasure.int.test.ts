@@ -390,6 +390,7 @@ describe('an erasure, end to end', () => {
       would_drop: 1,
       errors: [{ index: 0, order_id: 'A3', codes: ['suppressed_identity'] }],
     });
+    expect(schemaErrors('OrdersDryRunResponse', dry.json)).toEqual([]);
     const real = await post(a, '/ingest/orders', {
       orders: [orderRow({ order_id: 'A4', customer_id: ANN.external, email: null })],
     });
@@ -508,6 +509,105 @@ describe('an erasure naming a browser (anonymous_id)', () => {
     // The same browser again: the same erasure (idempotent).
     const again = await post(a, '/v1/erasures', { anonymous_id: 'anon-bob' });
     expect(again.json.erasure_id).toBe(r.json.erasure_id);
+  });
+});
+
+/** holdfast_ingest_rows_total of the collector's suppressed events, as /metrics reports it. */
+async function pixelSuppressedMetric(): Promise<number> {
+  const text = (await call(gw.url, 'GET', '/metrics')).text;
+  const line = text
+    .split('\n')
+    .find(
+      (l) =>
+        l.startsWith('holdfast_ingest_rows_total{') &&
+        l.includes('endpoint="POST /pixel/collect"') &&
+        l.includes('outcome="suppressed"'),
+    );
+  return line === undefined ? 0 : Number(line.split(' ').at(-1));
+}
+
+describe('an erasure naming a browser with suppress', () => {
+  it("drops the browser's later pixel events at the collector, counted; other browsers and accounts are stored", async () => {
+    const pk = await createPixelKey(t.db, a.accountId, [SHOP]);
+    const otherPk = await createPixelKey(t.db, other.accountId, [SHOP]);
+    const carol = (note: string) => pixelEvent({ anonymous_id: 'anon-carol', raw_props: { note } });
+    expect((await collect(gw.url, { key: pk.key, events: [carol('carol-before')] })).status).toBe(204);
+    await until(
+      () => pixelRowsOf(a.accountId),
+      (rows) => rows.some((r) => r.anonymous_id === 'anon-carol'),
+    );
+
+    const r = await post(a, '/v1/erasures', { anonymous_id: 'anon-carol', suppress: true });
+    expect(r.status).toBe(202);
+    const done = await until(
+      () => call(gw.url, 'GET', r.json.status_url, { key: a.key }),
+      (x) => x.json.status === 'done' || x.json.status === 'failed',
+    );
+    expect(done.json).toMatchObject({
+      status: 'done',
+      suppress: true,
+      counters: { keys_destroyed: 1, rows_blanked: 1, suppressions: 1 },
+    });
+    // The browser's index is suppressed, never its anonymous id.
+    const { rows: suppressed } = await t.pool.query<{ kind: string; identifier_index: string }>(
+      'select kind, identifier_index from privacy.suppressions where erasure_id = $1',
+      [r.json.erasure_id],
+    );
+    expect(suppressed.map((x) => x.kind)).toEqual(['anonymous_id']);
+    expect(suppressed[0]!.identifier_index).not.toContain('anon-carol');
+
+    const counted = await pixelSuppressedMetric();
+    // A dry run lists the browser's events with their own code, stores nothing and counts nothing.
+    const dan = pixelEvent({ anonymous_id: 'anon-dan', raw_props: { note: 'dan-dry-run' } });
+    const dryEvents = [carol('carol-dry-run'), dan];
+    const dry = await call(gw.url, 'POST', '/pixel/collect?dry_run=true', {
+      rawBody: JSON.stringify({ key: pk.key, events: dryEvents }),
+      ip: '203.0.113.1',
+      headers: { 'content-type': 'application/json', origin: SHOP },
+    });
+    expect(dry.status).toBe(200);
+    expect(schemaErrors('PixelDryRunResponse', dry.json)).toEqual([]);
+    expect(dry.json).toEqual({
+      dry_run: true,
+      received: 2,
+      would_accept: 1,
+      would_drop: 1,
+      errors: [{ index: 0, event_id: dryEvents[0]!.event_id, codes: ['suppressed_browser'] }],
+      next: expect.any(String),
+    });
+    expect(await pixelSuppressedMetric()).toBe(counted);
+    const notBool = await call(gw.url, 'POST', '/pixel/collect?dry_run=maybe', {
+      rawBody: JSON.stringify({ key: pk.key, events: dryEvents }),
+      ip: '203.0.113.1',
+      headers: { 'content-type': 'application/json', origin: SHOP },
+    });
+    expect([notBool.status, notBool.json.detail[0].loc]).toEqual([422, ['query', 'dry_run']]);
+    const sent = await collect(gw.url, {
+      key: pk.key,
+      events: [carol('carol-after-1'), carol('carol-after-2'), pixelEvent({ anonymous_id: 'anon-dan' })],
+    });
+    // The spec's answer, unchanged: 204 without body.
+    expect([sent.status, sent.text]).toEqual([204, '']);
+    // The same anonymous id in another account is another browser: stored.
+    expect((await collect(gw.url, { key: otherPk.key, events: [carol('carol-other-shop')] })).status).toBe(
+      204,
+    );
+    await until(
+      () => pixelRowsOf(other.accountId),
+      (rows) => rows.some((x) => x.anonymous_id === 'anon-carol'),
+    );
+    // anon-dan's event shared the request (one batch, stored all or none): once it is folded, so
+    // would carol's be.
+    await until(
+      () => pixelRowsOf(a.accountId),
+      (rows) => rows.some((x) => x.anonymous_id === 'anon-dan'),
+    );
+    expect((await pixelRowsOf(a.accountId)).filter((x) => x.anonymous_id === 'anon-carol')).toEqual([
+      { anonymous_id: 'anon-carol', raw_props: null, search: null, page_title: null },
+    ]);
+    // The dry run's event of anon-dan was never stored.
+    expect(JSON.stringify(await pixelRowsOf(a.accountId))).not.toContain('dan-dry-run');
+    expect(await pixelSuppressedMetric()).toBe(counted + 2);
   });
 });
 

@@ -1,4 +1,5 @@
 import type { PixelEventInput } from '@holdfast/contracts';
+import { SUPPRESSED_BROWSER, type BrowserSuppressionCheck } from '../../privacy/suppression.js';
 import { parseTimestamp } from '../shared/parse-timestamp.js';
 import { pixelUrlPath } from './pixel-url-path.js';
 
@@ -26,6 +27,18 @@ export interface PixelDropCounts {
   readonly too_old: number;
   readonly too_new: number;
   readonly no_consent: number;
+  /** Events of a browser erased with `suppress` (code `suppressed_browser`; not a spec reason). */
+  readonly suppressed: number;
+}
+
+/** The code of a dropped event, as a dry run reports it: one per reason of `PixelDropCounts`. */
+export type PixelDropCode = 'too_old' | 'too_new' | 'no_consent' | typeof SUPPRESSED_BROWSER;
+
+/** One dropped event: its position in the request, its id and why. */
+export interface PixelDrop {
+  readonly index: number;
+  readonly event_id: string;
+  readonly code: PixelDropCode;
 }
 
 /**
@@ -48,29 +61,45 @@ export function isConsentGranted(consentState: string | null | undefined): boole
 /**
  * Splits validated pixel events into those to store and quiet drops (spec "Pixel event"):
  * older than 30 days → `too_old`; more than 1 hour after `now` → `too_new` (exactly 30 days old or
- * exactly 1 hour ahead are kept); then, without granted consent → `no_consent`. The loader always
- * sends consent_state, so a null or absent one (another client) is treated as not granted. Each
- * dropped event counts once, time window first.
+ * exactly 1 hour ahead are kept); then, without granted consent → `no_consent`; then, of a browser
+ * erased with `suppress` (`suppressed`, see `browserSuppressionCheck`) → `suppressed`. The loader
+ * always sends consent_state, so a null or absent one (another client) is treated as not granted.
+ * Each dropped event counts once, time window first; the suppression check runs last so only events
+ * that would otherwise be stored pay its blind index. `drops` lists each dropped event with its code
+ * (a dry run's `errors`).
  *
  * @example
- * filterPixelEvents(request.events, { now }).dropped; // { too_old: 0, too_new: 0, no_consent: 1 }
+ * filterPixelEvents(request.events, { now }).dropped; // { too_old: 0, too_new: 0, no_consent: 1, suppressed: 0 }
  */
 export function filterPixelEvents(
   events: readonly PixelEventInput[],
-  { now }: { now: Date },
-): { kept: NormalizedPixelEvent[]; dropped: PixelDropCounts } {
+  { now, suppressed }: { now: Date; suppressed?: BrowserSuppressionCheck },
+): { kept: NormalizedPixelEvent[]; dropped: PixelDropCounts; drops: PixelDrop[] } {
   const nowMs = now.getTime();
   const kept: NormalizedPixelEvent[] = [];
   let tooOld = 0;
   let tooNew = 0;
   let noConsent = 0;
-  for (const e of events) {
+  let suppressedCount = 0;
+  const drops: PixelDrop[] = [];
+  const drop = (index: number, e: PixelEventInput, code: PixelDropCode) =>
+    drops.push({ index, event_id: e.event_id, code });
+  for (const [index, e] of events.entries()) {
     const at = parseTimestamp(e.occurred_at);
     // validateCollectorRequest guarantees a parseable occurred_at; an unchecked one is treated as too old.
-    if (at === null || nowMs - at.ms > MAX_AGE_MS) tooOld++;
-    else if (at.ms - nowMs > MAX_AHEAD_MS) tooNew++;
-    else if (!isConsentGranted(e.consent_state)) noConsent++;
-    else
+    if (at === null || nowMs - at.ms > MAX_AGE_MS) {
+      tooOld++;
+      drop(index, e, 'too_old');
+    } else if (at.ms - nowMs > MAX_AHEAD_MS) {
+      tooNew++;
+      drop(index, e, 'too_new');
+    } else if (!isConsentGranted(e.consent_state)) {
+      noConsent++;
+      drop(index, e, 'no_consent');
+    } else if (suppressed?.(e.anonymous_id)) {
+      suppressedCount++;
+      drop(index, e, SUPPRESSED_BROWSER);
+    } else
       kept.push({
         event_id: e.event_id,
         event_type: e.event_type,
@@ -90,5 +119,9 @@ export function filterPixelEvents(
         raw_props: e.raw_props ?? null,
       });
   }
-  return { kept, dropped: { too_old: tooOld, too_new: tooNew, no_consent: noConsent } };
+  return {
+    kept,
+    dropped: { too_old: tooOld, too_new: tooNew, no_consent: noConsent, suppressed: suppressedCount },
+    drops,
+  };
 }

@@ -1,5 +1,6 @@
 import type { PixelEventInput } from '@holdfast/contracts';
 import { describe, expect, it } from 'vitest';
+import { browserSuppressionCheck } from '../../privacy/suppression.js';
 import { filterPixelEvents, isConsentGranted } from './filter-pixel-events.js';
 import { pixelUrlPath } from './pixel-url-path.js';
 import { validateCollectorRequest } from './validate-collector-request.js';
@@ -188,11 +189,26 @@ describe('filterPixelEvents', () => {
   const at = (iso: string) => event({ occurred_at: iso }) as PixelEventInput;
 
   it.each([
-    ['2024-05-02T12:00:00Z', 'kept (exactly 30 days old)', 1, { too_old: 0, too_new: 0, no_consent: 0 }],
-    ['2024-05-02T11:59:59Z', 'too_old', 0, { too_old: 1, too_new: 0, no_consent: 0 }],
-    ['2024-06-01T13:00:00Z', 'kept (exactly 1 hour ahead)', 1, { too_old: 0, too_new: 0, no_consent: 0 }],
-    ['2024-06-01T13:00:01Z', 'too_new', 0, { too_old: 0, too_new: 1, no_consent: 0 }],
-    ['2024-06-01T14:00:00+02:00', 'kept (offset applied)', 1, { too_old: 0, too_new: 0, no_consent: 0 }],
+    [
+      '2024-05-02T12:00:00Z',
+      'kept (exactly 30 days old)',
+      1,
+      { too_old: 0, too_new: 0, no_consent: 0, suppressed: 0 },
+    ],
+    ['2024-05-02T11:59:59Z', 'too_old', 0, { too_old: 1, too_new: 0, no_consent: 0, suppressed: 0 }],
+    [
+      '2024-06-01T13:00:00Z',
+      'kept (exactly 1 hour ahead)',
+      1,
+      { too_old: 0, too_new: 0, no_consent: 0, suppressed: 0 },
+    ],
+    ['2024-06-01T13:00:01Z', 'too_new', 0, { too_old: 0, too_new: 1, no_consent: 0, suppressed: 0 }],
+    [
+      '2024-06-01T14:00:00+02:00',
+      'kept (offset applied)',
+      1,
+      { too_old: 0, too_new: 0, no_consent: 0, suppressed: 0 },
+    ],
   ])('given occurred_at %s, when filtered, then it is %s', (iso, _outcome, kept, dropped) => {
     const result = filterPixelEvents([at(iso)], { now });
     expect(result.kept.length).toBe(kept);
@@ -221,7 +237,7 @@ describe('filterPixelEvents', () => {
       filterPixelEvents([at('2024-01-01T00:00:00Z'), event({ consent_state: null }) as PixelEventInput], {
         now,
       }).dropped,
-    ).toEqual({ too_old: 1, too_new: 0, no_consent: 1 });
+    ).toEqual({ too_old: 1, too_new: 0, no_consent: 1, suppressed: 0 });
   });
 
   it('given a kept event, when filtered, then it is normalised with nulls and a UTC occurred_at', () => {
@@ -253,6 +269,62 @@ describe('filterPixelEvents', () => {
         raw_props: { utm_content: 't1' },
       },
     ]);
+  });
+});
+
+describe('filterPixelEvents with a suppressed browser', () => {
+  // A readable stand-in for the blind index; the rule only compares indexes.
+  const indexed: string[] = [];
+  const fakeIndex = (id: string) => {
+    indexed.push(id);
+    return `anonymous_id:${id}`;
+  };
+  const suppressAnon7 = browserSuppressionCheck(new Set(['anonymous_id:anon-7']), fakeIndex);
+
+  it('given no suppressed browser, then there is no check at all (the collector pays nothing)', () => {
+    expect(browserSuppressionCheck(new Set(), fakeIndex)).toBeUndefined();
+  });
+
+  it("given anon-7 suppressed, when its events and another browser's are filtered, then only its are dropped, counted as suppressed", () => {
+    indexed.length = 0;
+    const result = filterPixelEvents(
+      [
+        event({ anonymous_id: 'anon-7' }) as PixelEventInput,
+        event({ anonymous_id: 'anon-1' }) as PixelEventInput,
+        event({ anonymous_id: 'anon-7', event_type: 'search' }) as PixelEventInput,
+      ],
+      { now, suppressed: suppressAnon7 },
+    );
+    expect(result.kept.map((e) => e.anonymous_id)).toEqual(['anon-1']);
+    expect(result.dropped).toEqual({ too_old: 0, too_new: 0, no_consent: 0, suppressed: 2 });
+    // Each with its own code (what a dry run lists), not the person's suppressed_identity.
+    expect(result.drops.map((d) => [d.index, d.code])).toEqual([
+      [0, 'suppressed_browser'],
+      [2, 'suppressed_browser'],
+    ]);
+  });
+
+  it('given the anonymous id spelt differently, when filtered, then it is another browser (verbatim, like the erasure stores it)', () => {
+    const result = filterPixelEvents([event({ anonymous_id: 'ANON-7' }) as PixelEventInput], {
+      now,
+      suppressed: suppressAnon7,
+    });
+    expect(result.dropped.suppressed).toBe(0);
+    expect(result.kept).toHaveLength(1);
+  });
+
+  it('given old or unconsented events of a suppressed browser, when filtered, then they count once under their first reason, and are never indexed', () => {
+    indexed.length = 0;
+    const result = filterPixelEvents(
+      [
+        event({ anonymous_id: 'anon-7', occurred_at: '2024-01-01T00:00:00Z' }) as PixelEventInput,
+        event({ anonymous_id: 'anon-7', consent_state: 'denied' }) as PixelEventInput,
+      ],
+      { now, suppressed: suppressAnon7 },
+    );
+    expect(result.dropped).toEqual({ too_old: 1, too_new: 0, no_consent: 1, suppressed: 0 });
+    expect(result.drops.map((d) => d.code)).toEqual(['too_old', 'no_consent']);
+    expect(indexed).toEqual([]);
   });
 });
 
