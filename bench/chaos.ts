@@ -26,7 +26,7 @@ import {
   type Database,
 } from '@holdfast/db';
 import { createKafka, ensureTopics } from '@holdfast/kafka';
-import { silentLogger, EnvReader, readKafkaClientKind } from '@holdfast/platform';
+import { silentLogger } from '@holdfast/platform';
 import { startTarpitReceiver, TcpProxy, type TarpitReceiver } from '@holdfast/testing';
 import type { Kysely } from 'kysely';
 import { CampaignStream, CountingReceiver, deliveryFindings, drainDeliveries } from './chaos-outbound.js';
@@ -406,13 +406,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
   try {
     const db = createDb(pool);
     await migrateToLatest(db as Kysely<unknown>);
-    const kafka = createKafka(
-      stack.env.KAFKA_BROKERS.split(','),
-      'chaos',
-      silentLogger,
-      undefined,
-      readKafkaClientKind(new EnvReader(process.env)),
-    );
+    const kafka = createKafka(stack.env.KAFKA_BROKERS.split(','), 'chaos', silentLogger);
     const admin = kafka.admin();
     await admin.connect();
     await ensureTopics(admin, PREFIX, 4);

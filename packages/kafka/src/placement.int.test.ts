@@ -47,7 +47,7 @@ const recordsOf = (t: string, key: string, n: number) =>
 
 beforeAll(async () => {
   const brokers = process.env.KAFKA_BROKERS!.split(',');
-  kafka = createKafka(brokers, 'test-placement', silentLogger, undefined, 'platformatic');
+  kafka = createKafka(brokers, 'test-placement', silentLogger);
   admin = new Kafka({ brokers, logLevel: logLevel.NOTHING }).admin();
   await admin.connect();
 });

@@ -185,7 +185,7 @@ function adminPort(conn: Connection): KafkaAdmin {
           configs: Object.entries(t.configs).map(([name, value]) => ({ name, value })),
         });
       }
-      // Like kafkajs's waitForLeaders: the topics are usable when this returns.
+      // The topics are usable when this returns (every partition has a leader).
       for (let attempt = 1; ; attempt++) {
         try {
           await topicPartitions(topics.map((t) => t.topic));
@@ -507,7 +507,7 @@ async function warm(producer: Producer<string, Buffer, string, Buffer>, step: ()
 }
 
 /**
- * The @platformatic/kafka adapter of the ports (HOLDFAST_KAFKA_CLIENT=platformatic).
+ * The @platformatic/kafka adapter of the ports (the project's one Kafka client).
  *
  * @example
  * const kafka = platformaticClient(['127.0.0.1:9092'], 'gateway', logger);
@@ -520,7 +520,6 @@ export function platformaticClient(
 ): KafkaClient {
   const conn = connection(brokers, clientId, security);
   return {
-    kind: 'platformatic',
     transactionalProducer: async ({ transactionalId, transactionTimeoutMs }) => {
       // The client sends its `timeout` as the transaction timeout of InitProducerId, and its
       // producerId/epoch (default 0/0) as the ones it expects the transactional id to have: a fresh
