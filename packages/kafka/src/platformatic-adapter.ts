@@ -18,6 +18,7 @@ import {
   type KafkaSecurityConfig,
   type Logger,
 } from '@holdfast/platform';
+import { waitForLeaders } from './leaders.js';
 import { memoPartitionOf } from './partitioner.js';
 import type {
   BatchControl,
@@ -186,15 +187,7 @@ function adminPort(conn: Connection): KafkaAdmin {
         });
       }
       // The topics are usable when this returns (every partition has a leader).
-      for (let attempt = 1; ; attempt++) {
-        try {
-          await topicPartitions(topics.map((t) => t.topic));
-          return;
-        } catch (err) {
-          if (attempt >= 50) throw err;
-          await new Promise((r) => setTimeout(r, 100));
-        }
-      }
+      await waitForLeaders(() => topicPartitions(topics.map((t) => t.topic)));
     },
     topicPartitions,
     describeCluster: async () => {
