@@ -59,7 +59,7 @@ export default defineConfig({
           // docs/reliability.md). The cluster run (npm run test:cluster, ~2 min, three brokers) is
           // not: its lost batch was kafkajs's (a partition dropped whose leader died mid-send;
           // reliability.md, "Found and fixed"; that client is gone), and it joins the gate once it
-          // has a longer record of passing runs on @platformatic/kafka (1 so far, 2026-11-27).
+          // has a longer record of passing runs on @platformatic/kafka (2 so far, 2026-11-27).
           exclude: process.env.HOLDFAST_CLUSTER_E2E === '1' ? [] : ['tests/cluster.e2e.test.ts'],
           globalSetup: ['packages/testing/src/global-setup.ts'],
           testTimeout: 600_000,
