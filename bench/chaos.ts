@@ -22,7 +22,7 @@ import {
 import { createDb, createPool, migrateToLatest, type Database } from '@holdfast/postgres';
 import { parseSecretsKeys, SecretsKeyring } from '@holdfast/secrets';
 import { createKafka, ensureTopics } from '@holdfast/kafka';
-import { silentLogger, EnvReader, readKafkaClientKind } from '@holdfast/platform';
+import { silentLogger } from '@holdfast/platform';
 import { startTarpitReceiver, TcpProxy, type TarpitReceiver } from '@holdfast/testing';
 import type { Kysely } from 'kysely';
 import { CampaignStream, CountingReceiver, deliveryFindings, drainDeliveries } from './chaos-outbound.js';
@@ -402,13 +402,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
   try {
     const db = createDb(pool);
     await migrateToLatest(db as Kysely<unknown>);
-    const kafka = createKafka(
-      stack.env.KAFKA_BROKERS.split(','),
-      'chaos',
-      silentLogger,
-      undefined,
-      readKafkaClientKind(new EnvReader(process.env)),
-    );
+    const kafka = createKafka(stack.env.KAFKA_BROKERS.split(','), 'chaos', silentLogger);
     const admin = kafka.admin();
     await admin.connect();
     await ensureTopics(admin, PREFIX, 4);

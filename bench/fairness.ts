@@ -32,13 +32,7 @@ import {
 } from '@holdfast/control-plane';
 import { parseSecretsKeys, SecretsKeyring } from '@holdfast/secrets';
 import { createKafka, topicName, TransactionalAppender } from '@holdfast/kafka';
-import {
-  EnvReader,
-  parseOutboundAllow,
-  readKafkaClientKind,
-  silentLogger,
-  STRICT_OUTBOUND_POLICY,
-} from '@holdfast/platform';
+import { parseOutboundAllow, silentLogger, STRICT_OUTBOUND_POLICY } from '@holdfast/platform';
 import { DEFAULT_READ_MODEL_SCHEMA, ensureReadModelSchema } from '@holdfast/read-models';
 import { migrateAnalytics, migrateCampaigns } from '@holdfast/migrations';
 import { createCampaignStep } from '@holdfast/recompute';
@@ -116,13 +110,7 @@ export async function benchFairness(args: Record<string, string>): Promise<numbe
     await migrateAnalytics(stack.db as unknown as Kysely<unknown>);
     await migrateCampaigns(stack.db as unknown as Kysely<unknown>);
     const codec = await EventCodec.connect(stack.env.SCHEMA_REGISTRY_URL!);
-    const kafka = createKafka(
-      stack.env.KAFKA_BROKERS!.split(','),
-      'fairness',
-      silentLogger,
-      undefined,
-      readKafkaClientKind(new EnvReader(process.env)),
-    );
+    const kafka = createKafka(stack.env.KAFKA_BROKERS!.split(','), 'fairness', silentLogger);
     const secretsKeys = `k1:${randomBytes(32).toString('base64')}`;
     const keyring = new SecretsKeyring(parseSecretsKeys(secretsKeys));
     const gone = new SecretsKeyring(parseSecretsKeys(`gone:${randomBytes(32).toString('base64')}`));

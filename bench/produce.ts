@@ -1,10 +1,9 @@
-// npm run bench -- produce [--records N] [--runs 3] [--clients kafkajs,platformatic]: the Kafka
-// client alone, without gateway or projector, through the project's appenders: (1) transactional
-// appends of 5,000 records (the backfill's batches) from 4 concurrent callers, and (2) idempotent
-// single-partition appends of 50 records (pixel requests) from 16 concurrent callers. Each run
-// measures every client in turn, the order alternating (load drifts), on fresh topics of its own.
+// npm run bench -- produce [--records N] [--runs 3]: the Kafka client alone, without gateway or
+// projector, through the project's appenders: (1) transactional appends of 5,000 records of one key
+// (the backfill's batches) from 4 concurrent callers, and (2) idempotent single-partition appends of
+// 50 records (pixel requests) from 16 concurrent callers, each run on fresh topics of its own. It
+// chose the client (docs/performance.md, "Kafka client"), and shows what the client costs alone.
 import { randomUUID } from 'node:crypto';
-import { cpus } from 'node:os';
 import {
   IdempotentBatchAppender,
   TransactionalAppender,
@@ -12,7 +11,7 @@ import {
   type KafkaClient,
   type OutgoingRecord,
 } from '@holdfast/kafka';
-import { createLogger, type KafkaClientKind } from '@holdfast/platform';
+import { createLogger } from '@holdfast/platform';
 import { median, report } from './report.js';
 import { load1m } from './runs.js';
 
@@ -56,12 +55,12 @@ async function drive(
   return Math.round(total / ((performance.now() - t0) / 1000));
 }
 
-async function once(kind: KafkaClientKind, brokers: string[], n: number) {
+async function once(brokers: string[], n: number) {
   const logger = createLogger('bench-produce', 'warn');
-  const kafka = createKafka(brokers, 'bench-produce', logger, undefined, kind);
+  const kafka = createKafka(brokers, 'bench-produce', logger);
   const txTopic = await freshTopic(kafka, 12);
   const pxTopic = await freshTopic(kafka, 12);
-  const tx = await TransactionalAppender.create(kafka, { name: `bench-${kind}`, size: 4 });
+  const tx = await TransactionalAppender.create(kafka, { name: 'bench-produce', size: 4 });
   const txChunks = Array.from({ length: Math.ceil(n / 5000) }, (_, c) =>
     Array.from({ length: 5000 }, (_, i): OutgoingRecord => ({
       topic: txTopic,
@@ -89,29 +88,22 @@ async function once(kind: KafkaClientKind, brokers: string[], n: number) {
 export async function benchProduce(args: Record<string, string>): Promise<void> {
   const n = Number(args.records ?? 100_000);
   const runs = Number(args.runs ?? 3);
-  const kinds = (args.clients ?? 'kafkajs,platformatic').split(',') as KafkaClientKind[];
   const brokers = (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(',');
-  const results = new Map<KafkaClientKind, Awaited<ReturnType<typeof once>>[]>(kinds.map((k) => [k, []]));
+  const results: Awaited<ReturnType<typeof once>>[] = [];
   const loads: number[] = [];
   for (let run = 0; run < runs; run++) {
-    const order = run % 2 ? [...kinds].reverse() : kinds;
-    for (const kind of order) {
-      loads.push(load1m());
-      const r = await once(kind, brokers, n);
-      results.get(kind)!.push(r);
-      console.error(
-        `run ${run + 1}/${runs} ${kind}: transactional ${r.txRate.toLocaleString('en-US')} records/s (CPU ${r.txCpu} ms/1k), idempotent ${r.pxRate.toLocaleString('en-US')} records/s (CPU ${r.pxCpu} ms/1k) (load ${loads[loads.length - 1]})`,
-      );
-    }
+    loads.push(load1m());
+    const r = await once(brokers, n);
+    results.push(r);
+    console.error(
+      `run ${run + 1}/${runs}: transactional ${r.txRate.toLocaleString('en-US')} records/s (CPU ${r.txCpu} ms/1k), idempotent ${r.pxRate.toLocaleString('en-US')} records/s (CPU ${r.pxCpu} ms/1k) (load ${loads[run]})`,
+    );
   }
-  const figures: Record<string, number> = {};
-  for (const [kind, rs] of results) {
-    figures[`${kind}_tx_records_per_s`] = median(rs.map((r) => r.txRate));
-    figures[`${kind}_idempotent_records_per_s`] = median(rs.map((r) => r.pxRate));
-    figures[`${kind}_tx_cpu_ms_per_1k`] = median(rs.map((r) => r.txCpu));
-    figures[`${kind}_idempotent_cpu_ms_per_1k`] = median(rs.map((r) => r.pxCpu));
-  }
-  report('produce', { records: n, runs, loads: loads.join(' '), cores_seen: cpus().length, ...figures }, [
-    ...Object.entries(figures).map(([k, v]): [string, number] => [k, v]),
-  ]);
+  const figures = {
+    tx_records_per_s: median(results.map((r) => r.txRate)),
+    idempotent_records_per_s: median(results.map((r) => r.pxRate)),
+    tx_cpu_ms_per_1k: median(results.map((r) => r.txCpu)),
+    idempotent_cpu_ms_per_1k: median(results.map((r) => r.pxCpu)),
+  };
+  report('produce', { records: n, runs, loads: loads.join(' '), ...figures }, Object.entries(figures));
 }

@@ -20,7 +20,7 @@ import {
   topicName,
   type ConsumedRecord,
 } from '@holdfast/kafka';
-import { silentLogger, EnvReader, readKafkaClientKind } from '@holdfast/platform';
+import { silentLogger } from '@holdfast/platform';
 import { wireCommerce } from '../packages/projections/src/projections/commerce/commerce.projection.js';
 import { ProjectionRunner } from '../packages/projections/src/runtime/projection-runner.js';
 import { startProjector } from '../packages/projections/src/runtime/start-projector.js';
@@ -46,13 +46,7 @@ export async function runProjectorBench(
 ): Promise<ProjectorBenchResult> {
   const stack = await benchStack();
   const pool = createPool(stack.databaseUrl, 'projector-bench', 4);
-  const kafka = createKafka(
-    stack.brokers,
-    'projector-bench',
-    silentLogger,
-    undefined,
-    readKafkaClientKind(new EnvReader(process.env)),
-  );
+  const kafka = createKafka(stack.brokers, 'projector-bench', silentLogger);
   try {
     const admin = kafka.admin();
     await admin.connect();

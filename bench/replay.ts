@@ -10,7 +10,7 @@ import { EventCodec, type OrderUpserted } from '@holdfast/contracts';
 import { classifyOrders, validateOrdersRequest } from '@holdfast/domain';
 import { createKafka, ensureTopics, topicName, TransactionalAppender } from '@holdfast/kafka';
 import { loadPrivacyKeyring, PgSubjectKeyStore, sealPersonal, SubjectKeyCache } from '@holdfast/privacy';
-import { silentLogger, EnvReader, readKafkaClientKind } from '@holdfast/platform';
+import { silentLogger } from '@holdfast/platform';
 import { rebuildReadModels } from '@holdfast/projections';
 import { generateOrders } from './generate-orders.js';
 import { profiled } from './in-process-profile.js';
@@ -26,13 +26,7 @@ export async function benchReplay(args: Record<string, string>): Promise<void> {
   const n = Number(args.events ?? 200_000);
   const runs = Number(args.runs ?? 3);
   const stack = await benchStack(Number(args.partitions ?? 4));
-  const kafka = createKafka(
-    stack.env.KAFKA_BROKERS!.split(','),
-    'bench-replay',
-    silentLogger,
-    undefined,
-    readKafkaClientKind(new EnvReader(process.env)),
-  );
+  const kafka = createKafka(stack.env.KAFKA_BROKERS!.split(','), 'bench-replay', silentLogger);
   const codec = await EventCodec.connect(stack.env.SCHEMA_REGISTRY_URL!);
   try {
     const accountId = randomUUID();

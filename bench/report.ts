@@ -31,8 +31,6 @@ export function report(bench: string, figures: Figures, table: [string, string |
     bench,
     commit: commit(),
     cores: cpus().length,
-    // The Kafka client behind the ports in this run (HOLDFAST_KAFKA_CLIENT, default kafkajs).
-    kafka_client: process.env.HOLDFAST_KAFKA_CLIENT || 'kafkajs',
     load_avg_1m: Math.round(loadavg()[0]! * 100) / 100,
     ...figures,
   };

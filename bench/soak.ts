@@ -30,7 +30,7 @@ import type { Kysely } from 'kysely';
 import { connectTile, createAccount, createPixelKey, mintApiKey } from '@holdfast/control-plane';
 import { createDb, migrateToLatest } from '@holdfast/postgres';
 import { createKafka, ensureTopics } from '@holdfast/kafka';
-import { silentLogger, EnvReader, readKafkaClientKind } from '@holdfast/platform';
+import { silentLogger } from '@holdfast/platform';
 import { MixedLoad, RetryingClient } from './chaos-load.js';
 import { PrivateStack, ServiceSupervisor, type ServiceName } from './faults.js';
 import { percentile, report } from './report.js';
@@ -88,13 +88,7 @@ export async function benchSoak(args: Record<string, string>): Promise<number> {
   try {
     const db = createDb(pool);
     await migrateToLatest(db as Kysely<unknown>);
-    const kafka = createKafka(
-      stack.env.KAFKA_BROKERS.split(','),
-      'soak',
-      silentLogger,
-      undefined,
-      readKafkaClientKind(new EnvReader(process.env)),
-    );
+    const kafka = createKafka(stack.env.KAFKA_BROKERS.split(','), 'soak', silentLogger);
     const admin = kafka.admin();
     await admin.connect();
     await ensureTopics(admin, 'soak-', 4);

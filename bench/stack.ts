@@ -8,7 +8,7 @@ import pg from 'pg';
 import { createAccount, mintApiKey } from '@holdfast/control-plane';
 import { createDb, createPool, migrateToLatest, type Database } from '@holdfast/postgres';
 import { createKafka, ensureTopics } from '@holdfast/kafka';
-import { silentLogger, EnvReader, readKafkaClientKind } from '@holdfast/platform';
+import { silentLogger } from '@holdfast/platform';
 import { loadSettings } from '../infra/lib/settings.mjs';
 import { up } from '../infra/lib/stack.mjs';
 import { pidsMatching } from './rss.js';
@@ -79,13 +79,7 @@ export async function benchStack(partitions = 4): Promise<BenchStack> {
   const pool = createPool(env.DATABASE_URL, 'bench', 4);
   const db = createDb(pool);
   await migrateToLatest(db as Kysely<unknown>);
-  const kafka = createKafka(
-    stack.KAFKA_BROKERS.split(','),
-    'bench',
-    silentLogger,
-    undefined,
-    readKafkaClientKind(new EnvReader(process.env)),
-  );
+  const kafka = createKafka(stack.KAFKA_BROKERS.split(','), 'bench', silentLogger);
   const ka = kafka.admin();
   await ka.connect();
   await ensureTopics(ka, prefix, partitions);

@@ -5,11 +5,10 @@
 // broker's return, answered 500 by the gateway. Now the appender fences the producer (a fresh one
 // under the same transactional id aborts what was left open) and retries the whole transaction
 // internally: once the broker answers again, appends succeed, and every acknowledged one is read
-// exactly once by a read_committed consumer. Runs with the client under test (HOLDFAST_KAFKA_CLIENT).
+// exactly once by a read_committed consumer. Runs with the client under test (@holdfast/kafka).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKafka, TransactionalAppender, type KafkaClient } from '@holdfast/kafka';
 import { silentLogger } from '@holdfast/platform';
-import { testKafkaClient } from '@holdfast/testing';
 import { PrivateBroker } from '../bench/faults.js';
 
 let broker: PrivateBroker;
@@ -19,7 +18,7 @@ let appender: TransactionalAppender | undefined;
 beforeAll(async () => {
   // 19152-19153: fixed ports outside every other test's (the restarted broker must come back on its port).
   broker = await PrivateBroker.start(() => {}, 19_152);
-  kafka = createKafka([broker.brokers], 'appender-restart-test', silentLogger, undefined, testKafkaClient());
+  kafka = createKafka([broker.brokers], 'appender-restart-test', silentLogger);
 });
 afterAll(async () => {
   await appender?.close();

@@ -3,11 +3,10 @@
 // within the stall bound; a client consumer that stops fetching without crashing (what kafkajs was
 // seen to do after a broker restart) is recreated; and one that cannot be recreated ends in
 // `crashed`, so the process exits and its supervisor restarts it. Runs with the client under test
-// (HOLDFAST_KAFKA_CLIENT).
+// (@holdfast/kafka).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKafka, runExactlyOnce, type KafkaClient, type RunningConsumer } from '@holdfast/kafka';
 import { silentLogger, type Logger } from '@holdfast/platform';
-import { testKafkaClient } from '@holdfast/testing';
 import { PrivateBroker } from '../bench/faults.js';
 
 const STALL_MS = 10_000;
@@ -26,7 +25,7 @@ beforeAll(async () => {
   // 19150-19151: fixed ports outside every other test's and the ephemeral range; a fixed port lets
   // the restarted broker come back where the clients look for it.
   broker = await PrivateBroker.start(() => {}, 19_150);
-  kafka = createKafka([broker.brokers], 'stall-test', silentLogger, undefined, testKafkaClient());
+  kafka = createKafka([broker.brokers], 'stall-test', silentLogger);
 });
 afterAll(async () => {
   for (const r of running) await r.stop().catch(() => {});

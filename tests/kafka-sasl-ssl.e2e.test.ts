@@ -1,10 +1,16 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Kafka, logLevel, type KafkaMessage } from 'kafkajs';
+import { Kafka, logLevel, type KafkaConfig, type KafkaMessage } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKafka, ensureTopics, kafkaSecurityOptions, topicName } from '@holdfast/kafka';
-import { EnvReader, readTransportConfig, silentLogger, type TransportConfig } from '@holdfast/platform';
+import { createKafka, ensureTopics, topicName } from '@holdfast/kafka';
+import {
+  EnvReader,
+  readTransportConfig,
+  silentLogger,
+  type KafkaSecurityConfig,
+  type TransportConfig,
+} from '@holdfast/platform';
 import { startSaslSslKafka, type SaslSslKafka } from '../infra/lib/kafka-sasl-ssl.mjs';
 
 // A private broker (ports 19510/19511) whose only client listener is SASL_SSL with SCRAM-SHA-512, its
@@ -18,6 +24,35 @@ let dir: string;
 function transport(env: Record<string, string>): TransportConfig {
   const r = new EnvReader(env);
   return r.done(readTransportConfig(r));
+}
+
+/** The independent kafkajs verifier's `ssl` and `sasl` options for a security config. */
+function kafkaSecurityOptions(security: KafkaSecurityConfig = {}): Pick<KafkaConfig, 'ssl' | 'sasl'> {
+  const { tls, sasl } = security;
+  return {
+    ...(tls && {
+      ssl: {
+        rejectUnauthorized: true,
+        ...(tls.ca !== undefined && { ca: [tls.ca] }),
+        ...(tls.cert !== undefined && { cert: tls.cert }),
+        ...(tls.key !== undefined && { key: tls.key }),
+        ...(tls.servername !== undefined && { servername: tls.servername }),
+      },
+    }),
+    ...(sasl && { sasl: { mechanism: sasl.mechanism, username: sasl.username, password: sasl.password } }),
+  } as Pick<KafkaConfig, 'ssl' | 'sasl'>;
+}
+
+/** Every message of an error and of its causes (a client wraps the broker's answer in its own errors). */
+function messages(e: unknown, seen = new Set<unknown>()): string[] {
+  if (!e || typeof e !== 'object' || seen.has(e)) return [];
+  seen.add(e);
+  const o = e as { message?: unknown; cause?: unknown; errors?: unknown };
+  return [
+    ...(typeof o.message === 'string' ? [o.message] : []),
+    ...messages(o.cause, seen),
+    ...(Array.isArray(o.errors) ? o.errors.flatMap((x) => messages(x, seen)) : []),
+  ];
 }
 
 function envFor(password: { value?: string; file?: string }): Record<string, string> {
@@ -110,22 +145,15 @@ describe('Kafka over SASL_SSL (SCRAM-SHA-512, TLS verified against our CA)', () 
 
   it('a wrong password is refused with an authentication error (not retried)', async () => {
     const config = transport(envFor({ value: 'wrong-secret' }));
-    // The kafkajs adapter: the error's name and message below are kafkajs's.
-    const admin = createKafka(
-      [broker.brokers],
-      'sasl-ssl-wrong',
-      silentLogger,
-      config.kafkaSecurity,
-      'kafkajs',
-    ).admin();
+    const admin = createKafka([broker.brokers], 'sasl-ssl-wrong', silentLogger, config.kafkaSecurity).admin();
     const started = Date.now();
     const err = await admin.connect().then(
       () => null,
       (e: Error) => e,
     );
     await admin.disconnect().catch(() => {});
-    expect(err?.name).toBe('KafkaJSSASLAuthenticationError');
-    expect(err?.message).toMatch(/SASL SCRAM SHA512 authentication failed/);
+    expect(err).not.toBeNull();
+    expect(messages(err).join(' | ')).toMatch(/authentication failed/i);
     expect(Date.now() - started).toBeLessThan(10_000);
   });
 
@@ -137,15 +165,20 @@ describe('Kafka over SASL_SSL (SCRAM-SHA-512, TLS verified against our CA)', () 
       HOLDFAST_KAFKA_TLS: 'true',
     });
     expect(config.kafkaSecurity?.tls?.ca).toBeUndefined();
-    const kafka = new Kafka({
-      brokers: [broker.brokers],
-      logLevel: logLevel.NOTHING,
-      retry: { retries: 0 },
-      ...kafkaSecurityOptions(config.kafkaSecurity),
+    const admin = createKafka(
+      [broker.brokers],
+      'sasl-ssl-untrusted',
+      silentLogger,
+      config.kafkaSecurity,
+    ).admin({
+      retries: 0,
     });
-    const admin = kafka.admin();
-    await expect(admin.connect()).rejects.toThrow(/self[- ]signed certificate/);
+    const err = await admin.connect().then(
+      () => null,
+      (e: Error) => e,
+    );
     await admin.disconnect().catch(() => {});
+    expect(messages(err).join(' | ')).toMatch(/self[- ]signed certificate/);
   });
 
   it('a plaintext client cannot talk to the SASL_SSL listener', async () => {

@@ -1,19 +1,18 @@
 // A Kafka transaction whose send spans two brokers while the leader of one partition dies, on a
 // PRIVATE three-broker cluster (ports 19160-19165; never the shared broker). This is how the cluster
-// run lost an acknowledged batch (docs/reliability.md): kafkajs 2.2.4 keeps the answers of the
-// brokers that answered across the retries of one send and sends the retry only to brokers without
-// one, so a partition whose leadership moved from the dead broker to a broker that had already
-// answered is never written, the send resolves, and the transaction commits without it. The adapter
-// now fails such a send (UnwrittenPartitionsError, retriable): TransactionalAppender aborts it and
-// appends again on a fresh producer. Since the adapter sends one partition per kafkajs call (a kafkajs
-// retry had re-sent a partition whose request was still in flight, storing this test's first batch
-// twice: docs/reliability.md), partition 1's call is retried on X by itself and the send normally
-// succeeds; either course must leave every committed record in the log exactly once.
+// run once lost an acknowledged batch with kafkajs 2.2.4 (docs/reliability.md): it kept the answers
+// of the brokers that answered across the retries of one send and sent the retry only to brokers
+// without one, so a partition whose leadership moved from the dead broker to a broker that had
+// already answered was never written, and the transaction committed without it (kafkajs #1303). The
+// client now (@platformatic/kafka) retries each destination's request on its own against fresh
+// metadata; a send that fails anyway must fail retriably, so that TransactionalAppender aborts it and
+// appends again on a fresh producer. Either course must leave every committed record in the log
+// exactly once.
 //
 // The layout makes it happen every time: partition 0 led by broker X (replicas X, Z, Y), partition 1
 // led by broker Y (replicas Y, X, Z), the transaction coordinator not on Y. Y is frozen (SIGSTOP)
 // during a send; the controller fences it and gives partition 1 to X; X answers for partition 0
-// while the request to Y hangs; then Y is SIGKILLed, its request fails, and kafkajs retries
+// while the request to Y hangs; then Y is SIGKILLed, its request fails, and the client retries
 // partition 1 on X, which had already answered.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Kafka, logLevel } from 'kafkajs';
@@ -24,7 +23,6 @@ import {
   type TransactionalProducer,
 } from '@holdfast/kafka';
 import { classifyError, silentLogger, type Logger } from '@holdfast/platform';
-import { testKafkaClient } from '@holdfast/testing';
 import { PrivateCluster } from '../bench/faults.js';
 
 const PORT = 19_160;
@@ -45,7 +43,7 @@ afterAll(async () => {
   await cluster?.close();
 });
 
-/** HOLDFAST_TEST_VERBOSE=1 shows what the client logs (kafka_send_incomplete when the check fires). */
+/** HOLDFAST_TEST_VERBOSE=1 shows what the client logs. */
 const consoleLogger: Logger = {
   debug: () => {},
   info: () => {},
@@ -98,7 +96,7 @@ describe('a transaction when a partition leader dies during a send spanning two 
         return settled(topic.topic);
       };
       try {
-        const kafka = createKafka(brokers, 'leader-failover-test', logger, undefined, testKafkaClient());
+        const kafka = createKafka(brokers, 'leader-failover-test', logger);
         const transactionalId = 'leader-failover-tx';
         const open = () => kafka.transactionalProducer({ transactionalId, transactionTimeoutMs: 60_000 });
         // The producer may ask its id at creation; on a fresh cluster the coordinator may not be
@@ -187,7 +185,6 @@ describe('a transaction when a partition leader dies during a send spanning two 
         } else {
           // The caller's course (TransactionalAppender): abort, then the whole append again on a
           // fresh producer under the same id, which fences the old one.
-          // kafkajs: UnwrittenPartitionsError; either client: a failure the appender retries.
           expect(classifyError(failure)).toBe('retriable');
           await tx.abort().catch(() => {});
           await producer.close();

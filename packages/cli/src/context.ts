@@ -37,7 +37,7 @@ export interface CliContext {
   out(json: unknown, human: string | (() => string)): void;
   /** A diagnostic line on stderr (never on stdout, which belongs to results). */
   log(line: string): void;
-  /** A logger for library clients (kafkajs): warnings and errors as JSON lines on stderr. */
+  /** A logger for library clients (the Kafka client): warnings and errors as JSON lines on stderr. */
   logger(): Logger;
   readonly json: boolean;
   close(): Promise<void>;

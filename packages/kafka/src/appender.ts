@@ -14,9 +14,9 @@ const MAX_ATTEMPTS = 2;
 
 /**
  * One transactional id of the pool and its current producer. A producer whose transaction failed is
- * replaced before its next use (`broken`): a client can leave it in a state it never leaves (kafkajs:
- * ABORTING after an abort the dead broker never answered, or an open transaction the coordinator
- * still holds, answered CONCURRENT_TRANSACTIONS), and a fresh producer under the same transactional
+ * replaced before its next use (`broken`): a client can leave it in a state it never leaves (an
+ * abort the dead broker never answered, or an open transaction the coordinator still holds,
+ * answered CONCURRENT_TRANSACTIONS), and a fresh producer under the same transactional
  * id fences the old one: its InitProducerId bumps the epoch and the coordinator aborts whatever was
  * left open.
  */

@@ -1,12 +1,12 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Kafka, logLevel, type Admin } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EnvReader, readKafkaClientKind, silentLogger } from '@holdfast/platform';
+import { silentLogger } from '@holdfast/platform';
 import { IdempotentBatchAppender, MixedPartitionError } from './batch-appender.js';
 import { createKafka } from './client.js';
 import type { KafkaClient } from './ports.js';
 
-// The appender runs on the client under test (HOLDFAST_KAFKA_CLIENT); an independent kafkajs client
+// The appender runs on the client under test (@holdfast/kafka); an independent kafkajs client
 // creates the topics and reads back what was stored.
 let kafka: KafkaClient;
 let verifier: Kafka;
@@ -77,13 +77,7 @@ const records = (t: string, key: string, n: number, bytes = 20) =>
 
 beforeAll(async () => {
   const brokers = process.env.KAFKA_BROKERS!.split(',');
-  kafka = createKafka(
-    brokers,
-    'test-batch-appender',
-    silentLogger,
-    undefined,
-    readKafkaClientKind(new EnvReader(process.env)),
-  );
+  kafka = createKafka(brokers, 'test-batch-appender', silentLogger);
   verifier = new Kafka({ brokers, logLevel: logLevel.NOTHING });
   admin = verifier.admin();
   await admin.connect();

@@ -46,18 +46,18 @@ interface Member {
  * Why one call is still all or none (the guarantee `TransactionalAppender` gives with a transaction):
  * 1. One key → one partition: the partitioner maps a key to a partition by hash, so every record of
  *    the call goes to the same partition.
- * 2. One partition → one record batch in one Produce request: kafkajs groups a send call's messages
- *    per partition and encodes each partition's messages as ONE RecordBatch
- *    (`producer/sendMessages.js`, `protocol/requests/produce/v3/request.js`); it never splits a
- *    partition's messages across batches or requests, whatever their size. @platformatic/kafka does
- *    the same (`apis/producer/produce-v11.js`: one `createRecordsBatch` per partition of a request); the test "a batch the
- *    broker refuses … NONE of its records is stored" holds on both adapters.
+ * 2. One partition → one record batch in one Produce request: @platformatic/kafka groups a send
+ *    call's messages by leader, one Produce request per leader, and encodes each partition's
+ *    messages of a request as ONE record batch (`apis/producer/produce-v11.js`: one
+ *    `createRecordsBatch` per partition); it never splits a partition's messages across batches or
+ *    requests, whatever their size. The test "a batch the broker refuses … NONE of its records is
+ *    stored" holds it.
  * 3. The broker appends a record batch whole or rejects it whole: it validates the batch (CRC, size
  *    against `max.message.bytes`, sequence) before the append, and the append of one batch to the
  *    log is a single operation. A batch too large for the topic is refused entirely
  *    (MESSAGE_TOO_LARGE); no prefix of it is written.
  * 4. Retries do not duplicate: the producer is idempotent (producer id + epoch + sequence number per
- *    partition). A Produce whose answer was lost and that kafkajs retries is recognised by the broker
+ *    partition). A Produce whose answer was lost and that the client retries is recognised by the broker
  *    as a duplicate and answered with the original offsets, not written twice.
  * 5. Consumers see it whole: a non-transactional batch is visible to `read_committed` consumers as
  *    soon as it is replicated (it holds no transaction open), and fetches return whole batches.
@@ -65,9 +65,9 @@ interface Member {
  * The one remaining ambiguity is the same as a transaction's commit that times out: a call that
  * fails after the broker appended the batch (the answer was lost and retrying never succeeded)
  * reports a failure although the records are stored. The records are then stored once, and the
- * producer that failed is retired: kafkajs rewinds its sequence number after a failed send, and a
- * later batch sent under the same producer id with the rewound sequence could be taken for a
- * duplicate of the stored one and silently dropped. A fresh producer gets a new producer id.
+ * producer that failed is retired: a client that rewinds its sequence number after a failed send
+ * (kafkajs did) could send a later batch under the same producer id with the rewound sequence, taken
+ * for a duplicate of the stored one and silently dropped. A fresh producer gets a new producer id.
  *
  * Everything that needs atomicity ACROSS partitions or topics (an ingest batch plus its
  * IngestBatchRecorded record) must keep using `TransactionalAppender`.

@@ -3,12 +3,12 @@
 import { randomBytes } from 'node:crypto';
 import { Kafka, logLevel, type Admin } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EnvReader, readKafkaClientKind, silentLogger } from '@holdfast/platform';
+import { silentLogger } from '@holdfast/platform';
 import { createKafka } from './client.js';
 import { runExactlyOnce, type ConsumedRecord, type RunningConsumer } from './exactly-once-runner.js';
 import type { KafkaClient } from './ports.js';
 
-// The runner consumes through the client under test (HOLDFAST_KAFKA_CLIENT); an independent kafkajs
+// The runner consumes through the client under test (@holdfast/kafka); an independent kafkajs
 // client creates the topics and writes the records.
 let kafka: KafkaClient;
 let verifier: Kafka;
@@ -18,13 +18,7 @@ const prefix = `t-runner-${randomBytes(3).toString('hex')}-`;
 
 beforeAll(async () => {
   const brokers = process.env.KAFKA_BROKERS!.split(',');
-  kafka = createKafka(
-    brokers,
-    'runner-test',
-    silentLogger,
-    undefined,
-    readKafkaClientKind(new EnvReader(process.env)),
-  );
+  kafka = createKafka(brokers, 'runner-test', silentLogger);
   verifier = new Kafka({ brokers, logLevel: logLevel.NOTHING });
   admin = verifier.admin();
   await admin.connect();

@@ -4,8 +4,6 @@
  * dead-letter what is permanent, crash on bugs), dead letters, consumer health and lag.
  */
 export { createKafka } from './client.js';
-export { kafkaSecurityOptions, UnwrittenPartitionsError } from './kafkajs-adapter.js';
-export { ignoreKafkajsNegativeTimeoutWarning } from './kafkajs-timeout-warning.js';
 export type * from './ports.js';
 export { LOCAL_REPLICATION, TOPICS, ensureTopics, topicConfigs, topicName } from './topics.js';
 export { TransactionalAppender, type Appender } from './appender.js';

@@ -18,6 +18,7 @@ import {
   type KafkaSecurityConfig,
   type Logger,
 } from '@holdfast/platform';
+import { waitForLeaders } from './leaders.js';
 import { memoPartitionOf } from './partitioner.js';
 import type {
   BatchControl,
@@ -185,16 +186,8 @@ function adminPort(conn: Connection): KafkaAdmin {
           configs: Object.entries(t.configs).map(([name, value]) => ({ name, value })),
         });
       }
-      // Like kafkajs's waitForLeaders: the topics are usable when this returns.
-      for (let attempt = 1; ; attempt++) {
-        try {
-          await topicPartitions(topics.map((t) => t.topic));
-          return;
-        } catch (err) {
-          if (attempt >= 50) throw err;
-          await new Promise((r) => setTimeout(r, 100));
-        }
-      }
+      // The topics are usable when this returns (every partition has a leader).
+      await waitForLeaders(() => topicPartitions(topics.map((t) => t.topic)));
     },
     topicPartitions,
     describeCluster: async () => {
@@ -507,7 +500,7 @@ async function warm(producer: Producer<string, Buffer, string, Buffer>, step: ()
 }
 
 /**
- * The @platformatic/kafka adapter of the ports (HOLDFAST_KAFKA_CLIENT=platformatic).
+ * The @platformatic/kafka adapter of the ports (the project's one Kafka client).
  *
  * @example
  * const kafka = platformaticClient(['127.0.0.1:9092'], 'gateway', logger);
@@ -520,7 +513,6 @@ export function platformaticClient(
 ): KafkaClient {
   const conn = connection(brokers, clientId, security);
   return {
-    kind: 'platformatic',
     transactionalProducer: async ({ transactionalId, transactionTimeoutMs }) => {
       // The client sends its `timeout` as the transaction timeout of InitProducerId, and its
       // producerId/epoch (default 0/0) as the ones it expects the transactional id to have: a fresh

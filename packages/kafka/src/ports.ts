@@ -1,13 +1,8 @@
 /**
  * The project's own Kafka ports: the few producer, consumer and admin operations Holdfast uses,
- * so that no service or package outside `@holdfast/kafka` sees a client library's types. Two
- * adapters implement them (`kafkajs-adapter.ts`, `platformatic-adapter.ts`), chosen by
- * HOLDFAST_KAFKA_CLIENT (`InfraConfig.kafkaClient`).
+ * so that no service or package outside `@holdfast/kafka` sees a client library's types. One adapter
+ * implements them: `platformatic-adapter.ts` (@platformatic/kafka; docs/performance.md, "Kafka client").
  */
-
-/** Which client library implements the ports. */
-export type { KafkaClientKind } from '@holdfast/platform';
-import type { KafkaClientKind } from '@holdfast/platform';
 
 /** Record headers (e.g. a request id): UTF-8 text or bytes. */
 export type RecordHeaders = Readonly<Record<string, string | Buffer>>;
@@ -170,12 +165,11 @@ export interface GroupConsumer {
  * cluster, with its security settings and logging applied.
  *
  * @example
- * const kafka = createKafka(config.kafkaBrokers, 'gateway', logger, config.kafkaSecurity, config.kafkaClient);
+ * const kafka = createKafka(config.kafkaBrokers, 'gateway', logger, config.kafkaSecurity);
  * const admin = kafka.admin();
  * await admin.connect();
  */
 export interface KafkaClient {
-  readonly kind: KafkaClientKind;
   transactionalProducer(opts: {
     readonly transactionalId: string;
     readonly transactionTimeoutMs: number;

@@ -6,7 +6,7 @@ import type { ConsumedRecord } from './exactly-once-runner.js';
  */
 export const REQUEST_ID_HEADER = 'holdfast-request-id';
 
-/** Header values as the client hands them over (kafkajs: Buffer, string or a list of them). */
+/** Header values as the client hands them over (Buffer, string or a list of them). */
 export type RecordHeaders = Readonly<
   Record<string, Buffer | string | readonly (Buffer | string)[] | undefined>
 >;

@@ -6,7 +6,7 @@ import { kafkaProbe } from './probes.js';
 /** What a service needs to reach the log: the brokers and the schema registry. */
 export type LogConnection = Pick<
   InfraConfig,
-  'kafkaBrokers' | 'kafkaSecurity' | 'kafkaClient' | 'schemaRegistryUrl' | 'registryAuth'
+  'kafkaBrokers' | 'kafkaSecurity' | 'schemaRegistryUrl' | 'registryAuth'
 >;
 
 /**
@@ -21,7 +21,7 @@ export function connectKafka(
   clientId: string,
   ctx: Pick<ServiceContext, 'logger' | 'dependency'>,
 ): KafkaClient {
-  const kafka = createKafka(infra.kafkaBrokers, clientId, ctx.logger, infra.kafkaSecurity, infra.kafkaClient);
+  const kafka = createKafka(infra.kafkaBrokers, clientId, ctx.logger, infra.kafkaSecurity);
   const kafkaReady = kafkaProbe(kafka);
   ctx.dependency('kafka', kafkaReady, () => kafkaReady.close());
   ctx.dependency('registry', registryProbe(infra.schemaRegistryUrl, infra.registryAuth));

@@ -59,22 +59,6 @@ export class EnvReader {
   }
 }
 
-/** Which Kafka client library implements the project's producer, consumer and admin ports. */
-export type KafkaClientKind = 'kafkajs' | 'platformatic';
-
-/**
- * HOLDFAST_KAFKA_CLIENT: `kafkajs` (default) or `platformatic` (@platformatic/kafka).
- *
- * @example
- * readKafkaClientKind(new EnvReader({ HOLDFAST_KAFKA_CLIENT: 'platformatic' })); // 'platformatic'
- */
-export function readKafkaClientKind(r: EnvReader): KafkaClientKind {
-  const v = r.optional('HOLDFAST_KAFKA_CLIENT') ?? 'kafkajs';
-  if (v === 'kafkajs' || v === 'platformatic') return v;
-  r.problem(`HOLDFAST_KAFKA_CLIENT must be kafkajs or platformatic, got "${v}"`);
-  return 'kafkajs';
-}
-
 /** Connection settings every service shares. */
 export interface InfraConfig extends TransportConfig {
   readonly databaseUrl: string;
@@ -83,8 +67,6 @@ export interface InfraConfig extends TransportConfig {
   /** Prepended to every topic name; lets test runs share one broker without seeing each other. */
   readonly topicPrefix: string;
   readonly partitions: number;
-  /** The Kafka client library behind the ports (HOLDFAST_KAFKA_CLIENT: kafkajs, the default, or platformatic). */
-  readonly kafkaClient?: KafkaClientKind;
   /**
    * PostgreSQL `statement_timeout` of every pool (HOLDFAST_PG_STATEMENT_TIMEOUT_MS, default 30 s; 0 =
    * none): a statement stuck behind a lock or a lost server fails, and the work is retried, instead
@@ -146,7 +128,6 @@ export function readInfraConfig(r: EnvReader): InfraConfig {
     schemaRegistryUrl: r.string('SCHEMA_REGISTRY_URL', 'http://127.0.0.1:8081/apis/ccompat/v7'),
     topicPrefix: r.optional('HOLDFAST_TOPIC_PREFIX') ?? '',
     partitions: r.int('HOLDFAST_PARTITIONS', 4, { min: 1, max: 256 }),
-    kafkaClient: readKafkaClientKind(r),
     ...readTransportConfig(r),
     pgStatementTimeoutMs: r.int('HOLDFAST_PG_STATEMENT_TIMEOUT_MS', 30_000, { min: 0, max: 86_400_000 }),
     pgConnectTimeoutMs: r.int('HOLDFAST_PG_CONNECT_TIMEOUT_MS', 10_000, { min: 100, max: 600_000 }),

@@ -4,7 +4,8 @@
  * `@holdfast/testing/services`; event builders `@holdfast/testing/events`; the hostile-input corpus
  * and fuzz run `@holdfast/testing/hostile`.
  */
-export { createTestEnv, testKafkaClient, type TestEnv } from './test-env.js';
+export { createTestEnv, type TestEnv } from './test-env.js';
+export { ignoreKafkajsNegativeTimeoutWarning } from './kafkajs-timeout-warning.js';
 export { dropRunResources } from './cleanup.js';
 export { spawnTs, REPO_ROOT } from './run-ts.js';
 export { TcpProxy } from './tcp-proxy.js';

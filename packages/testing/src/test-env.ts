@@ -3,14 +3,10 @@ import pg from 'pg';
 import type { Kysely } from 'kysely';
 import { EventCodec } from '@holdfast/contracts';
 import { createDb, createPool, migrateToLatest, type Database } from '@holdfast/postgres';
-import {
-  createKafka,
-  ensureTopics,
-  ignoreKafkajsNegativeTimeoutWarning,
-  type KafkaClient,
-} from '@holdfast/kafka';
-import { EnvReader, readKafkaClientKind, silentLogger } from '@holdfast/platform';
+import { createKafka, ensureTopics, type KafkaClient } from '@holdfast/kafka';
+import { silentLogger } from '@holdfast/platform';
 import { Kafka, logLevel } from 'kafkajs';
+import { ignoreKafkajsNegativeTimeoutWarning } from './kafkajs-timeout-warning.js';
 
 /** One test file's private slice of the real stack: its own database and its own topic prefix. */
 export interface TestEnv {
@@ -18,7 +14,7 @@ export interface TestEnv {
   readonly databaseUrl: string;
   readonly pool: pg.Pool;
   readonly db: Kysely<Database>;
-  /** The client under test behind the ports (HOLDFAST_KAFKA_CLIENT, default kafkajs). */
+  /** The client under test behind the ports (@holdfast/kafka's one adapter). */
   readonly kafka: KafkaClient;
   /**
    * An independent kafkajs client the test checks the log with (raw reads, raw producers), so that
@@ -71,7 +67,7 @@ export async function createTestEnv(label: string, { partitions = 2 } = {}): Pro
   await migrateToLatest(db as Kysely<unknown>);
   const topicPrefix = `t${runId}-${suffix}-`;
   const brokers = required('KAFKA_BROKERS').split(',');
-  const kafka = createKafka(brokers, `test-${label}`, silentLogger, undefined, testKafkaClient());
+  const kafka = createKafka(brokers, `test-${label}`, silentLogger);
   ignoreKafkajsNegativeTimeoutWarning();
   const verifier = new Kafka({ clientId: `verify-${label}`, brokers, logLevel: logLevel.NOTHING });
   const ka = kafka.admin();
@@ -95,7 +91,6 @@ export async function createTestEnv(label: string, { partitions = 2 } = {}): Pro
       SCHEMA_REGISTRY_URL: required('SCHEMA_REGISTRY_URL'),
       HOLDFAST_TOPIC_PREFIX: topicPrefix,
       HOLDFAST_PARTITIONS: String(partitions),
-      HOLDFAST_KAFKA_CLIENT: testKafkaClient(),
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
       // The run's secrets, unsubscribe, inbound and privacy keys and outbound allow-list (global setup), so a CLI or service started with
       // this env seals and opens secrets like the test itself and may call its local receivers.
@@ -145,9 +140,4 @@ export async function createMigratedTemplate(base: string, name: string): Promis
   } finally {
     await pool.end();
   }
-}
-
-/** The client under test: HOLDFAST_KAFKA_CLIENT of the test run (kafkajs unless set). */
-export function testKafkaClient() {
-  return readKafkaClientKind(new EnvReader(process.env));
 }

@@ -257,13 +257,7 @@ export const registerPrivacy: RegisterCommand = (program, context) => {
       const cfg = ctx.config();
       await ctx.db();
       const codec = await EventCodec.connect(cfg.schemaRegistryUrl, { auth: cfg.registryAuth });
-      const kafka = createKafka(
-        cfg.kafkaBrokers,
-        'holdfast-cli',
-        ctx.logger(),
-        cfg.kafkaSecurity,
-        cfg.kafkaClient,
-      );
+      const kafka = createKafka(cfg.kafkaBrokers, 'holdfast-cli', ctx.logger(), cfg.kafkaSecurity);
       const r = await migrateLog({
         kafka,
         pool: ctx.pool(),

@@ -16,13 +16,7 @@ import type { RegisterCommand } from './index.js';
 async function encodeSyncRequested(ctx: CliContext, accountId: string, taskId: string, now: Date) {
   const cfg = ctx.config();
   const codec = await EventCodec.connect(cfg.schemaRegistryUrl, { auth: cfg.registryAuth });
-  const kafka = createKafka(
-    cfg.kafkaBrokers,
-    'holdfast-cli',
-    ctx.logger(),
-    cfg.kafkaSecurity,
-    cfg.kafkaClient,
-  );
+  const kafka = createKafka(cfg.kafkaBrokers, 'holdfast-cli', ctx.logger(), cfg.kafkaSecurity);
   await ensureTopicsOf(kafka, cfg);
   // The barrier: the recompute waits until the read models hold what the log held now.
   const positions = LogPositions.create(kafka, cfg.topicPrefix);

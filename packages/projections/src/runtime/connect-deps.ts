@@ -25,7 +25,7 @@ export async function connectProjectorDeps(
   logger: Logger,
   clientId: string,
 ): Promise<ConnectedDeps> {
-  const kafka = createKafka(config.kafkaBrokers, clientId, logger, config.kafkaSecurity, config.kafkaClient);
+  const kafka = createKafka(config.kafkaBrokers, clientId, logger, config.kafkaSecurity);
   await ensureTopicsOf(kafka, config);
   const codec = await EventCodec.connect(config.schemaRegistryUrl, { auth: config.registryAuth });
   let appender: Promise<TransactionalAppender> | undefined;

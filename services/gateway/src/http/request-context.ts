@@ -5,7 +5,7 @@ import { inSpan, traceHeaders } from '@holdfast/platform';
 /** What every record appended while serving a request carries: its request id (X-Request-Id). */
 interface RequestContext {
   readonly requestId: string;
-  /** Made once per request and shared by its records (kafkajs encodes a Buffer value cheaper). */
+  /** Made once per request and shared by its records (a Buffer header value needs no conversion per record). */
   readonly headers: Readonly<Record<string, Buffer>>;
 }
 
