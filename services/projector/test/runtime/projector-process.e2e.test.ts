@@ -61,7 +61,7 @@ describe('projector process', () => {
       () => Promise.resolve(logs.find((l) => l.event === 'projector_ops_listening')),
       (l) => l !== undefined,
     );
-    const port = listening!.metricsPort;
+    const port = listening.metricsPort;
     // The registry is down: alive, not ready, waiting (not exited).
     await until(
       'waiting for the registry',
