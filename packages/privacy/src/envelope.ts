@@ -26,11 +26,10 @@ export function personalAad(accountId: string, subjectId: string, eventId: strin
 }
 
 // setAAD feeds the bytes to GHASH at once (nothing keeps them): one buffer reused instead of a new one
-// per record. Grown when an aad is longer (ids are bounded, so rarely).
-let aadScratch = Buffer.allocUnsafe(512);
+// per record, grown when an aad might not fit (3 bytes per UTF-16 unit at most: no byteLength pass).
+let aadScratch = Buffer.allocUnsafe(1024);
 function aadBytes(aad: string): Buffer {
-  if (Buffer.byteLength(aad, 'utf8') > aadScratch.length)
-    aadScratch = Buffer.allocUnsafe(2 * Buffer.byteLength(aad, 'utf8'));
+  if (aad.length * 3 > aadScratch.length) aadScratch = Buffer.allocUnsafe(aad.length * 3);
   return aadScratch.subarray(0, aadScratch.write(aad, 0, 'utf8'));
 }
 
