@@ -23,8 +23,23 @@ export interface ClearIdentifiers {
   readonly phone: string | null;
 }
 
-/** The personal fields of a record, as sealed in `personal.ciphertext` (JSON). */
-export type PersonalFields = Record<string, unknown>;
+/**
+ * The personal values of a record, in the order of its type's layout (`PERSONAL_LAYOUTS`): what
+ * `personal.ciphertext` seals (envelope version 2, a JSON array).
+ */
+export type PersonalFields = readonly unknown[];
+
+/**
+ * The names of each record type's personal fields, in the order their values are sealed. Append
+ * only: a name removed or moved would misread the records already written (that needs a new
+ * envelope version).
+ */
+export const PERSONAL_LAYOUTS: Readonly<Record<PersonalEventName, readonly string[]>> = Object.freeze({
+  OrderUpserted: ['email', 'phone', 'customer_name', 'shipping_city', 'shipping_state', 'shipping_zip'],
+  CustomerUpserted: ['email', 'phone', 'name', 'address'],
+  CustomerEventReceived: ['email', 'phone', 'name', 'address'],
+  ZeroPartySubmitted: ['email', 'attributes_json'],
+});
 
 /**
  * The identifiers a record names, in clear (from the clear fields: call it before `withoutPersonal`,
@@ -56,7 +71,7 @@ export function identifiersOf(e: PersonalEvent): ClearIdentifiers {
   }
 }
 
-const hasAny = (fields: PersonalFields) => Object.values(fields).some((v) => v !== null && v !== undefined);
+const hasAny = (fields: PersonalFields) => fields.some((v) => v !== null && v !== undefined);
 
 /**
  * Splits a record into its personal fields and the record with those fields null (what the log
@@ -71,14 +86,7 @@ export function withoutPersonal<E extends PersonalEvent>(
     case 'OrderUpserted': {
       const v = e.value;
       const o = v.order;
-      fields = {
-        email: o.email,
-        phone: o.phone,
-        customer_name: o.customer_name,
-        shipping_city: o.shipping_city,
-        shipping_state: o.shipping_state,
-        shipping_zip: o.shipping_zip,
-      };
+      fields = [o.email, o.phone, o.customer_name, o.shipping_city, o.shipping_state, o.shipping_zip];
       value = {
         ...v,
         order: {
@@ -96,7 +104,7 @@ export function withoutPersonal<E extends PersonalEvent>(
     case 'CustomerUpserted': {
       const v = e.value;
       const c = v.customer;
-      fields = { email: c.email, phone: c.phone, name: c.name, address: c.address };
+      fields = [c.email, c.phone, c.name, c.address];
       value = {
         ...v,
         customer: { ...c, email: null, phone: null, name: null, address: null },
@@ -106,7 +114,7 @@ export function withoutPersonal<E extends PersonalEvent>(
     case 'CustomerEventReceived': {
       const v = e.value;
       const c = v.event;
-      fields = { email: c.email, phone: c.phone, name: c.name, address: c.address };
+      fields = [c.email, c.phone, c.name, c.address];
       value = {
         ...v,
         event: { ...c, email: null, phone: null, name: null, address: null },
@@ -116,7 +124,7 @@ export function withoutPersonal<E extends PersonalEvent>(
     case 'ZeroPartySubmitted': {
       const v = e.value;
       // The free-form attributes may carry anything a quiz asked: sealed with the email.
-      fields = { email: v.email, attributes_json: v.attributes_json };
+      fields = [v.email, v.attributes_json];
       value = { ...v, email: null, attributes_json: null } satisfies ZeroPartySubmitted;
       break;
     }
@@ -145,12 +153,12 @@ function restore(e: PersonalEvent, fields: PersonalFields | null): PersonalEvent
         ...v,
         order: {
           ...v.order,
-          email: str(fields.email),
-          phone: str(fields.phone),
-          customer_name: str(fields.customer_name),
-          shipping_city: str(fields.shipping_city),
-          shipping_state: str(fields.shipping_state),
-          shipping_zip: str(fields.shipping_zip),
+          email: str(fields[0]),
+          phone: str(fields[1]),
+          customer_name: str(fields[2]),
+          shipping_city: str(fields[3]),
+          shipping_state: str(fields[4]),
+          shipping_zip: str(fields[5]),
         },
       } satisfies OrderUpserted;
     }
@@ -160,10 +168,10 @@ function restore(e: PersonalEvent, fields: PersonalFields | null): PersonalEvent
         ...v,
         customer: {
           ...v.customer,
-          email: str(fields.email),
-          phone: str(fields.phone),
-          name: str(fields.name),
-          address: obj(fields.address),
+          email: str(fields[0]),
+          phone: str(fields[1]),
+          name: str(fields[2]),
+          address: obj(fields[3]),
         },
       } satisfies CustomerUpserted;
     }
@@ -173,10 +181,10 @@ function restore(e: PersonalEvent, fields: PersonalFields | null): PersonalEvent
         ...v,
         event: {
           ...v.event,
-          email: str(fields.email),
-          phone: str(fields.phone),
-          name: str(fields.name),
-          address: obj(fields.address),
+          email: str(fields[0]),
+          phone: str(fields[1]),
+          name: str(fields[2]),
+          address: obj(fields[3]),
         },
       } satisfies CustomerEventReceived;
     }
@@ -184,8 +192,8 @@ function restore(e: PersonalEvent, fields: PersonalFields | null): PersonalEvent
       const v = e.value;
       return {
         ...v,
-        email: str(fields.email),
-        attributes_json: str(fields.attributes_json),
+        email: str(fields[0]),
+        attributes_json: str(fields[1]),
       } satisfies ZeroPartySubmitted;
     }
   }

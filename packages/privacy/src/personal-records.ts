@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { recordSubject, subjectOf } from './blind-index.js';
 import {
   identifiersOf,
+  PERSONAL_LAYOUTS,
   withoutPersonal,
   withPersonal,
   type ClearIdentifiers,
@@ -97,7 +98,7 @@ export async function sealPersonal<E extends PersonalEvent>(
       ciphertext: sealFields(
         key,
         personalAad(account, subject, e.value.metadata.event_id),
-        split.fields ?? {},
+        split.fields ?? [],
         ivs.subarray(12 * i, 12 * i + 12),
       ),
       external_id_index: indexes.externalId,
@@ -199,7 +200,12 @@ function openOne<E extends PersonalEvent>(
     return { value: withPersonal(e, null), indexes, subjectId: p.subject_id, readable: false };
   let fields: PersonalFields;
   try {
-    fields = openFields(dataKey, personalAad(account, p.subject_id, e.value.metadata.event_id), p.ciphertext);
+    fields = openFields(
+      dataKey,
+      personalAad(account, p.subject_id, e.value.metadata.event_id),
+      p.ciphertext,
+      PERSONAL_LAYOUTS[e.type],
+    );
   } catch (err) {
     if (err instanceof PersonalDataUnreadableError)
       throw new PersonalDataUnreadableError(`event ${e.value.metadata.event_id}: ${err.message}`);

@@ -71,19 +71,25 @@ export class PgSubjectKeyStore implements SubjectKeyStore {
   /**
    * New keys, sealed under the current KEK: `n` random 32-byte keys, each AES-256-GCM wrapped (iv |
    * tag | ciphertext, 60 bytes, in `wrapped_key`; `ciphertext` empty marks this direct wrap) with its
-   * row as authenticated data. One call to the random source for the whole batch.
+   * row as authenticated data. One call to the random source for the whole batch; each wrapped key
+   * written into one 60-byte buffer (no concatenations: a new subject is 2/3 of a backfill's orders).
    */
   private fresh(contexts: readonly string[]): { key: Buffer; keyId: string; wrapped: Buffer }[] {
     const keyId = this.keyring.currentKeyId;
     const wk = this.wrapKey(keyId);
     const random = randomBytes(44 * contexts.length);
     return contexts.map((context, i) => {
+      // The batch's own random buffer, never reused: its slices are the keys (no copy).
       const key = random.subarray(i * 44, i * 44 + 32);
       const iv = random.subarray(i * 44 + 32, i * 44 + 44);
       const c = createCipheriv('aes-256-gcm', wk, iv);
       c.setAAD(Buffer.from(context, 'utf8'));
-      const ct = Buffer.concat([c.update(key), c.final()]);
-      return { key: Buffer.from(key), keyId, wrapped: Buffer.concat([iv, c.getAuthTag(), ct]) };
+      const wrapped = Buffer.allocUnsafe(60);
+      iv.copy(wrapped, 0);
+      c.update(key).copy(wrapped, 28);
+      c.final();
+      c.getAuthTag().copy(wrapped, 12);
+      return { key, keyId, wrapped };
     });
   }
 
@@ -96,7 +102,9 @@ export class PgSubjectKeyStore implements SubjectKeyStore {
       const d = createDecipheriv('aes-256-gcm', this.wrapKey(r.key_id), r.wrapped_key.subarray(0, 12));
       d.setAAD(Buffer.from(context, 'utf8'));
       d.setAuthTag(r.wrapped_key.subarray(12, 28));
-      return Buffer.concat([d.update(r.wrapped_key.subarray(28)), d.final()]);
+      const key = d.update(r.wrapped_key.subarray(28));
+      d.final(); // GCM: checks the tag, yields nothing
+      return key;
     } catch {
       throw new SecretUnreadableError(`a privacy key does not open with master key "${r.key_id}"`);
     }

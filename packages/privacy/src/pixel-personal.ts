@@ -13,37 +13,40 @@ export type PixelEvent = PixelEventCollected & { readonly metadata: EventMetadat
  * `raw_props` (a site may put an email, a name or a customer number there), what the visitor typed
  * in `search`, and `page_title` (account pages greet the person by name). The rest (event type,
  * times, anonymous and session ids, url path, product, price, consent) stays in clear: analytics
- * and stitching read it, and it names nobody on its own.
+ * and stitching read it, and it names nobody on its own. Their values are sealed in this order
+ * (envelope version 2; append only).
  */
-export interface PixelPersonalFields {
-  readonly raw_props_json: string | null;
-  readonly search: string | null;
-  readonly page_title: string | null;
-}
+export const PIXEL_PERSONAL_LAYOUT = Object.freeze(['raw_props_json', 'search', 'page_title'] as const);
+
+/** A pixel event's personal values, in the order of PIXEL_PERSONAL_LAYOUT. */
+export type PixelPersonalFields = readonly [
+  raw_props_json: string | null,
+  search: string | null,
+  page_title: string | null,
+];
 
 /** Splits an event into its personal fields (null when it has none) and the event with them null. */
 export function withoutPixelPersonal(e: PixelEvent): {
   readonly value: PixelEvent;
   readonly fields: PixelPersonalFields | null;
 } {
-  const fields = { raw_props_json: e.raw_props_json, search: e.search, page_title: e.page_title };
-  const any = fields.raw_props_json !== null || fields.search !== null || fields.page_title !== null;
+  const any = e.raw_props_json !== null || e.search !== null || e.page_title !== null;
   return {
     value: { ...e, raw_props_json: null, search: null, page_title: null },
-    fields: any ? fields : null,
+    fields: any ? [e.raw_props_json, e.search, e.page_title] : null,
   };
 }
 
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 
 /** The event with its personal fields put back from `fields`; null fields (shredded) leave them null. */
-export function withPixelPersonal(e: PixelEvent, fields: Record<string, unknown> | null): PixelEvent {
+export function withPixelPersonal(e: PixelEvent, fields: readonly unknown[] | null): PixelEvent {
   if (!fields) return { ...e, personal: null };
   return {
     ...e,
-    raw_props_json: str(fields.raw_props_json),
-    search: str(fields.search),
-    page_title: str(fields.page_title),
+    raw_props_json: str(fields[0]),
+    search: str(fields[1]),
+    page_title: str(fields[2]),
     personal: null,
   };
 }
@@ -136,7 +139,12 @@ export async function openPixelPersonal(
     const key = dataKeys.get(account)?.get(p.subject_id);
     if (!key || !p.ciphertext.length) return { value: withPixelPersonal(e, null), readable: false };
     try {
-      const fields = openFields(key, personalAad(account, p.subject_id, e.metadata.event_id), p.ciphertext);
+      const fields = openFields(
+        key,
+        personalAad(account, p.subject_id, e.metadata.event_id),
+        p.ciphertext,
+        PIXEL_PERSONAL_LAYOUT,
+      );
       return { value: withPixelPersonal(e, fields), readable: true };
     } catch (err) {
       // Sealed under a key destroyed since: the browser came back after the erasure and got a NEW key
