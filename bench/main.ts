@@ -18,6 +18,7 @@ import { benchProject } from './project.js';
 import { benchReadApi } from './read-api.js';
 import { benchRecompute } from './recompute.js';
 import { benchReplay } from './replay.js';
+import { benchSealFloor } from './seal-floor.js';
 import { benchSoak } from './soak.js';
 import { benchSummary } from './summary.js';
 
@@ -45,6 +46,7 @@ const BENCHES: Record<string, Bench> = {
   'read-api': benchReadApi,
   dashboards: benchDashboards,
   intervals: benchIntervals,
+  'seal-floor': benchSealFloor,
 };
 
 function parseArgs(argv: string[]): Record<string, string> {

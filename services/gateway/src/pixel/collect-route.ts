@@ -11,7 +11,6 @@ import type { PixelContext } from './pixel-context.js';
 import { normalizeRequestOrigin, type PixelKeyDirectory, type PixelKeyRecord } from './pixel-keys.js';
 import { PIXEL_LIMITS, type PixelLimiter } from './pixel-limits.js';
 import { ValidationFailedError } from '../http/validation-failed.js';
-import { parseDryRun } from '../http/query.js';
 import { pixelDryRunResponse } from './pixel-dry-run.js';
 
 /** The `detail` of each 403 of the collector (pinned by tests). */
@@ -93,8 +92,8 @@ interface Checked {
  *    than `pixelAppendStallMs`: `pixelAppendDecision`) → 503 `{detail}` + Retry-After, never a 204:
  *    the spec's quiet drop covers load shedding (the in-flight cap reached while Kafka answers), not
  *    an outage, which must be visible to the caller and to the access log.
- * 204 without body on accept and on every quiet drop. With `?dry_run=true` (not a spec mode; a 422
- * at `['query', 'dry_run']` for a value that is not a boolean) steps 1–5 are the same, nothing is
+ * 204 without body on accept and on every quiet drop. With `?dry_run=true` exactly (not a spec mode;
+ * any other query is ignored, as the spec's collector ignores its query string) steps 1–5 are the same, nothing is
  * appended or counted, and the answer is 200 `pixelDryRunResponse`: each dropped event with its code.
  * Once the key and origin pass, the answer carries Access-Control-Allow-Origin for that origin
  * (except for the IP's 429, as before the key check).
@@ -111,7 +110,8 @@ export function collectRoute(
     const body = parseJsonBody(await readBody(req, PIXEL_LIMITS.bodyBytes));
     const valid = validateCollectorRequest(body);
     if (!valid.ok) throw new ValidationFailedError(valid.detail);
-    const dryRun = parseDryRun(req.query);
+    // Exactly `true`: the spec defines no query for the collector, so anything else keeps its 204.
+    const dryRun = req.query.dry_run === 'true';
     const origin = normalizeRequestOrigin(req.get('origin'));
     const key = await keys.byKey(valid.request.key);
     checkKey(key, origin);
