@@ -35,7 +35,7 @@ describe('purchaseIntervals', () => {
     expect(Math.abs(r.atomAdjustedCoverage - 0.9)).toBeLessThan(0.03);
     // The lifetime value's interval, spend drawn from its Gamma-Gamma posterior, covers the same.
     expect(Math.abs(r.valueCoverage - 0.9)).toBeLessThan(0.03);
-  });
+  }, 60_000); // seconds on an idle machine; generous for a loaded one
 
   it('given a spend model, then the purchase interval is unchanged and the value interval wider where few purchases show the spend', () => {
     const params = { r: 0.55, alpha: 10.6, s: 0.61, beta: 11.7 };
@@ -148,7 +148,7 @@ describe('purchaseIntervals', () => {
       seed: 12,
     });
     expect(Math.abs(r.atomAdjustedCoverage - 0.9)).toBeLessThan(0.03);
-  });
+  }, 60_000); // seconds on an idle machine; generous for a loaded one
 
   it('given a fit, then the covariance is the inverse information: positive definite, and tighter with 4× the customers', () => {
     const params = { r: 0.55, alpha: 10.6, s: 0.61, beta: 11.7 };
