@@ -97,7 +97,7 @@ export function benchIntervals(args: Record<string, string>): Promise<number> {
   }
   report(
     'intervals',
-    { customers, replications, spend_parameter_uncertainty: spendParameterUncertainty, ...figures },
+    { customers, replications, spend_parameter_uncertainty: spendParameterUncertainty ? 1 : 0, ...figures },
     table,
   );
   return Promise.resolve(failed ? 1 : 0);
