@@ -1,6 +1,8 @@
-// npm run bench -- intervals [--customers 5000] [--replications 3]: coverage of the 90% intervals
-// of each customer's expected purchases and lifetime value (purchaseIntervals of @holdfast/analytics;
-// the value's with the spend per purchase drawn from its Gamma-Gamma posterior). Customers are
+// npm run bench -- intervals [--customers 5000] [--replications 3] [--spend-uncertainty false]:
+// coverage of the 90% intervals of each customer's expected purchases and lifetime value
+// (purchaseIntervals of @holdfast/analytics; the value's with the spend per purchase drawn from its
+// Gamma-Gamma posterior and the Gamma-Gamma fit's p, q, γ from their asymptotic normal, or at their
+// point estimate with --spend-uncertainty false). Customers are
 // simulated from known parameters (three scenarios: CDNOW's Pareto/NBD and BG/NBD fits, and frequent
 // buyers with long histories), the model is refitted on them by maximum likelihood, and each
 // customer's interval is checked against the expected purchases (and their value: purchases × the
@@ -39,6 +41,7 @@ const SCENARIOS: readonly (Omit<CoverageScenario, 'customers' | 'seed'> & { name
 export function benchIntervals(args: Record<string, string>): Promise<number> {
   const customers = Number(args.customers ?? 5000);
   const replications = Number(args.replications ?? 3);
+  const spendParameterUncertainty = args['spend-uncertainty'] !== 'false';
   const table: [string, string | number][] = [];
   const figures: Record<string, Record<string, number>> = {};
   let failed = false;
@@ -50,8 +53,15 @@ export function benchIntervals(args: Record<string, string>): Promise<number> {
     let value = 0;
     let valueWidth = 0;
     let ms = 0;
+    let spendDrawn = 0;
     for (let rep = 0; rep < replications; rep++) {
-      const r = intervalCoverage({ ...scenario, customers, seed: 1000 * (k + 1) + rep });
+      const r = intervalCoverage({
+        ...scenario,
+        customers,
+        seed: 1000 * (k + 1) + rep,
+        spendParameterUncertainty,
+      });
+      spendDrawn += r.spendParameterUncertainty ? 1 : 0;
       covered += r.atomAdjustedCoverage / replications;
       plain += r.coverage / replications;
       lapsed += r.certainlyLapsed / replications;
@@ -74,16 +84,22 @@ export function benchIntervals(args: Record<string, string>): Promise<number> {
       value_standard_error: round(valueSe),
       value_mean_width: round(valueWidth),
       ms_per_replication: Math.round(ms / replications),
+      spend_parameter_draws: spendDrawn,
     };
     table.push([
       scenario.name,
       `coverage ${(100 * covered).toFixed(1)}% ± ${(100 * se).toFixed(1)} (plain ${(100 * plain).toFixed(1)}%, ` +
         `[0,0] for ${(100 * lapsed).toFixed(1)}%), mean width ${width.toFixed(2)}; ` +
-        `value coverage ${(100 * value).toFixed(1)}% ± ${(100 * valueSe).toFixed(1)}, mean width $${valueWidth.toFixed(2)}; ` +
+        `value coverage ${(100 * value).toFixed(1)}% ± ${(100 * valueSe).toFixed(1)}, mean width $${valueWidth.toFixed(2)} ` +
+        `(spend fit drawn in ${spendDrawn}/${replications}); ` +
         `${Math.round(ms / replications)} ms`,
     ]);
   }
-  report('intervals', { customers, replications, ...figures }, table);
+  report(
+    'intervals',
+    { customers, replications, spend_parameter_uncertainty: spendParameterUncertainty ? 1 : 0, ...figures },
+    table,
+  );
   return Promise.resolve(failed ? 1 : 0);
 }
 

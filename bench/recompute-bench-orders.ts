@@ -1,10 +1,11 @@
-// Synthetic order histories for the recompute benchmark, written with COPY straight into the read
-// models (the projector is not what this benchmark measures).
+// Synthetic order histories for the recompute benchmark, written with binary COPY straight into the
+// read models (the projector is not what this benchmark measures).
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { from as copyFrom } from 'pg-copy-streams';
 import { inTransaction, namedSql, rawQuery, type Pool, type PoolClient } from '@holdfast/postgres';
 import { mulberry32 as seeded } from '@holdfast/testing';
+import { BinaryCopyWriter } from './copy-binary.js';
 
 const DAY_MS = 86_400_000;
 
@@ -40,17 +41,20 @@ function fmix32(h: number): number {
 }
 
 /**
- * Customer i's id, computed instead of stored (10 M random UUIDs kept for the orders would take 360 MB
- * of the loader's heap). Scattered like random UUIDs, so sorting by customer is not the load order;
- * distinct because the first 32 bits are a bijection of i.
+ * Customer i's id (its 32 hex digits), computed instead of stored (10 M random UUIDs kept for the
+ * orders would take 360 MB of the loader's heap). Scattered like random UUIDs, so sorting by customer
+ * is not the load order; distinct because the first 32 bits are a bijection of i.
  */
-function customerUuid(i: number): string {
+function customerUuidHex(i: number): string {
   const a = hex8(fmix32(i ^ 0x5bd1e995));
   const b = hex8(fmix32(i + 0x27d4eb2f));
   const c = hex8(fmix32(i + 0x165667b1));
   const d = hex8(fmix32(i + 0x61c88647));
-  return `${a}-${b.slice(0, 4)}-4${b.slice(5)}-${c.slice(0, 4)}-${c.slice(4)}${d}`;
+  return `${a}${b.slice(0, 4)}4${b.slice(5)}${c}${d}`;
 }
+
+/** Hundredths of an amount printed with two decimals (the text loader's `toFixed(2)`, exactly). */
+const centsOf = (fixed: string): number => Math.round(Number(fixed) * 100);
 
 /** Index and key definitions of a table, dropped before a bulk load and rebuilt after it. */
 interface Deferred {
@@ -125,46 +129,48 @@ export async function loadSyntheticOrders(
   const rnd = seeded(20_261_122);
   const gamma = gammaSampler(rnd);
   const start = asOf.getTime() - 104 * WEEK_MS;
-  const id = customerUuid;
+  const id = customerUuidHex;
+  const account = accountId.replaceAll('-', '');
   let orders = 0;
-  const line = (i: number, n: number, at: number, amount: string): string => {
-    const refunded = rnd() < 0.05 ? (Number(amount) / 2).toFixed(2) : '0';
-    const cancelled = rnd() < 0.01 ? new Date(at + DAY_MS).toISOString() : '\\N';
-    const date = new Date(at).toISOString();
+  // One order row, binary (the columns of the COPY below); the same draws, in the same order, as the
+  // text rows it replaced: the same data.
+  const line = (out: BinaryCopyWriter, i: number, n: number, at: number, amount: string): void => {
+    const refunded = rnd() < 0.05 ? centsOf((Number(amount) / 2).toFixed(2)) : 0;
+    const cancelled = rnd() < 0.01;
+    out.row(11).uuidHex(account).text(`o-${i}-${n}`).uuidHex(id(i)).text(`c-${i}`).timestampMs(at);
+    out.numericCents(centsOf(amount)).text('bench').numericCents(refunded);
+    if (cancelled) out.timestampMs(at + DAY_MS);
+    else out.null();
+    out.timestampMs(at).timestampMs(at);
     orders++;
-    return `${accountId}\to-${i}-${n}\t${id(i)}\tc-${i}\t${date}\t${amount}\tbench\t${refunded}\t${cancelled}\t${date}\t${date}`;
   };
   // The replenishment shape: every customer buys about weekly (5 to 9 days apart), `perCustomer`
   // times, from a start in the first weeks of the window. Rows go in round by round (every
   // customer's n-th order, then the (n+1)-th), as a live feed interleaves customers in the table.
-  function* replenishmentLines(perCustomer: number): Generator<string> {
+  function* replenishmentLines(out: BinaryCopyWriter, perCustomer: number): Generator<Buffer> {
     const next = new Float64Array(customers);
     const spend = new Float64Array(customers);
     for (let i = 0; i < customers; i++) {
       next[i] = start + rnd() * 8 * WEEK_MS;
       spend[i] = 15 + 30 * rnd();
     }
-    let lines: string[] = [];
     for (let n = 0; n < perCustomer; n++) {
       for (let i = 0; i < customers; i++) {
         const at = next[i]!;
         if (at >= asOf.getTime()) continue;
-        lines.push(line(i, n, at, Math.max(0.01, spend[i]! * (0.8 + 0.4 * rnd())).toFixed(2)));
+        line(out, i, n, at, Math.max(0.01, spend[i]! * (0.8 + 0.4 * rnd())).toFixed(2));
         next[i] = at + (5 + 4 * rnd()) * DAY_MS;
-        if (lines.length >= 5000) {
-          yield `${lines.join('\n')}\n`;
-          lines = [];
-        }
+        yield* out.take();
       }
     }
-    if (lines.length) yield `${lines.join('\n')}\n`;
   }
-  function* orderLines(): Generator<string> {
+  function* orderLines(): Generator<Buffer> {
+    const out = new BinaryCopyWriter();
     if (ordersPerCustomer !== undefined) {
-      yield* replenishmentLines(ordersPerCustomer);
+      yield* replenishmentLines(out, ordersPerCustomer);
+      yield* out.end();
       return;
     }
-    let lines: string[] = [];
     for (let i = 0; i < customers; i++) {
       // Purchase rate λ ~ Gamma(r, 1/α) per week, dropout p ~ Beta(a, b), spend rate ν ~ Gamma(q, 1/γ).
       const rate = gamma(BG.r, 1 / BG.alpha);
@@ -173,33 +179,28 @@ export async function loadSyntheticOrders(
       const nu = gamma(GG.q, 1 / GG.gamma);
       let at = start + rnd() * 100 * WEEK_MS;
       for (let n = 0; at < asOf.getTime() && n < 200; n++) {
-        lines.push(line(i, n, at, Math.max(0.01, gamma(GG.p, 1 / nu)).toFixed(2)));
+        line(out, i, n, at, Math.max(0.01, gamma(GG.p, 1 / nu)).toFixed(2));
         if (n > 0 && rnd() < dropout) break;
         at += (-Math.log(1 - rnd()) / Math.max(rate, 1e-9)) * WEEK_MS;
       }
-      if (lines.length >= 5000) {
-        yield `${lines.join('\n')}\n`;
-        lines = [];
-      }
+      yield* out.take();
     }
-    if (lines.length) yield `${lines.join('\n')}\n`;
+    yield* out.end();
   }
   // Customers spread over the US zones by ZIP (one in eight without a ZIP, on the store's clock), so the
   // recompute's per-customer zones and local days are measured as a nationwide store has them.
-  const ZIPS = ['10001', '60601', '80202', '94110', '85004', '99501', '96813', '\\N'];
-  function* customerLines(): Generator<string> {
-    const created = new Date(start).toISOString();
-    for (let i = 0; i < customers; i += 5000) {
-      const end = Math.min(customers, i + 5000);
-      const lines: string[] = [];
-      for (let j = i; j < end; j++) {
-        const zip = ZIPS[j % ZIPS.length]!;
-        lines.push(
-          `${accountId}\t${id(j)}\tc-${j}\t${zip}\t${zip === '\\N' ? '\\N' : 'US'}\t${created}\t${created}`,
-        );
-      }
-      yield `${lines.join('\n')}\n`;
+  const ZIPS = ['10001', '60601', '80202', '94110', '85004', '99501', '96813', null];
+  function* customerLines(): Generator<Buffer> {
+    const out = new BinaryCopyWriter();
+    for (let j = 0; j < customers; j++) {
+      const zip = ZIPS[j % ZIPS.length] ?? null;
+      out.row(7).uuidHex(account).uuidHex(id(j)).text(`c-${j}`);
+      if (zip === null) out.null().null();
+      else out.text(zip).text('US');
+      out.timestampMs(start).timestampMs(start);
+      yield* out.take();
     }
+    yield* out.end();
   }
   const client = await pool.connect();
   try {
@@ -234,7 +235,7 @@ export async function loadSyntheticOrders(
               'bench-orders.copy-orders',
               `copy "${schema}".orders (account_id, order_id, customer_id, external_customer_id, order_date,
             order_amount, product_name, refunded_amount, cancelled_at, first_seen_at, updated_at) from stdin
-            with (freeze)`,
+            with (format binary, freeze)`,
             ),
           ),
         ),
@@ -247,7 +248,7 @@ export async function loadSyntheticOrders(
             namedSql(
               'bench-orders.copy-customers',
               `copy "${schema}".customers (account_id, customer_id, external_id, address_zip, address_country,
-            created_at, updated_at) from stdin with (freeze)`,
+            created_at, updated_at) from stdin with (format binary, freeze)`,
             ),
           ),
         ),

@@ -11,7 +11,7 @@
 // orders per customer, about weekly) instead of the CDNOW-like one. Prints one JSON line per run.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { homedir, loadavg } from 'node:os';
 import { join } from 'node:path';
 import type { Kysely } from 'kysely';
 import pg from 'pg';
@@ -80,6 +80,7 @@ try {
   } else {
     accountId = randomUUID();
     const t = performance.now();
+    const loadCpu = process.cpuUsage();
     const loaded = await loadSyntheticOrders(
       pool,
       DEFAULT_READ_MODEL_SCHEMA,
@@ -89,8 +90,10 @@ try {
       ordersPerCustomer,
       (m) => console.error(`load: ${m}`),
     );
+    const used = process.cpuUsage(loadCpu);
     console.error(
-      `loaded ${loaded.customers} customers, ${loaded.orders} orders in ${seconds(performance.now() - t)} s`,
+      `loaded ${loaded.customers} customers, ${loaded.orders} orders in ${seconds(performance.now() - t)} s ` +
+        `(loader CPU ${seconds((used.user + used.system) / 1000)} s, load average ${loadavg()[0]!.toFixed(1)})`,
     );
   }
   for (let run = 1; run <= runs; run++) {

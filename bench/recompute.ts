@@ -103,6 +103,7 @@ export async function benchRecompute(args: Record<string, string>): Promise<void
       ...(r.groups ? { groups: { rfm: r.groups.rfm, spend: r.groups.spend } } : {}),
       phases_seconds: r.phases_seconds,
       node_cpu_seconds: r.node_cpu_seconds,
+      node_cpu_us_per_customer: cpuPerCustomer(r),
       all_seconds: figures.join(' '),
       loads: loads.join(' '),
       peak_rss_mb: { recompute: Math.max(...[r.peak_rss_mb]) },
@@ -113,9 +114,15 @@ export async function benchRecompute(args: Record<string, string>): Promise<void
       ['µs per order (median run)', r.us_per_order],
       ['phases (s)', JSON.stringify(r.phases_seconds)],
       ['recompute process CPU s (median run)', r.node_cpu_seconds],
+      ['recompute process CPU µs per customer', cpuPerCustomer(r)],
       ['runs: seconds / load averages', `${figures.join(' ')} / ${loads.join(' ')}`],
       ['peak RSS MiB (recompute process)', r.peak_rss_mb],
       ['fit groups (x,t_x,T) / (x,m_x)', r.groups ? `${r.groups.rfm} / ${r.groups.spend}` : 'n/a'],
     ],
   );
+}
+
+/** CPU µs per customer: the figure that should stay flat as the account grows (linear time). */
+function cpuPerCustomer(r: RecomputeRun): number {
+  return Math.round((r.node_cpu_seconds * 1e6) / Math.max(1, r.customers));
 }

@@ -6,6 +6,8 @@ import {
   gammaGammaLogLikelihood,
   gammaGammaLogLikelihoodGradient,
 } from './gamma-gamma.js';
+import { mulberry32 } from './prng.js';
+import { variates } from './random-variates.js';
 
 // Published CDNOW spend parameters (Fader, Hardie & Lee 2005, JMR); reference values from mpmath.
 const G = { p: 6.25, q: 3.74, gamma: 15.44 };
@@ -85,5 +87,41 @@ describe('analytic gradients', () => {
       const numeric = fd((h) => bgnbdLogLikelihood({ ...P, [k]: P[k] + h }, rows));
       expect(grad[i]).toBeCloseTo(numeric, 5);
     });
+  });
+
+  it('given repeat buyers simulated from known parameters, when fitted, then the covariance of ln(p, q, γ) is positive definite, holds the truth within 4 standard errors and shrinks like 1/n', () => {
+    // Given: ν ~ Gamma(q, γ) per buyer, x ∈ 1..5 purchases of Gamma(p, ν), m_x their mean.
+    const buyers = (n: number, seed: number) => {
+      const v = variates(mulberry32(seed));
+      return Array.from({ length: n }, (_, i) => {
+        const nu = v.gamma(G.q) / G.gamma;
+        const x = 1 + (i % 5);
+        let sum = 0;
+        for (let j = 0; j < x; j++) sum += v.gamma(G.p) / nu;
+        return { frequency: x, monetaryValue: sum / x };
+      });
+    };
+    // When
+    const small = fitGammaGamma(buyers(2_000, 5));
+    const large = fitGammaGamma(buyers(8_000, 6));
+    // Then
+    for (const fit of [small, large]) {
+      expect(fit.converged).toBe(true);
+      const cov = fit.logCovariance!;
+      expect(cov).not.toBeNull();
+      const truth = [G.p, G.q, G.gamma].map(Math.log);
+      const estimate = [fit.params.p, fit.params.q, fit.params.gamma].map(Math.log);
+      truth.forEach((t, i) => {
+        expect(cov[i]![i]!).toBeGreaterThan(0);
+        expect(Math.abs(estimate[i]! - t) / Math.sqrt(cov[i]![i]!)).toBeLessThan(4);
+      });
+      expect(cov[0]![1]).toBeCloseTo(cov[1]![0]!, 12);
+    }
+    // Four times the buyers: about a quarter of the variance.
+    for (let i = 0; i < 3; i++) {
+      const ratio = large.logCovariance![i]![i]! / small.logCovariance![i]![i]!;
+      expect(ratio).toBeGreaterThan(0.15);
+      expect(ratio).toBeLessThan(0.4);
+    }
   });
 });

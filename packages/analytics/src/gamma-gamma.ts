@@ -1,3 +1,4 @@
+import { logCovarianceAt } from './intervals.js';
 import { maximizeInLogSpace } from './mle.js';
 import { digamma, logGamma } from './special-functions.js';
 
@@ -26,6 +27,12 @@ export interface GammaGammaFit {
   converged: boolean;
   iterations: number;
   customers: number;
+  /**
+   * Covariance of ln(p, q, γ) at the MLE (the inverse observed information, `logCovarianceAt`): the
+   * fit's own uncertainty, drawn into the lifetime value's interval. Null when the information is
+   * not positive definite (a ridge) or the fit did not converge.
+   */
+  logCovariance?: number[][] | null;
 }
 
 /**
@@ -190,12 +197,22 @@ function fitUsable(data: SpendColumns, options: { maxIterations?: number }): Gam
     options.maxIterations,
   );
   const [p, q, gamma] = result.params as [number, number, number];
+  // Six gradient evaluations over the (grouped) rows: cheap beside the fit's iterations.
+  const logCovariance = result.converged
+    ? logCovarianceAt([p, q, gamma].map(Math.log), (theta) => {
+        const [tp, tq, tg] = theta.map(Math.exp) as [number, number, number];
+        const g = [0, 0, 0];
+        ll({ p: tp, q: tq, gamma: tg }, g);
+        return [g[0]! * tp, g[1]! * tq, g[2]! * tg];
+      })
+    : null;
   return {
     params: { p, q, gamma },
     logLikelihood: result.logLikelihood,
     converged: result.converged,
     iterations: result.iterations,
     customers,
+    logCovariance,
   };
 }
 

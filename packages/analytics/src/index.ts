@@ -54,8 +54,11 @@ export {
   cholesky,
   intervalDraws,
   intervalOf,
+  logCovarianceAt,
   logParameterCovariance,
+  populationShare,
   purchaseIntervals,
+  valueBounds,
 } from './intervals.js';
 export type {
   FittedPurchaseModel,

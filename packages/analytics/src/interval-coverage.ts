@@ -2,7 +2,7 @@ import { fitBgNbd } from './bgnbd.js';
 import { fitGammaGamma, gammaGammaExpectedSpend } from './gamma-gamma.js';
 import type { GammaGammaParams } from './gamma-gamma.js';
 import type { BgNbdParams } from './bgnbd.js';
-import { purchaseIntervals } from './intervals.js';
+import { populationShare, purchaseIntervals, valueBounds } from './intervals.js';
 import type { FittedPurchaseModel } from './intervals.js';
 import { fitParetoNbd, groupTriplets } from './pareto-nbd.js';
 import type { ParetoNbdParams } from './pareto-nbd.js';
@@ -22,6 +22,8 @@ export interface CoverageScenario {
   seed: number;
   /** Gamma-Gamma spend of the simulated purchases (default CDNOW's fit: p 6.25, q 3.74, γ 15.44). */
   spend?: GammaGammaParams;
+  /** Whether the value interval draws the spend fit's parameters (default true; false: point estimate). */
+  spendParameterUncertainty?: boolean;
 }
 
 /** CDNOW's Gamma-Gamma fit (FHL 2005), the default spend of a scenario. */
@@ -56,6 +58,8 @@ export interface CoverageResult {
    */
   valueCoverage: number;
   valueMeanWidth: number;
+  /** Whether the spend fit's parameter uncertainty was drawn (its information positive definite). */
+  spendParameterUncertainty: boolean;
   ms: number;
 }
 
@@ -111,7 +115,13 @@ export function intervalCoverage(s: CoverageScenario): CoverageResult {
   const spendFit = fitGammaGamma(sim.map((c, i) => ({ frequency: c.x, monetaryValue: mx[i]! })));
   const { intervals, parameterUncertainty } = purchaseIntervals(fitted, groups, distinct, s.horizon, {
     seed: s.seed + 1,
-    spend: { p: spendFit.params.p, q: spendFit.params.q },
+    spend:
+      s.spendParameterUncertainty === false
+        ? { p: spendFit.params.p, q: spendFit.params.q }
+        : {
+            ...spendFit.params,
+            logCovariance: spendFit.logCovariance ?? null,
+          },
   });
   const at = new Map(distinct.map((h, i) => [`${h.x}|${h.tx}|${h.T}`, i]));
   let covered = 0;
@@ -138,7 +148,8 @@ export function intervalCoverage(s: CoverageScenario): CoverageResult {
     if (iv.low === 0) zeroLow++;
     const spend = gammaGammaExpectedSpend(spendFit.params, { frequency: h.x, monetaryValue: mx[i]! });
     const value = truth * (gg.p / nu[i]!);
-    const [low, high] = [spend * iv.valueLow, spend * iv.valueHigh];
+    const bounds = valueBounds(iv, populationShare(spendFit.params.gamma, h.x, mx[i]!));
+    const [low, high] = [spend * bounds.low, spend * bounds.high];
     if (value >= low && value <= high) valueAdjusted += high === 0 ? Math.min(1, 0.9 / iv.pDead) : 1;
     valueWidth += high - low;
   });
@@ -157,6 +168,7 @@ export function intervalCoverage(s: CoverageScenario): CoverageResult {
     parameterUncertainty,
     valueCoverage: valueAdjusted / n,
     valueMeanWidth: valueWidth / n,
+    spendParameterUncertainty: s.spendParameterUncertainty !== false && !!spendFit.logCovariance,
     ms: performance.now() - started,
   };
 }

@@ -6,7 +6,14 @@
 import { describe, expect, it } from 'vitest';
 import { fitBgNbd } from './bgnbd.js';
 import { intervalCoverage } from './interval-coverage.js';
-import { cholesky, logParameterCovariance, purchaseIntervals } from './intervals.js';
+import {
+  cholesky,
+  intervalDraws,
+  logParameterCovariance,
+  populationShare,
+  purchaseIntervals,
+  valueBounds,
+} from './intervals.js';
 import { fitParetoNbd, groupTriplets } from './pareto-nbd.js';
 import { simulateParetoNbd } from './pareto-nbd-simulation.js';
 
@@ -28,7 +35,7 @@ describe('purchaseIntervals', () => {
     expect(Math.abs(r.atomAdjustedCoverage - 0.9)).toBeLessThan(0.03);
     // The lifetime value's interval, spend drawn from its Gamma-Gamma posterior, covers the same.
     expect(Math.abs(r.valueCoverage - 0.9)).toBeLessThan(0.03);
-  });
+  }, 60_000); // seconds on an idle machine; generous for a loaded one
 
   it('given a spend model, then the purchase interval is unchanged and the value interval wider where few purchases show the spend', () => {
     const params = { r: 0.55, alpha: 10.6, s: 0.61, beta: 11.7 };
@@ -70,6 +77,66 @@ describe('purchaseIntervals', () => {
     expect(none.intervals[0]!.valueHigh).toBe(none.intervals[0]!.high);
   });
 
+  it('given the spend fit’s parameter covariance, then the purchase interval is unchanged, the value interval widens most where the population’s share of the spend is large, and valueBounds runs between the ends', () => {
+    // Given: a Pareto/NBD account and a Gamma-Gamma fit known to a log-scale sd of 0.5 on each of p, q,
+    // γ (a small account's: large enough to show beside a purchase interval spanning a factor 7).
+    const params = { r: 0.55, alpha: 10.6, s: 0.61, beta: 11.7 };
+    const sim = simulateParetoNbd({ params, customers: 1000, minT: 26, maxT: 39, holdout: 0, seed: 8 });
+    const g = groupTriplets(sim.map((c) => ({ x: c.x, tx: c.tx, T: c.T })));
+    const model = { model: 'pareto-nbd' as const, params };
+    const point = { p: 6.25, q: 3.74, gamma: 15.44 };
+    const uncertain = {
+      ...point,
+      logCovariance: [
+        [0.25, 0, 0],
+        [0, 0.25, 0],
+        [0, 0, 0.25],
+      ],
+    };
+    const histories = [
+      { x: 0, tx: 0, T: 32 },
+      { x: 20, tx: 30, T: 32 },
+    ];
+    // When
+    // One call per history (as the recompute seeds each history's draws): the spend draws come after
+    // each history's purchase draws in the stream.
+    const each = (spend: typeof uncertain | typeof point, parameterUncertainty = true) =>
+      histories.map(
+        (h) => purchaseIntervals(model, g, [h], 52, { seed: 3, spend, parameterUncertainty }).intervals[0]!,
+      );
+    const without = each(point);
+    const withFit = each(uncertain);
+    const off = each(uncertain, false);
+    // Then: the purchase draws are those of the point fit (the spend parameters have a stream of their own).
+    withFit.forEach((iv, i) => {
+      expect(iv.low).toBe(without[i]!.low);
+      expect(iv.high).toBe(without[i]!.high);
+    });
+    const width = (low: number, high: number) => high - low;
+    // A frequent buyer at u = 1 carries γ's uncertainty where the customer's own spend adds only sd
+    // 0.09: markedly wider. At u = 0 their own m_x dominates and p nearly cancels: narrower than that.
+    const [oneTime, frequent] = withFit as [(typeof withFit)[0], (typeof withFit)[0]];
+    expect(width(frequent.valueLow, frequent.valueHigh)).toBeGreaterThan(
+      1.1 * width(without[1]!.valueLow, without[1]!.valueHigh),
+    );
+    expect(width(frequent.valueLowOwn, frequent.valueHighOwn)).toBeLessThan(
+      width(frequent.valueLow, frequent.valueHigh),
+    );
+    // x = 0: no own spend, one end.
+    expect(oneTime.valueLowOwn).toBe(oneTime.valueLow);
+    expect(oneTime.valueHighOwn).toBe(oneTime.valueHigh);
+    // valueBounds: the ends at u = 1 and u = 0, the midpoint halfway.
+    expect(valueBounds(frequent, 1)).toEqual({ low: frequent.valueLow, high: frequent.valueHigh });
+    expect(valueBounds(frequent, 0)).toEqual({ low: frequent.valueLowOwn, high: frequent.valueHighOwn });
+    expect(valueBounds(frequent, 0.5).high).toBeCloseTo((frequent.valueHigh + frequent.valueHighOwn) / 2, 12);
+    expect(populationShare(15.44, 0, 40)).toBe(1);
+    expect(populationShare(15.44, 20, 40)).toBeCloseTo(15.44 / (15.44 + 800), 12);
+    // Customer-only uncertainty draws no spend parameters either.
+    expect(intervalDraws(model, g, { spend: uncertain, parameterUncertainty: false }).spendModels).toBeNull();
+    expect(off[1]!.valueLowOwn).toBe(off[1]!.valueLow);
+    expect(off[1]!.valueHigh).toBe(without[1]!.valueHigh);
+  });
+
   it('given the same for BG/NBD, then the same', () => {
     const r = intervalCoverage({
       model: 'bgnbd',
@@ -81,7 +148,7 @@ describe('purchaseIntervals', () => {
       seed: 12,
     });
     expect(Math.abs(r.atomAdjustedCoverage - 0.9)).toBeLessThan(0.03);
-  });
+  }, 60_000); // seconds on an idle machine; generous for a loaded one
 
   it('given a fit, then the covariance is the inverse information: positive definite, and tighter with 4× the customers', () => {
     const params = { r: 0.55, alpha: 10.6, s: 0.61, beta: 11.7 };

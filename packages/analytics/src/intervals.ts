@@ -23,18 +23,26 @@ export interface IntervalOptions {
   /** Whether to draw parameter vectors at all (default true); false: the customer's uncertainty only. */
   parameterUncertainty?: boolean;
   /**
-   * Gamma-Gamma's p and q: with them each interval also gives the value interval (`valueLow`,
-   * `valueHigh`), which carries the customer's uncertain spend per purchase. Without them the value
-   * interval is the purchase interval.
+   * The Gamma-Gamma fit: with it each interval also gives the value interval (`valueLow`, `valueHigh`,
+   * `valueLowOwn`, `valueHighOwn`), which carries the customer's uncertain spend per purchase and, with
+   * its `logCovariance`, the fit's uncertain p, q, γ. Without it the value interval is the purchase
+   * interval.
    */
   spend?: SpendShape | null;
   seed?: number;
 }
 
-/** The Gamma-Gamma shapes a customer's spend uncertainty depends on (γ cancels out of the ratio). */
+/**
+ * The Gamma-Gamma fit as the value interval needs it: p and q (the customer's spend uncertainty
+ * depends on them only: γ cancels out of the ratio) and, for the fit's own uncertainty, γ and the
+ * covariance of ln(p, q, γ) (`GammaGammaFit.logCovariance`). Without the covariance the spend
+ * parameters are the point estimate's.
+ */
 export interface SpendShape {
   readonly p: number;
   readonly q: number;
+  readonly gamma?: number;
+  readonly logCovariance?: readonly (readonly number[])[] | null;
 }
 
 /** A customer's interval for their expected purchases over the horizon. */
@@ -47,9 +55,38 @@ export interface PurchaseInterval {
    * The interval of expected purchases × (spend per purchase ÷ its expectation), in purchases: times
    * the customer's expected spend (and discounting), the lifetime value's interval. The same as
    * low/high without a spend model or where the spend's mean does not exist (px + q ≤ 1).
+   * With the spend fit's parameter uncertainty the ratio also depends on the customer's m_x, through
+   * the population's share u = γ/(γ + x·m_x) of their posterior spend rate: valueLow/valueHigh hold
+   * at u = 1 (x = 0, or m_x → 0), valueLowOwn/valueHighOwn at u = 0 (m_x → ∞); {@link valueBounds}
+   * interpolates a customer's. Without it the two pairs are equal.
    */
   valueLow: number;
   valueHigh: number;
+  valueLowOwn: number;
+  valueHighOwn: number;
+}
+
+/**
+ * The population's share of a customer's posterior spend scale γ + x·m_x (Gamma-Gamma): 1 for x = 0,
+ * towards 0 as the customer's own spend accumulates.
+ */
+export function populationShare(gamma: number, x: number, monetaryValue: number): number {
+  const own = x > 0 && monetaryValue > 0 ? x * monetaryValue : 0;
+  return gamma / (gamma + own);
+}
+
+/**
+ * A customer's value interval (in purchases, see {@link PurchaseInterval}) at population share `u`
+ * ({@link populationShare}): linear between the interval at u = 0 and at u = 1. Each draw's ratio is
+ * linear in u ((1 − u) + u·γₖ/γ), so the ends are exact; between them the interpolation is what
+ * keeps one interval per distinct (x, t_x, T) instead of one per customer (the coverage bench
+ * checks it on customers of every m_x).
+ */
+export function valueBounds(iv: PurchaseInterval, u: number): { low: number; high: number } {
+  return {
+    low: (1 - u) * iv.valueLowOwn + u * iv.valueLow,
+    high: (1 - u) * iv.valueHighOwn + u * iv.valueHigh,
+  };
 }
 
 const KEYS = { bgnbd: ['r', 'alpha', 'a', 'b'], 'pareto-nbd': ['r', 'alpha', 's', 'beta'] } as const;
@@ -88,15 +125,28 @@ function logGradient(m: FittedPurchaseModel, data: TripletGroups): number[] {
  * Null when the information is not positive definite (a flat direction: a limit, not a maximum).
  */
 export function logParameterCovariance(m: FittedPurchaseModel, data: TripletGroups): number[][] | null {
-  const theta = vectorOf(m).map(Math.log);
+  return logCovarianceAt(vectorOf(m).map(Math.log), (theta) =>
+    logGradient(withVector(m, theta.map(Math.exp)), data),
+  );
+}
+
+/**
+ * The inverse observed information at a maximum θ̂ of a log-likelihood on θ = ln(params), from its
+ * gradient ∂ℓ/∂θ (`gradient`): the Hessian by central differences (step 1e-4), symmetrised, inverted
+ * by Cholesky. Null when it is not positive definite or a log-scale variance exceeds 4 (a ridge
+ * towards a limit, where the normal approximation is meaningless). Shared by the purchase models and
+ * Gamma-Gamma (`GammaGammaFit.logCovariance`).
+ */
+export function logCovarianceAt(
+  theta: readonly number[],
+  gradient: (theta: number[]) => number[],
+): number[][] | null {
   const n = theta.length;
   const h = 1e-4;
   const info = Array.from({ length: n }, () => new Array<number>(n).fill(0));
   for (let j = 0; j < n; j++) {
-    const up = theta.map((t, i) => (i === j ? t + h : t));
-    const down = theta.map((t, i) => (i === j ? t - h : t));
-    const gu = logGradient(withVector(m, up.map(Math.exp)), data);
-    const gd = logGradient(withVector(m, down.map(Math.exp)), data);
+    const gu = gradient(theta.map((t, i) => (i === j ? t + h : t)));
+    const gd = gradient(theta.map((t, i) => (i === j ? t - h : t)));
     for (let i = 0; i < n; i++) info[i]![j] = -(gu[i]! - gd[i]!) / (2 * h);
   }
   for (let i = 0; i < n; i++)
@@ -200,6 +250,12 @@ export interface IntervalDraws {
   readonly level: number;
   readonly customerDraws: number;
   readonly spend: SpendShape | null;
+  /**
+   * Gamma-Gamma parameter vectors drawn from the asymptotic normal of its MLE on ln(p, q, γ), one per
+   * purchase-model vector (the two fits are independent: different data, the model's assumption);
+   * null without the spend fit's covariance, or without parameter uncertainty.
+   */
+  readonly spendModels: readonly { p: number; q: number; gamma: number }[] | null;
 }
 
 /**
@@ -227,13 +283,38 @@ export function intervalDraws(
     const draw = theta.map((ti, i) => ti + l[i]!.reduce((s, lij, j) => s + lij * z[j]!, 0));
     models.push(withVector(fitted, draw.map(Math.exp)));
   }
+  const spend = options.spend ?? null;
   return {
     models,
     parameterUncertainty: l !== null,
     level: options.level ?? 0.9,
     customerDraws: options.customerDraws ?? 25,
-    spend: options.spend ?? null,
+    spend,
+    spendModels:
+      options.parameterUncertainty === false ? null : spendParameterDraws(spend, K, options.seed ?? 1),
   };
+}
+
+/**
+ * K Gamma-Gamma parameter vectors from N(ln(p, q, γ), logCovariance), from a generator of their own
+ * (seeded from `seed`): the purchase draws stay what they were without them.
+ */
+function spendParameterDraws(
+  spend: SpendShape | null,
+  K: number,
+  seed: number,
+): { p: number; q: number; gamma: number }[] | null {
+  const l = spend?.logCovariance && spend.gamma !== undefined ? cholesky(spend.logCovariance) : null;
+  if (!spend || !l) return null;
+  const v = variates(mulberry32((seed ^ 0x9e3779b9) >>> 0));
+  const theta = [spend.p, spend.q, spend.gamma!].map(Math.log);
+  return Array.from({ length: K }, () => {
+    const z = theta.map(() => v.normal());
+    const [p, q, gamma] = theta.map((ti, i) =>
+      Math.exp(ti + l[i]!.reduce((s, lij, j) => s + lij * z[j]!, 0)),
+    ) as [number, number, number];
+    return { p, q, gamma };
+  });
 }
 
 /** One history's interval of its expected purchases over the next t under `draws`, the customer's draws from `v`. */
@@ -259,11 +340,49 @@ export function intervalOf(draws: IntervalDraws, h: History, t: number, v: Varia
   // depends on x only, so the value interval is one per history like the purchase one. The spend is
   // independent of the purchase process (the model's assumption): one ratio per draw, drawn after
   // the purchase draws so that those stay what they were.
-  const shape = draws.spend ? draws.spend.q + draws.spend.p * h.x : NaN;
-  if (!(shape > 1)) return { ...purchases, pDead, valueLow: purchases.low, valueHigh: purchases.high };
-  for (let i = 0; i < values.length; i++) values[i] = (values[i]! * (shape - 1)) / v.gamma(shape);
-  const value = atomQuantiles(values, weights, pDead, level);
-  return { ...purchases, pDead, valueLow: value.low, valueHigh: value.high };
+  const spend = draws.spend;
+  const shape = spend ? spend.q + spend.p * h.x : NaN;
+  if (!spend || !(shape > 1))
+    return {
+      ...purchases,
+      pDead,
+      valueLow: purchases.low,
+      valueHigh: purchases.high,
+      valueLowOwn: purchases.low,
+      valueHighOwn: purchases.high,
+    };
+  const fits = draws.spendModels;
+  if (!fits) {
+    for (let i = 0; i < values.length; i++) values[i] = (values[i]! * (shape - 1)) / v.gamma(shape);
+    const value = atomQuantiles(values, weights, pDead, level);
+    const same = { valueLow: value.low, valueHigh: value.high };
+    return { ...purchases, pDead, ...same, valueLowOwn: value.low, valueHighOwn: value.high };
+  }
+  // The fit's uncertainty: under draw k the spend per purchase is p_k(γ_k + x·m_x)/G, G ~ Gamma(q_k +
+  // p_k·x, 1), over the point expectation p(γ + x·m_x)/(px + q − 1): (p_k/p)(px + q − 1)/G ×
+  // ((1 − u) + u·γ_k/γ), u the population's share γ/(γ + x·m_x). Both ends of u are drawn here.
+  const own = new Float64Array(values.length);
+  for (let k = 0; k < K; k++) {
+    const f = fits[k]!;
+    const scale = (f.p / spend.p) * (shape - 1);
+    const drawShape = f.q + f.p * h.x;
+    const g = f.gamma / spend.gamma!;
+    for (let j = 0; j < M; j++) {
+      const i = k * M + j;
+      own[i] = (values[i]! * scale) / v.gamma(drawShape);
+      values[i] = own[i] * g;
+    }
+  }
+  const population = atomQuantiles(values, weights, pDead, level);
+  const ownValue = h.x > 0 ? atomQuantiles(own, weights, pDead, level) : population;
+  return {
+    ...purchases,
+    pDead,
+    valueLow: population.low,
+    valueHigh: population.high,
+    valueLowOwn: ownValue.low,
+    valueHighOwn: ownValue.high,
+  };
 }
 
 /**

@@ -89,7 +89,7 @@ describe('IntervalScorer', () => {
     }
     // The point forecast is the mean of what the interval covers: nearly always inside it.
     expect(inside / columns.frequency.length).toBeGreaterThan(0.95);
-  });
+  }, 60_000); // seconds on an idle machine; generous for a loaded one
 
   it('given the heuristic, then no intervals', () => {
     const columns = account();

@@ -1,6 +1,6 @@
 import { groupTriplets } from './pareto-nbd.js';
 import type { TripletGroups } from './pareto-nbd.js';
-import { intervalDraws, intervalOf, purchaseIntervals } from './intervals.js';
+import { intervalDraws, intervalOf, populationShare, purchaseIntervals, valueBounds } from './intervals.js';
 import type { FittedPurchaseModel, IntervalDraws, IntervalOptions, SpendShape } from './intervals.js';
 import { mulberry32 } from './prng.js';
 import { variates } from './random-variates.js';
@@ -81,15 +81,17 @@ export function scoreIntervals(
     parameterUncertainty,
   };
   const s = result.scores;
+  const gamma = options.spend?.gamma ?? NaN;
   for (let i = 0; i < n; i++) {
     const iv = intervals[at.get(`${summaries.frequency[i]!}|${summaries.recency[i]!}|${summaries.T[i]!}`)!]!;
     const expected = s.expectedPurchases[i]!;
     const perPurchase = expected > 0 ? s.predictedValue[i]! / expected : 0;
     const realised = s.lifetimeValue[i]! - s.predictedValue[i]!;
+    const value = valueBounds(iv, shareOf(gamma, summaries.frequency[i]!, summaries.monetaryValue[i]!));
     out.purchasesLow[i] = iv.low;
     out.purchasesHigh[i] = iv.high;
-    out.lifetimeValueLow[i] = realised + perPurchase * iv.valueLow;
-    out.lifetimeValueHigh[i] = realised + perPurchase * iv.valueHigh;
+    out.lifetimeValueLow[i] = realised + perPurchase * value.low;
+    out.lifetimeValueHigh[i] = realised + perPurchase * value.high;
   }
   return out;
 }
@@ -107,6 +109,8 @@ export class IntervalScorer {
   private readonly high: number[] = [];
   private readonly valueLow: number[] = [];
   private readonly valueHigh: number[] = [];
+  private readonly valueLowOwn: number[] = [];
+  private readonly valueHighOwn: number[] = [];
 
   private constructor(
     private readonly draws: IntervalDraws,
@@ -154,9 +158,10 @@ export class IntervalScorer {
 
   /** The intervals of a chunk: row i for row i of `summaries` and of its `scores`. */
   columns(
-    summaries: Pick<SummaryColumns, 'frequency' | 'recency' | 'T'>,
+    summaries: Pick<SummaryColumns, 'frequency' | 'recency' | 'T' | 'monetaryValue'>,
     scores: ScoreColumns,
   ): IntervalColumns {
+    const gamma = this.draws.spend?.gamma ?? NaN;
     const n = summaries.frequency.length;
     const out: IntervalColumns = {
       purchasesLow: new Float64Array(n),
@@ -172,10 +177,13 @@ export class IntervalScorer {
       const expected = scores.expectedPurchases[i]!;
       const perPurchase = expected > 0 ? scores.predictedValue[i]! / expected : 0;
       const realised = scores.lifetimeValue[i]! - scores.predictedValue[i]!;
+      const u = shareOf(gamma, summaries.frequency[i]!, summaries.monetaryValue[i]!);
       out.purchasesLow[i] = low;
       out.purchasesHigh[i] = high;
-      out.lifetimeValueLow[i] = realised + perPurchase * this.valueLow[k]!;
-      out.lifetimeValueHigh[i] = realised + perPurchase * this.valueHigh[k]!;
+      out.lifetimeValueLow[i] =
+        realised + perPurchase * ((1 - u) * this.valueLowOwn[k]! + u * this.valueLow[k]!);
+      out.lifetimeValueHigh[i] =
+        realised + perPurchase * ((1 - u) * this.valueHighOwn[k]! + u * this.valueHigh[k]!);
     }
     return out;
   }
@@ -183,8 +191,8 @@ export class IntervalScorer {
   private finiteOn(groups: TripletGroups): boolean {
     for (let i = 0; i < groups.x.length; i++) {
       const k = this.at(groups.x[i]!, groups.tx[i]!, groups.T[i]!);
-      if (![this.low[k], this.high[k], this.valueLow[k], this.valueHigh[k]].every(Number.isFinite))
-        return false;
+      const bounds = [this.valueLow[k], this.valueHigh[k], this.valueLowOwn[k], this.valueHighOwn[k]];
+      if (![this.low[k], this.high[k], ...bounds].every(Number.isFinite)) return false;
     }
     return true;
   }
@@ -199,6 +207,8 @@ export class IntervalScorer {
       this.high.length = 0;
       this.valueLow.length = 0;
       this.valueHigh.length = 0;
+      this.valueLowOwn.length = 0;
+      this.valueHighOwn.length = 0;
     }
     const v = variates(mulberry32(historySeed(this.seed, key)));
     const iv = intervalOf(this.draws, { x, tx, T }, this.horizon, v);
@@ -208,14 +218,24 @@ export class IntervalScorer {
     this.high.push(iv.high);
     this.valueLow.push(iv.valueLow);
     this.valueHigh.push(iv.valueHigh);
+    this.valueLowOwn.push(iv.valueLowOwn);
+    this.valueHighOwn.push(iv.valueHighOwn);
     return k;
   }
 }
 
-/** The spend model's shapes when the fit has a Gamma-Gamma model (its expected spend is the one scored). */
+/**
+ * The spend model when the fit has a Gamma-Gamma model (its expected spend is the one scored), with
+ * its parameter covariance (drawn into the value interval).
+ */
 function spendShapeOf(p: ScoreColumnsResult['params']): SpendShape | null {
   const gg = 'gammaGamma' in p ? p.gammaGamma : null;
-  return gg ? { p: gg.params.p, q: gg.params.q } : null;
+  return gg ? { ...gg.params, logCovariance: gg.logCovariance ?? null } : null;
+}
+
+/** {@link populationShare} of a customer; 1 (no matter) without a spend fit's γ. */
+function shareOf(gamma: number, x: number, monetaryValue: number): number {
+  return Number.isFinite(gamma) ? populationShare(gamma, x, monetaryValue) : 1;
 }
 
 /** FNV-1a of the history's key, mixed with the seed: a generator seed of its own for each history. */

@@ -393,7 +393,18 @@ export async function* scoredLines(
   try {
     await allowLongStatements(reader);
     const stream = reader.query(
-      longQuery(copyTo(namedSql('stream-account.copy-stage-out', `copy analytics."${stage}" to stdout`))),
+      // Sorted by history: each distinct (x, t_x, T)'s customers come together, so the scoring and
+      // interval caches model a history at most once here even when the account has more distinct
+      // histories than the caches hold (in the staged order, each emptying of a cache made the
+      // histories met later be modelled again: work that grew faster than the customers).
+      longQuery(
+        copyTo(
+          namedSql(
+            'stream-account.copy-stage-out',
+            `copy (select * from analytics."${stage}" order by x, tx_days, t_days) to stdout`,
+          ),
+        ),
+      ),
     );
     const split = new LineSplitter();
     let rows = 0;
