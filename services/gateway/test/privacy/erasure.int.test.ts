@@ -99,6 +99,13 @@ async function rawTopicsByKcat(brokers: string, prefix: string): Promise<Map<str
 const post = (acc: AccountFixture, path: string, body: unknown) =>
   call(gw.url, 'POST', path, { key: acc.key, body });
 
+/** An asynchronous request of account A (erasure, export) read at its status URL until it ends. */
+const finished = (statusUrl: string) =>
+  until(
+    () => call(gw.url, 'GET', statusUrl, { key: a.key }),
+    (x) => x.json.status === 'done' || x.json.status === 'failed',
+  );
+
 /** Tables of read_models (every one, whole rows as text) with a row of account A containing `needle`. */
 async function readModelRowsContaining(needle: string): Promise<string[]> {
   const { rows: tables } = await t.pool.query<{ name: string; keyed: boolean }>(
@@ -296,10 +303,7 @@ describe('an erasure, end to end', () => {
     const r = await post(a, '/v1/erasures', { external_id: ANN.external, email: ANN.email, suppress: true });
     expect(r.status).toBe(202);
     erasureId = r.json.erasure_id;
-    const done = await until(
-      () => call(gw.url, 'GET', r.json.status_url, { key: a.key }),
-      (s) => s.json.status === 'done' || s.json.status === 'failed',
-    );
+    const done = await finished(r.json.status_url);
     elapsedMs = performance.now() - started;
     expect(schemaErrors('Erasure', done.json)).toEqual([]);
     expect(done.json).toMatchObject({ status: 'done', reason: null });
@@ -480,10 +484,7 @@ describe('an erasure naming a browser (anonymous_id)', () => {
 
     const r = await post(a, '/v1/erasures', { anonymous_id: 'anon-bob' });
     expect(r.status).toBe(202);
-    const done = await until(
-      () => call(gw.url, 'GET', r.json.status_url, { key: a.key }),
-      (x) => x.json.status === 'done' || x.json.status === 'failed',
-    );
+    const done = await finished(r.json.status_url);
     expect(schemaErrors('Erasure', done.json)).toEqual([]);
     expect(done.json).toMatchObject({
       status: 'done',
@@ -539,10 +540,7 @@ describe('an erasure naming a browser with suppress', () => {
 
     const r = await post(a, '/v1/erasures', { anonymous_id: 'anon-carol', suppress: true });
     expect(r.status).toBe(202);
-    const done = await until(
-      () => call(gw.url, 'GET', r.json.status_url, { key: a.key }),
-      (x) => x.json.status === 'done' || x.json.status === 'failed',
-    );
+    const done = await finished(r.json.status_url);
     expect(done.json).toMatchObject({
       status: 'done',
       suppress: true,
@@ -644,10 +642,7 @@ describe('an access request (export)', () => {
   it("returns one person's data and nothing of anyone else's", async () => {
     const r = await post(a, '/v1/exports', { external_id: 'bob-1' });
     expect(r.status).toBe(202);
-    const done = await until(
-      () => call(gw.url, 'GET', r.json.status_url, { key: a.key }),
-      (s) => s.json.status === 'done' || s.json.status === 'failed',
-    );
+    const done = await finished(r.json.status_url);
     expect(done.json).toMatchObject({
       status: 'done',
       download_url: `/v1/exports/${r.json.export_id}/download`,
