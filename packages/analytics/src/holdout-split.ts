@@ -1,4 +1,5 @@
 import type { CustomerDays } from './customer-days.js';
+import { GroupIndex } from './group-index.js';
 
 /**
  * Customers of a calibration period and what they did next: row i has the calibration history
@@ -65,46 +66,29 @@ export function groupHoldout(
  * quadruplets, not the customers.
  */
 export class HoldoutGroups {
-  private readonly index = new Map<string, number>();
-  private readonly x: number[] = [];
-  private readonly tx: number[] = [];
-  private readonly T: number[] = [];
-  private readonly xs: number[] = [];
-  private readonly w: number[] = [];
-  private count = 0;
+  /** (x, t_x, T, x*): 48 bytes a group ({@link GroupIndex}). */
+  private readonly groups = new GroupIndex(4, 1 << 16);
 
   /** Customers added. */
   get customers(): number {
-    return this.count;
+    return this.groups.weightTotal;
   }
 
   /** Adds one customer's calibration history (x, t_x, T) and holdout purchases x*. */
   add(x: number, tx: number, T: number, xStar: number): void {
     if (!(Number.isInteger(xStar) && xStar >= 0)) throw new RangeError(`Invalid holdout count ${xStar}`);
-    this.count++;
-    const key = `${x}|${tx}|${T}|${xStar}`;
-    const at = this.index.get(key);
-    if (at !== undefined) {
-      this.w[at]!++;
-      return;
-    }
-    this.index.set(key, this.x.length);
-    this.x.push(x);
-    this.tx.push(tx);
-    this.T.push(T);
-    this.xs.push(xStar);
-    this.w.push(1);
+    this.groups.add(x, tx, T, xStar);
   }
 
   /** The histories gathered, for a holdout of `holdoutLength` (in the histories' time unit). */
   histories(holdoutLength: number): HoldoutHistories {
     return {
-      x: Float64Array.from(this.x),
-      tx: Float64Array.from(this.tx),
-      T: Float64Array.from(this.T),
-      holdoutPurchases: Float64Array.from(this.xs),
-      weight: Float64Array.from(this.w),
-      customers: this.count,
+      x: this.groups.column(0),
+      tx: this.groups.column(1),
+      T: this.groups.column(2),
+      holdoutPurchases: this.groups.column(3),
+      weight: this.groups.weights(),
+      customers: this.customers,
       holdoutLength,
     };
   }

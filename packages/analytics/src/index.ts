@@ -11,6 +11,7 @@ export { summarizeDays } from './day-summary.js';
 export { zeroSummaryNumbers } from './summary-numbers.js';
 export type { SummaryNumbers } from './summary-numbers.js';
 export type { CustomerSummary, OrderInput, SummaryColumns, SummaryOptions } from './summary.js';
+export { GroupIndex } from './group-index.js';
 export { groupRfm } from './rfm-groups.js';
 export type { RfmGroups, RfmRow } from './rfm-groups.js';
 export {

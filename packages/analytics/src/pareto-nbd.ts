@@ -1,5 +1,6 @@
 import { maximizeInLogSpace } from './mle.js';
 import { digamma, logGamma } from './special-functions.js';
+import { GroupIndex } from './group-index.js';
 
 /**
  * Pareto/NBD parameters (Schmittlein, Morrison & Colombo 1987): while alive a customer buys at Poisson
@@ -73,12 +74,7 @@ export interface TripletGroups {
  * row: integer x ≥ 0, 0 ≤ t_x ≤ T, t_x = 0 when x = 0, weight > 0 and finite.
  */
 export function groupTriplets(rows: Iterable<WeightedTriplet>): TripletGroups {
-  const index = new Map<string, number>();
-  const x: number[] = [];
-  const tx: number[] = [];
-  const T: number[] = [];
-  const w: number[] = [];
-  let customers = 0;
+  const groups = new GroupIndex(3);
   for (const row of rows) {
     const weight = row.weight ?? 1;
     const ok =
@@ -92,25 +88,14 @@ export function groupTriplets(rows: Iterable<WeightedTriplet>): TripletGroups {
       Number.isFinite(weight) &&
       weight > 0;
     if (!ok) throw new RangeError(`Invalid history: x=${row.x}, t_x=${row.tx}, T=${row.T}, weight=${weight}`);
-    customers += weight;
-    const key = `${row.x}|${row.tx}|${row.T}`;
-    const at = index.get(key);
-    if (at !== undefined) {
-      w[at] = (w[at] as number) + weight;
-      continue;
-    }
-    index.set(key, x.length);
-    x.push(row.x);
-    tx.push(row.tx);
-    T.push(row.T);
-    w.push(weight);
+    groups.add(row.x, row.tx, row.T, 0, weight);
   }
   return {
-    x: Float64Array.from(x),
-    tx: Float64Array.from(tx),
-    T: Float64Array.from(T),
-    weight: Float64Array.from(w),
-    customers,
+    x: groups.column(0),
+    tx: groups.column(1),
+    T: groups.column(2),
+    weight: groups.weights(),
+    customers: groups.weightTotal,
   };
 }
 

@@ -1,3 +1,4 @@
+import { GroupIndex } from './group-index.js';
 /** The three numbers the BG/NBD model needs for one customer: x, t_x and T (same time unit for all). */
 export interface RfmRow {
   /** x: repeat transactions. */
@@ -24,33 +25,17 @@ export interface RfmGroups {
 
 /** Groups identical (x, t_x, T) rows; validates 0 ≤ t_x ≤ T, integer x ≥ 0, and t_x = 0 when x = 0. */
 export function groupRfm(rows: Iterable<RfmRow>): RfmGroups {
-  const index = new Map<string, number>();
-  const x: number[] = [];
-  const tx: number[] = [];
-  const T: number[] = [];
-  const w: number[] = [];
-  let customers = 0;
+  const groups = new GroupIndex(3);
   for (const row of rows) {
     validate(row);
-    const key = `${row.frequency}|${row.recency}|${row.T}`;
-    const at = index.get(key);
-    customers++;
-    if (at !== undefined) {
-      w[at] = (w[at] as number) + 1;
-      continue;
-    }
-    index.set(key, x.length);
-    x.push(row.frequency);
-    tx.push(row.recency);
-    T.push(row.T);
-    w.push(1);
+    groups.add(row.frequency, row.recency, row.T);
   }
   return {
-    frequency: Float64Array.from(x),
-    recency: Float64Array.from(tx),
-    T: Float64Array.from(T),
-    weight: Float64Array.from(w),
-    customers,
+    frequency: groups.column(0),
+    recency: groups.column(1),
+    T: groups.column(2),
+    weight: groups.weights(),
+    customers: groups.weightTotal,
   };
 }
 

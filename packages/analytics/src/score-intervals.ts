@@ -7,6 +7,7 @@ import { variates } from './random-variates.js';
 import { SCORING_CACHE_LIMIT } from './score.js';
 import type { ScoreColumns, ScoreColumnsResult } from './score.js';
 import type { SummaryColumns } from './summary.js';
+import { GroupIndex } from './group-index.js';
 
 /** Per-customer 90% intervals, row i for row i of the scores (see {@link scoreIntervals}). */
 export interface IntervalColumns {
@@ -104,7 +105,8 @@ export function scoreIntervals(
  * whichever chunk meets it first, and after the cache was emptied.
  */
 export class IntervalScorer {
-  private readonly slot = new Map<string, number>();
+  /** (x, t_x, T) → the history's slot in the columns below. */
+  private readonly slot = new GroupIndex(3);
   private readonly low: number[] = [];
   private readonly high: number[] = [];
   private readonly valueLow: number[] = [];
@@ -198,9 +200,8 @@ export class IntervalScorer {
   }
 
   private at(x: number, tx: number, T: number): number {
-    const key = `${x}|${tx}|${T}`;
-    let k = this.slot.get(key);
-    if (k !== undefined) return k;
+    let k = this.slot.find(x, tx, T);
+    if (k !== -1) return k;
     if (this.slot.size >= SCORING_CACHE_LIMIT) {
       this.slot.clear();
       this.low.length = 0;
@@ -210,10 +211,10 @@ export class IntervalScorer {
       this.valueLowOwn.length = 0;
       this.valueHighOwn.length = 0;
     }
-    const v = variates(mulberry32(historySeed(this.seed, key)));
+    // The history's own draws, seeded by its key (its text: the numbers each interval was drawn from).
+    const v = variates(mulberry32(historySeed(this.seed, `${x}|${tx}|${T}`)));
     const iv = intervalOf(this.draws, { x, tx, T }, this.horizon, v);
-    k = this.low.length;
-    this.slot.set(key, k);
+    k = this.slot.add(x, tx, T);
     this.low.push(iv.low);
     this.high.push(iv.high);
     this.valueLow.push(iv.valueLow);

@@ -33,6 +33,7 @@ import { zeroSummaryNumbers } from './summary-numbers.js';
 import type { CustomerSummary, SummaryColumns } from './summary.js';
 import { addUnits, daysPerUnit, toEpochMs } from './time.js';
 import type { Instant, TimeUnit } from './time.js';
+import { GroupIndex } from './group-index.js';
 
 /** Customers with at least two purchase days needed before BG/NBD + Gamma-Gamma are trained. */
 export const DEFAULT_MIN_REPEAT_CUSTOMERS = 100;
@@ -255,7 +256,8 @@ export function fitAccount(
  * its memory stays bounded however many histories a large account has.
  */
 export interface ScoringCache {
-  readonly slot: Map<string, number>;
+  /** (x, t_x, T) → the history's slot in the columns below. */
+  readonly slot: GroupIndex;
   readonly pAlive: number[];
   readonly expectedGap: number[];
   readonly nextMs: number[];
@@ -268,7 +270,7 @@ export const SCORING_CACHE_LIMIT = 250_000;
 
 /** An empty {@link ScoringCache}. */
 export function scoringCache(): ScoringCache {
-  return { slot: new Map(), pAlive: [], expectedGap: [], nextMs: [], expected: [], discounted: [] };
+  return { slot: new GroupIndex(3), pAlive: [], expectedGap: [], nextMs: [], expected: [], discounted: [] };
 }
 
 /**
@@ -404,17 +406,15 @@ function scoreAll(
     row.monetaryValue = columns.monetaryValue[i] as number;
     row.totalRevenue = columns.totalRevenue[i] as number;
     row.transactions = columns.transactions[i] as number;
-    const key = `${row.frequency}|${row.recency}|${row.T}`;
-    let k = cache.slot.get(key);
-    if (k === undefined) {
+    let k = cache.slot.find(row.frequency, row.recency, row.T);
+    if (k === -1) {
       if (cache.slot.size >= SCORING_CACHE_LIMIT) {
         cache.slot.clear();
         for (const column of [pAlive, expectedGap, nextMs, expected, discounted]) column.length = 0;
       }
       // A row of its own: the model's closures keep it.
       const model = modelOf({ frequency: row.frequency, recency: row.recency, T: row.T });
-      k = pAlive.length;
-      cache.slot.set(key, k);
+      k = cache.slot.add(row.frequency, row.recency, row.T);
       pAlive.push(model.pAlive);
       expectedGap.push(model.expectedGap);
       nextMs.push(

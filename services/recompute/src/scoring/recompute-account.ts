@@ -22,7 +22,7 @@ import { checkedAccountId } from './account-id.js';
 import { refreshCohortActivity } from './cohort-activity.js';
 import { holdoutColumns, modelFitRow } from './model-fit.js';
 import { TIME_UNIT } from './score-rows.js';
-import { dropStage, scoredLines, stageAccount, type StagedAccount } from './stream-account.js';
+import { CHUNK_ROWS, dropStage, scoredLines, stageAccount, type StagedAccount } from './stream-account.js';
 import { newScoreTableName, replaceAccountScores, withAccountLock } from './write-scores.js';
 
 /** How scores are computed; the defaults are documented in docs/analytics.md. */
@@ -118,7 +118,7 @@ export async function recomputeAccount(
     const stage = `${table}_in`;
     try {
       const t0 = performance.now();
-      const staged = await stageAccount(
+      let staged = await stageAccount(
         reader,
         writer,
         deps.readModelSchema,
@@ -129,8 +129,10 @@ export async function recomputeAccount(
         settings.modelCheck ?? true,
       );
       const t1 = performance.now();
-      const customers = staged?.groups.customers ?? 0;
+      const customers = staged?.statistics.rfm.customers ?? 0;
       const check = staged?.holdout ? checkModels(staged.holdout, settings) : null;
+      // The check's histories are not needed past it: let them go before the fit and the write.
+      if (staged) staged = { ...staged, holdout: null };
       const options: ScoreOptions = {
         asOf,
         horizon,
@@ -175,7 +177,7 @@ export async function recomputeAccount(
         fallbackReason: fit.fallbackReason,
         holdoutChoice: check ? { model: check.chosen, reason: check.reason } : null,
         snapshot: staged?.snapshot ?? { orders: 0, customers: 0 },
-        groups: staged?.groups.groups ?? { rfm: 0, spend: 0 },
+        groups: staged?.groupCounts ?? { rfm: 0, spend: 0 },
         storeZone: staged?.storeZone ?? null,
         ms: { load: Math.round(t1 - t0), score: Math.round(t2 - t1), write: Math.round(t3 - t2) },
       };
@@ -230,27 +232,36 @@ function finiteOnGroups(
   options: ScoreOptions,
   cache: ScoringCache,
 ): boolean {
+  // In chunks: the score columns of millions of histories at once would be ten arrays of that length.
   const n = rfm.frequency.length;
-  const columns = {
-    frequency: rfm.frequency,
-    recency: rfm.recency,
-    T: rfm.T,
-    monetaryValue: new Float64Array(n),
-    totalRevenue: new Float64Array(n),
-    transactions: rfm.frequency.map((x) => x + 1),
-  };
-  const s = scoreWithFit(columns, fit, options, cache);
-  for (let i = 0; i < n; i++) {
-    if (
-      !Number.isFinite(s.pAlive[i]) ||
-      !Number.isFinite(s.expectedPurchases[i]) ||
-      !Number.isFinite(s.expectedSpend[i]) ||
-      !Number.isFinite(s.predictedValue[i])
-    )
-      return false;
+  const zeros = new Float64Array(Math.min(n, CHECK_CHUNK));
+  for (let from = 0; from < n; from += CHECK_CHUNK) {
+    const to = Math.min(n, from + CHECK_CHUNK);
+    const frequency = rfm.frequency.subarray(from, to);
+    const columns = {
+      frequency,
+      recency: rfm.recency.subarray(from, to),
+      T: rfm.T.subarray(from, to),
+      monetaryValue: zeros.subarray(0, to - from),
+      totalRevenue: zeros.subarray(0, to - from),
+      transactions: frequency.map((x) => x + 1),
+    };
+    const s = scoreWithFit(columns, fit, options, cache);
+    for (let i = 0; i < to - from; i++) {
+      if (
+        !Number.isFinite(s.pAlive[i]) ||
+        !Number.isFinite(s.expectedPurchases[i]) ||
+        !Number.isFinite(s.expectedSpend[i]) ||
+        !Number.isFinite(s.predictedValue[i])
+      )
+        return false;
+    }
   }
   return true;
 }
+
+/** Histories checked at a time by {@link finiteOnGroups} (the write phase's chunk). */
+const CHECK_CHUNK = CHUNK_ROWS;
 
 /**
  * The account's fit, with one guard: when a trained fit lands on extreme parameters (the "optimum at
@@ -269,7 +280,7 @@ function guardedFit(
   cache: ScoringCache;
   stats: AccountStatistics;
 } {
-  const stats = staged?.groups.statistics() ?? EMPTY_STATISTICS;
+  const stats = staged?.statistics ?? EMPTY_STATISTICS;
   const fit = fitAccount(stats, options);
   const cache = scoringCache();
   if (finiteOnGroups(stats.rfm, fit, options, cache)) return { fit, rejected: null, cache, stats };

@@ -10,6 +10,7 @@ import {
   summarizeDays,
   zeroSummaryNumbers,
   type AccountFit,
+  type AccountStatistics,
   type HoldoutHistories,
   type IntervalScorer,
   type ScoreOptions,
@@ -37,7 +38,13 @@ const STAGE_FLUSH_CHARS = 1 << 16;
 
 /** What the first pass found: the fit's statistics and the counts of the outcome. */
 export interface StagedAccount {
-  readonly groups: AccountGroups;
+  /**
+   * The fit's grouped statistics (typed arrays only: the grouping's tables are let go at the end of
+   * the pass, so the fit and the write phase do not hold them).
+   */
+  readonly statistics: AccountStatistics;
+  /** Distinct (x, t_x, T) and (x, m_x) groups of `statistics`. */
+  readonly groupCounts: { readonly rfm: number; readonly spend: number };
   /** Orders counted (not cancelled, with a resolved customer, on or before the as-of day). */
   readonly orders: number;
   /** Every order and customer row of the account in the snapshot read (a sync task's counters). */
@@ -161,7 +168,8 @@ export async function stageAccount(
         );
       });
       return {
-        groups,
+        statistics: groups.statistics(),
+        groupCounts: groups.groups,
         orders,
         snapshot: { orders: counted.orders, customers: counted.customers },
         storeZone,

@@ -19,7 +19,7 @@ describe('AccountGroups', () => {
       customer(0, 0, 30, 0),
       customer(2, 14, 70, 12.5),
       customer(2, 14, 70, 9),
-      customer(1, 7, 100_000, 4), // a history longer than 16 bits of days takes the string key
+      customer(1, 7, 100_000, 4), // a history longer than 16 bits of days
     ];
     const groups = new AccountGroups(7);
     for (const c of customers) groups.add(c);
