@@ -1,4 +1,5 @@
 import type { HoldoutHistories } from './holdout-split.js';
+import { GroupIndex } from './group-index.js';
 
 /** One calibration history (x, t_x, T). */
 export interface History {
@@ -64,17 +65,20 @@ export function holdoutDiagnostics(model: PurchasePredictor, data: HoldoutHistor
   const t = data.holdoutLength;
   const expected = new Float64Array(n);
   const quiet = new Float64Array(n);
-  const cache = new Map<string, number>();
+  // Row i's first row with the same (x, t_x, T): its slot in the index is the row it was first met at.
+  const seen = new GroupIndex(3, n);
+  const firstRow = new Int32Array(n);
   for (let i = 0; i < n; i++) {
     const h = { x: data.x[i]!, tx: data.tx[i]!, T: data.T[i]! };
-    const key = `${h.x}|${h.tx}|${h.T}`;
-    const at = cache.get(key);
-    if (at !== undefined) {
+    const before = seen.size;
+    const g = seen.add(h.x, h.tx, h.T);
+    if (g < before) {
+      const at = firstRow[g]!;
       expected[i] = expected[at]!;
       quiet[i] = quiet[at]!;
       continue;
     }
-    cache.set(key, i);
+    firstRow[g] = i;
     expected[i] = model.expected(h, t);
     quiet[i] = model.pNoPurchase(h, t);
   }

@@ -73,7 +73,8 @@ export function scoreIntervals(
     }));
   }
   if (!finite(intervals)) return null;
-  const at = new Map(distinct.map((h, i) => [`${h.x}|${h.tx}|${h.T}`, i]));
+  const at = new GroupIndex(3, distinct.length);
+  for (const h of distinct) at.add(h.x, h.tx, h.T);
   const out: IntervalColumns = {
     purchasesLow: new Float64Array(n),
     purchasesHigh: new Float64Array(n),
@@ -84,7 +85,7 @@ export function scoreIntervals(
   const s = result.scores;
   const gamma = options.spend?.gamma ?? NaN;
   for (let i = 0; i < n; i++) {
-    const iv = intervals[at.get(`${summaries.frequency[i]!}|${summaries.recency[i]!}|${summaries.T[i]!}`)!]!;
+    const iv = intervals[at.find(summaries.frequency[i]!, summaries.recency[i]!, summaries.T[i]!)]!;
     const expected = s.expectedPurchases[i]!;
     const perPurchase = expected > 0 ? s.predictedValue[i]! / expected : 0;
     const realised = s.lifetimeValue[i]! - s.predictedValue[i]!;
