@@ -11,11 +11,20 @@ export interface Variates {
 /**
  * Standard samplers over `u`: Box–Muller normals; Marsaglia & Tsang (2000) gammas, with shape < 1 via
  * G(k) = G(k+1)·U^(1/k); Poisson by multiplying uniforms below a mean of 30 and, above, as the sum
- * of Poisson(30) draws plus a remainder (exact, and the cost grows only with mean/30).
+ * of Poisson(30) draws plus a remainder (exact, and the cost grows only with mean/30; past a mean of
+ * a million, normal). A non-finite shape or mean gives NaN (never a loop without end).
  */
+/** Means above this are drawn from the normal approximation (see `poisson`). */
+const POISSON_EXACT_MAX = 1e6;
+
 export function variates(u: () => number): Variates {
   const normal = (): number => Math.sqrt(-2 * Math.log(1 - u())) * Math.cos(2 * Math.PI * u());
   const gamma = (k: number): number => {
+    // A shape that is not a finite positive number (a parameter draw that overflowed) has no draw;
+    // the rejection loop below would never accept one.
+    if (!(k > 0 && k < Infinity)) return NaN;
+    // The spread is 1/√k of the mean: above 1e12 it is below double precision's relative step.
+    if (k > 1e12) return k;
     if (k < 1) return gamma(k + 1) * Math.pow(1 - u(), 1 / k);
     const d = k - 1 / 3;
     const c = 1 / Math.sqrt(9 * d);
@@ -36,7 +45,11 @@ export function variates(u: () => number): Variates {
     return k;
   };
   const poisson = (mean: number): number => {
+    if (Number.isNaN(mean) || mean === Infinity) return NaN;
     if (!(mean > 0)) return 0;
+    // The exact sum costs mean/30 steps: past a million, the normal approximation (its relative error
+    // there is below 1e-3 of a standard deviation) instead of a loop that would seem to hang.
+    if (mean > POISSON_EXACT_MAX) return Math.max(0, Math.round(mean + Math.sqrt(mean) * normal()));
     let k = 0;
     let rest = mean;
     while (rest > 30) {

@@ -91,10 +91,41 @@ describe('IntervalScorer', () => {
     expect(inside / columns.frequency.length).toBeGreaterThan(0.95);
   }, 60_000); // seconds on an idle machine; generous for a loaded one
 
+  it('given a spend covariance so wide that its draws overflow, when scored unchecked, then it says some interval was not finite and its fallback (the customer’s own uncertainty) is finite; checked, the fallback is what `of` gives', () => {
+    const columns = account();
+    const fitted = fitAccount(accountStatistics(columns), { purchaseModel: 'pareto-nbd' });
+    const p = fitted.params as Extract<typeof fitted.params, { paretoNbd: unknown }>;
+    const wide = [
+      [1e6, 0, 0],
+      [0, 1e6, 0],
+      [0, 0, 1e6],
+    ];
+    const fit = { ...fitted, params: { ...p, gammaGamma: { ...p.gammaGamma!, logCovariance: wide } } };
+    const scores = scoreWithFit(columns, fit, OPTIONS);
+
+    const scorer = IntervalScorer.unchecked(fit, groupsOf(columns), HORIZON, { seed: 1 })!;
+    expect(scorer.parameterUncertainty).toBe(true);
+    expect(scorer.allFinite).toBe(true); // nothing computed yet
+    scorer.columns(columns, scores);
+    expect(scorer.allFinite).toBe(false);
+
+    const fallback = scorer.fallback()!;
+    expect(fallback.parameterUncertainty).toBe(false);
+    const iv = fallback.columns(columns, scores);
+    expect(fallback.allFinite).toBe(true);
+    expect(fallback.fallback()).toBeNull();
+    expect(iv.lifetimeValueHigh.every(Number.isFinite)).toBe(true);
+
+    const checked = IntervalScorer.of(fit, groupsOf(columns), HORIZON, { seed: 1 })!;
+    expect(checked.parameterUncertainty).toBe(false);
+    expect(checked.columns(columns, scores).lifetimeValueHigh).toEqual(iv.lifetimeValueHigh);
+  }, 60_000);
+
   it('given the heuristic, then no intervals', () => {
     const columns = account();
     const fit = fitAccount(accountStatistics(columns), { minRepeatCustomers: Number.POSITIVE_INFINITY });
     expect(fit.model).toBe('heuristic');
     expect(IntervalScorer.of(fit, groupsOf(columns), HORIZON)).toBeNull();
+    expect(IntervalScorer.unchecked(fit, groupsOf(columns), HORIZON)).toBeNull();
   });
 });

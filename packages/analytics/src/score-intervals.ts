@@ -115,10 +115,15 @@ export class IntervalScorer {
   private readonly valueLowOwn: number[] = [];
   private readonly valueHighOwn: number[] = [];
 
+  /** False once some interval this scorer computed was not finite. */
+  private finite = true;
+
   private constructor(
     private readonly draws: IntervalDraws,
+    private readonly fitted: FittedPurchaseModel,
+    private readonly groups: TripletGroups,
     private readonly horizon: number,
-    private readonly seed: number,
+    private readonly options: IntervalOptions & { readonly seed: number },
   ) {}
 
   /**
@@ -132,6 +137,23 @@ export class IntervalScorer {
     horizon: number,
     options: IntervalOptions = {},
   ): IntervalScorer | null {
+    let scorer = IntervalScorer.unchecked(fit, groups, horizon, options);
+    while (scorer && !scorer.finiteOn(groups)) scorer = scorer.fallback();
+    return scorer;
+  }
+
+  /**
+   * {@link of} without the check: for a caller that meets every distinct history anyway (the
+   * streamed recompute's write phase), asks {@link allFinite} at the end and, when some interval was
+   * not finite, starts again with {@link fallback}. Each history's interval is then computed once,
+   * not once to check and again to write.
+   */
+  static unchecked(
+    fit: Pick<ScoreColumnsResult, 'params'>,
+    groups: TripletGroups,
+    horizon: number,
+    options: IntervalOptions = {},
+  ): IntervalScorer | null {
     const p = fit.params;
     const fitted: FittedPurchaseModel | null =
       'bgnbd' in p
@@ -140,18 +162,31 @@ export class IntervalScorer {
           ? { model: 'pareto-nbd', params: p.paretoNbd.params }
           : null;
     if (!fitted || groups.customers === 0) return null;
-    const seed = options.seed ?? 1;
-    options = { ...options, spend: spendShapeOf(p) };
-    const draws = intervalDraws(fitted, groups, options);
-    let scorer = new IntervalScorer(draws, horizon, seed);
-    if (scorer.finiteOn(groups)) return scorer;
-    if (!draws.parameterUncertainty) return null;
-    scorer = new IntervalScorer(
-      intervalDraws(fitted, groups, { ...options, parameterUncertainty: false }),
-      horizon,
-      seed,
+    const withSpend = { ...options, seed: options.seed ?? 1, spend: spendShapeOf(p) };
+    return new IntervalScorer(intervalDraws(fitted, groups, withSpend), fitted, groups, horizon, withSpend);
+  }
+
+  /** Whether every interval computed so far was finite. */
+  get allFinite(): boolean {
+    return this.finite;
+  }
+
+  /**
+   * The scorer to try after a non-finite interval: without the fit's parameter uncertainty, purchase
+   * and spend draws alike (a draw far out on a ridge can make a prediction overflow; the customer's
+   * own uncertainty stays), or null when this one already had none.
+   */
+  fallback(): IntervalScorer | null {
+    // Either draw may have overflowed: the purchase model's (parameterUncertainty) or the spend's.
+    if (!this.draws.parameterUncertainty && this.draws.spendModels === null) return null;
+    const options = { ...this.options, parameterUncertainty: false };
+    return new IntervalScorer(
+      intervalDraws(this.fitted, this.groups, options),
+      this.fitted,
+      this.groups,
+      this.horizon,
+      options,
     );
-    return scorer.finiteOn(groups) ? scorer : null;
   }
 
   /** Whether the draws had the fit's parameter uncertainty (a positive-definite information matrix). */
@@ -191,13 +226,11 @@ export class IntervalScorer {
     return out;
   }
 
+  /** Computes the interval of every history of `groups`: whether all were finite. */
   private finiteOn(groups: TripletGroups): boolean {
-    for (let i = 0; i < groups.x.length; i++) {
-      const k = this.at(groups.x[i]!, groups.tx[i]!, groups.T[i]!);
-      const bounds = [this.valueLow[k], this.valueHigh[k], this.valueLowOwn[k], this.valueHighOwn[k]];
-      if (![this.low[k], this.high[k], ...bounds].every(Number.isFinite)) return false;
-    }
-    return true;
+    for (let i = 0; i < groups.x.length && this.finite; i++)
+      this.at(groups.x[i]!, groups.tx[i]!, groups.T[i]!);
+    return this.finite;
   }
 
   private at(x: number, tx: number, T: number): number {
@@ -213,8 +246,10 @@ export class IntervalScorer {
       this.valueHighOwn.length = 0;
     }
     // The history's own draws, seeded by its key (its text: the numbers each interval was drawn from).
-    const v = variates(mulberry32(historySeed(this.seed, `${x}|${tx}|${T}`)));
+    const v = variates(mulberry32(historySeed(this.options.seed, `${x}|${tx}|${T}`)));
     const iv = intervalOf(this.draws, { x, tx, T }, this.horizon, v);
+    const bounds = [iv.low, iv.high, iv.valueLow, iv.valueHigh, iv.valueLowOwn, iv.valueHighOwn];
+    if (!bounds.every(Number.isFinite)) this.finite = false;
     k = this.slot.add(x, tx, T);
     this.low.push(iv.low);
     this.high.push(iv.high);

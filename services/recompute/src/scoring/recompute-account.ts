@@ -22,7 +22,14 @@ import { checkedAccountId } from './account-id.js';
 import { refreshCohortActivity } from './cohort-activity.js';
 import { holdoutColumns, modelFitRow } from './model-fit.js';
 import { TIME_UNIT } from './score-rows.js';
-import { CHUNK_ROWS, dropStage, scoredLines, stageAccount, type StagedAccount } from './stream-account.js';
+import {
+  CHUNK_ROWS,
+  dropStage,
+  IntervalsNotFinite,
+  scoredLines,
+  stageAccount,
+  type StagedAccount,
+} from './stream-account.js';
 import { newScoreTableName, replaceAccountScores, withAccountLock } from './write-scores.js';
 
 /** How scores are computed; the defaults are documented in docs/analytics.md. */
@@ -142,10 +149,10 @@ export async function recomputeAccount(
         purchaseModel: check?.chosen ?? 'bgnbd',
       };
       const { fit, rejected, cache, stats } = guardedFit(staged, options);
-      const intervals =
+      let intervals =
         settings.intervals === false || customers === 0
           ? null
-          : IntervalScorer.of(fit, tripletGroups(stats.rfm), horizon, { seed: 1 });
+          : IntervalScorer.unchecked(fit, tripletGroups(stats.rfm), horizon, { seed: 1 });
       const t2 = performance.now();
       const fitSettings = {
         time_unit: TIME_UNIT,
@@ -157,15 +164,31 @@ export async function recomputeAccount(
         customers > 0
           ? modelFitRow(fit, customers, fitSettings, rejected, check ? holdoutColumns(check) : null)
           : null;
-      const lines =
-        customers > 0 ? scoredLines(reader, stage, account, fit, options, cache, unitDays, intervals) : null;
-      await replaceAccountScores(
-        writer,
-        { accountId: account, asOf, horizonDays: settings.horizonDays, fit, stage },
-        table,
-        lines,
-        fitRow,
-      );
+      // The intervals are checked as they are written (each distinct history's once): when one is not
+      // finite, the partition is rolled back and written again with the scorer's fallback.
+      for (;;) {
+        const lines =
+          customers > 0
+            ? scoredLines(reader, stage, account, fit, options, cache, unitDays, intervals)
+            : null;
+        try {
+          await replaceAccountScores(
+            writer,
+            { accountId: account, asOf, horizonDays: settings.horizonDays, fit, stage },
+            table,
+            lines,
+            fitRow,
+          );
+          break;
+        } catch (err) {
+          if (!(err instanceof IntervalsNotFinite) || !intervals) throw err;
+          logger.warn('intervals_not_finite', {
+            accountId,
+            parameterUncertainty: intervals.parameterUncertainty,
+          });
+          intervals = intervals.fallback();
+        }
+      }
       const t3 = performance.now();
       return {
         accountId,

@@ -383,13 +383,16 @@ export async function* scoredLines(
       transactions: chunk.transactions.subarray(0, rows),
     };
     const scores = scoreWithFit(columns, fit, options, cache);
+    const iv = intervals?.columns(columns, scores) ?? null;
     const text = scoreLines({
       scores,
       totalRevenue: columns.totalRevenue,
       customerIds,
       externalIds,
       holdout,
-      intervals: intervals?.columns(columns, scores) ?? null,
+      // Once an interval was not finite this write is to be rolled back (below): no intervals, so the
+      // stage is still read to its end and the reader stays usable.
+      intervals: intervals?.allFinite ? iv : null,
     });
     customerIds = [];
     externalIds = [];
@@ -452,6 +455,22 @@ export async function* scoredLines(
     if (rows > 0) yield score(rows);
   } finally {
     await rawQuery(reader, 'stream-account.end-read-stage', 'commit');
+  }
+  // At the end, the stage read to its end (the reader stays usable): the partition being built is
+  // rolled back and the caller writes again with the scorer's fallback.
+  if (intervals && !intervals.allFinite) throw new IntervalsNotFinite();
+}
+
+/**
+ * Some customer's interval came out non-finite in the write phase (a parameter draw far out on a
+ * ridge): the rows written are rolled back and written again with `IntervalScorer.fallback`. Not an
+ * infrastructure failure: retrying the same write gives the same numbers.
+ */
+export class IntervalsNotFinite extends Error {
+  override readonly name = 'IntervalsNotFinite';
+  readonly retriable = false;
+  constructor() {
+    super('an interval of the account came out non-finite');
   }
 }
 
