@@ -66,7 +66,7 @@ export function holdoutDiagnostics(model: PurchasePredictor, data: HoldoutHistor
   const expected = new Float64Array(n);
   const quiet = new Float64Array(n);
   // Row i's first row with the same (x, t_x, T): its slot in the index is the row it was first met at.
-  const seen = new GroupIndex(3, n);
+  const seen = new GroupIndex(3);
   const firstRow = new Int32Array(n);
   for (let i = 0; i < n; i++) {
     const h = { x: data.x[i]!, tx: data.tx[i]!, T: data.T[i]! };
