@@ -48,6 +48,9 @@ export class GroupIndex {
 
   /** Adds `weight` (default 1) to the row (a, b, c, d); unused dimensions are ignored. Returns its group. */
   add(a: number, b = 0, c = 0, d = 0, weight = 1): number {
+    // NaN equals nothing, itself included: a NaN row would be a new group every time.
+    if (Number.isNaN(a) || Number.isNaN(b) || Number.isNaN(c) || Number.isNaN(d))
+      throw new RangeError('GroupIndex rows must not hold NaN');
     this.total += weight;
     const i = this.probe(a, b, c, d);
     const found = this.slots[i]!;

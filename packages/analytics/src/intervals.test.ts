@@ -9,6 +9,7 @@ import { intervalCoverage } from './interval-coverage.js';
 import {
   cholesky,
   intervalDraws,
+  intervalOf,
   logParameterCovariance,
   populationShare,
   purchaseIntervals,
@@ -16,6 +17,8 @@ import {
 } from './intervals.js';
 import { fitParetoNbd, groupTriplets } from './pareto-nbd.js';
 import { simulateParetoNbd } from './pareto-nbd-simulation.js';
+import { mulberry32 } from './prng.js';
+import { variates } from './random-variates.js';
 
 describe('purchaseIntervals', () => {
   it('given 1,500 customers simulated from CDNOW’s Pareto/NBD fit, then the 90% intervals cover 90% ± 3 of their true expected purchases', () => {
@@ -135,6 +138,32 @@ describe('purchaseIntervals', () => {
     expect(intervalDraws(model, g, { spend: uncertain, parameterUncertainty: false }).spendModels).toBeNull();
     expect(off[1]!.valueLowOwn).toBe(off[1]!.valueLow);
     expect(off[1]!.valueHigh).toBe(without[1]!.valueHigh);
+  });
+
+  it('given one overflowed parameter vector among the draws (a NaN P(alive), or a spend draw with an infinite shape), then the history’s interval is NaN, never a finite value picked from an undefined order', () => {
+    const params = { r: 0.55, alpha: 10.6, s: 0.61, beta: 11.7 };
+    const sim = simulateParetoNbd({ params, customers: 300, minT: 26, maxT: 39, holdout: 0, seed: 8 });
+    const g = groupTriplets(sim.map((c) => ({ x: c.x, tx: c.tx, T: c.T })));
+    const model = { model: 'pareto-nbd' as const, params };
+    const h = { x: 3, tx: 20, T: 32 };
+    const base = intervalDraws(model, g, { parameterUncertainty: false });
+    const fine = intervalOf(base, h, 52, variates(mulberry32(1)));
+    expect([fine.low, fine.high].every(Number.isFinite)).toBe(true);
+    // A purchase vector with r = ∞ (its P(alive) is NaN) as the 4th of 20.
+    const models = base.models.map((m, k) =>
+      k === 3 ? { model: 'pareto-nbd' as const, params: { ...params, r: Infinity } } : m,
+    );
+    const purchase = intervalOf({ ...base, models }, h, 52, variates(mulberry32(1)));
+    expect(purchase.low).toBeNaN();
+    expect(purchase.high).toBeNaN();
+    // A spend vector with p = ∞ (its Gamma shape q + p·x is infinite) as the 4th of 20.
+    const spend = { p: 6.25, q: 3.74, gamma: 15.44 };
+    const spendModels = Array.from({ length: base.models.length }, (_, k) =>
+      k === 3 ? { ...spend, p: Infinity } : spend,
+    );
+    const value = intervalOf({ ...base, spend, spendModels }, h, 52, variates(mulberry32(1)));
+    expect(Number.isFinite(value.low)).toBe(true); // the purchase interval is not touched
+    expect(value.valueHigh).toBeNaN();
   });
 
   it('given the same for BG/NBD, then the same', () => {

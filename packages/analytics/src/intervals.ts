@@ -396,6 +396,10 @@ function atomQuantiles(
   level: number,
 ): { low: number; high: number } {
   const lowTail = (1 - level) / 2;
+  // A draw that overflowed (a NaN sampler draw, a NaN P(alive)) has no place in the order: the
+  // interval is NaN, which the scorer's finiteness check turns into its fallback.
+  if (!Number.isFinite(pDead)) return { low: NaN, high: NaN };
+  for (let i = 0; i < values.length; i++) if (Number.isNaN(values[i]!)) return { low: NaN, high: NaN };
   const order = new Uint32Array(values.length);
   for (let i = 0; i < order.length; i++) order[i] = i;
   order.sort((a, b) => values[a]! - values[b]!);

@@ -8,6 +8,7 @@ describe('variates', () => {
     expect(v.gamma(Infinity)).toBeNaN();
     expect(v.gamma(Number.NaN)).toBeNaN();
     expect(v.gamma(-1)).toBeNaN();
+    expect(v.gamma(0)).toBe(0); // the limit of an underflowed shape, as before
     expect(v.poisson(Infinity)).toBeNaN();
     expect(v.poisson(Number.NaN)).toBeNaN();
   });

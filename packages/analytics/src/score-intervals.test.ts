@@ -104,20 +104,20 @@ describe('IntervalScorer', () => {
     const scores = scoreWithFit(columns, fit, OPTIONS);
 
     const scorer = IntervalScorer.unchecked(fit, groupsOf(columns), HORIZON, { seed: 1 })!;
-    expect(scorer.parameterUncertainty).toBe(true);
+    expect(scorer.parameterDraws).toBe(true);
     expect(scorer.allFinite).toBe(true); // nothing computed yet
     scorer.columns(columns, scores);
     expect(scorer.allFinite).toBe(false);
 
     const fallback = scorer.fallback()!;
-    expect(fallback.parameterUncertainty).toBe(false);
+    expect(fallback.parameterDraws).toBe(false);
     const iv = fallback.columns(columns, scores);
     expect(fallback.allFinite).toBe(true);
     expect(fallback.fallback()).toBeNull();
     expect(iv.lifetimeValueHigh.every(Number.isFinite)).toBe(true);
 
     const checked = IntervalScorer.of(fit, groupsOf(columns), HORIZON, { seed: 1 })!;
-    expect(checked.parameterUncertainty).toBe(false);
+    expect(checked.parameterDraws).toBe(false);
     expect(checked.columns(columns, scores).lifetimeValueHigh).toEqual(iv.lifetimeValueHigh);
   }, 60_000);
 

@@ -100,7 +100,7 @@ export function scoreIntervals(
 
 /**
  * {@link scoreIntervals} for an account scored in chunks (`scoreWithFit`): the parameter vectors are
- * drawn once ({@link IntervalScorer.of}) and each distinct (x, t_x, T) gets its interval once, kept in
+ * drawn once ({@link IntervalScorer.of}, or {@link IntervalScorer.unchecked}) and each distinct (x, t_x, T) gets its interval once, kept in
  * a cache bounded like the scoring cache (emptied at `SCORING_CACHE_LIMIT` histories). A history's
  * customer draws come from a generator seeded by the history itself, so its interval is the same
  * whichever chunk meets it first, and after the cache was emptied.
@@ -177,8 +177,7 @@ export class IntervalScorer {
    * own uncertainty stays), or null when this one already had none.
    */
   fallback(): IntervalScorer | null {
-    // Either draw may have overflowed: the purchase model's (parameterUncertainty) or the spend's.
-    if (!this.draws.parameterUncertainty && this.draws.spendModels === null) return null;
+    if (!this.parameterDraws) return null;
     const options = { ...this.options, parameterUncertainty: false };
     return new IntervalScorer(
       intervalDraws(this.fitted, this.groups, options),
@@ -187,6 +186,14 @@ export class IntervalScorer {
       this.horizon,
       options,
     );
+  }
+
+  /**
+   * Whether any of the fit's parameter draws are in: the purchase model's (a positive-definite
+   * information matrix) or the spend model's (its covariance). Either may overflow.
+   */
+  get parameterDraws(): boolean {
+    return this.draws.parameterUncertainty || this.draws.spendModels !== null;
   }
 
   /** Whether the draws had the fit's parameter uncertainty (a positive-definite information matrix). */
@@ -222,6 +229,9 @@ export class IntervalScorer {
         realised + perPurchase * ((1 - u) * this.valueLowOwn[k]! + u * this.valueLow[k]!);
       out.lifetimeValueHigh[i] =
         realised + perPurchase * ((1 - u) * this.valueHighOwn[k]! + u * this.valueHigh[k]!);
+      // Finite bounds can still overflow once scaled by the customer's spend per purchase.
+      if (!(Number.isFinite(out.lifetimeValueLow[i]!) && Number.isFinite(out.lifetimeValueHigh[i]!)))
+        this.finite = false;
     }
     return out;
   }

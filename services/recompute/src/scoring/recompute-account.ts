@@ -16,11 +16,11 @@ import {
   type ScoreResult,
   type ScoringCache,
 } from '@holdfast/analytics';
-import type { Pool } from '@holdfast/postgres';
+import type { Pool, PoolClient } from '@holdfast/postgres';
 import { silentLogger, type Logger } from '@holdfast/platform';
 import { checkedAccountId } from './account-id.js';
 import { refreshCohortActivity } from './cohort-activity.js';
-import { holdoutColumns, modelFitRow } from './model-fit.js';
+import { holdoutColumns, modelFitRow, type ModelFitRow } from './model-fit.js';
 import { TIME_UNIT } from './score-rows.js';
 import {
   CHUNK_ROWS,
@@ -30,7 +30,7 @@ import {
   stageAccount,
   type StagedAccount,
 } from './stream-account.js';
-import { newScoreTableName, replaceAccountScores, withAccountLock } from './write-scores.js';
+import { newScoreTableName, replaceAccountScores, withAccountLock, type ScoreTable } from './write-scores.js';
 
 /** How scores are computed; the defaults are documented in docs/analytics.md. */
 export interface ScoringSettings {
@@ -100,10 +100,11 @@ export interface RecomputeOutcome {
  *    BG/NBD or Pareto/NBD), then `fitAccount` with the chosen model on all the grouped statistics
  *    (the chosen model + Gamma-Gamma with ≥ 100 repeat customers, else the heuristic), checked on
  *    every distinct history ({@link guardedFit}), and the intervals' parameter draws
- *    (`IntervalScorer`, checked on every distinct history too);
- * 3. write: `scoredLines` scores the staged summaries in chunks, with their 90% intervals, and
- *    `replaceAccountScores` streams them into a new partition and swaps it in atomically, with the fit
- *    and the check in model_fits.
+ *    (`IntervalScorer.unchecked`);
+ * 3. write: `scoredLines` scores the staged summaries in chunks, with their 90% intervals (each
+ *    distinct history's computed once, and checked there: a non-finite one rolls the write back and
+ *    it is done again with the scorer's fallback), and `replaceAccountScores` streams them into a new
+ *    partition and swaps it in atomically, with the fit and the check in model_fits.
  *
  * @example
  * const outcome = await recomputeAccount({ pool, readModelSchema: 'read_models' }, accountId, new Date());
@@ -149,7 +150,7 @@ export async function recomputeAccount(
         purchaseModel: check?.chosen ?? 'bgnbd',
       };
       const { fit, rejected, cache, stats } = guardedFit(staged, options);
-      let intervals =
+      const intervals =
         settings.intervals === false || customers === 0
           ? null
           : IntervalScorer.unchecked(fit, tripletGroups(stats.rfm), horizon, { seed: 1 });
@@ -164,31 +165,19 @@ export async function recomputeAccount(
         customers > 0
           ? modelFitRow(fit, customers, fitSettings, rejected, check ? holdoutColumns(check) : null)
           : null;
-      // The intervals are checked as they are written (each distinct history's once): when one is not
-      // finite, the partition is rolled back and written again with the scorer's fallback.
-      for (;;) {
-        const lines =
-          customers > 0
-            ? scoredLines(reader, stage, account, fit, options, cache, unitDays, intervals)
-            : null;
-        try {
-          await replaceAccountScores(
-            writer,
-            { accountId: account, asOf, horizonDays: settings.horizonDays, fit, stage },
-            table,
-            lines,
-            fitRow,
-          );
-          break;
-        } catch (err) {
-          if (!(err instanceof IntervalsNotFinite) || !intervals) throw err;
-          logger.warn('intervals_not_finite', {
-            accountId,
-            parameterUncertainty: intervals.parameterUncertainty,
-          });
-          intervals = intervals.fallback();
-        }
-      }
+      await writeAccountScores(
+        { reader, writer, logger },
+        {
+          scores: { accountId: account, asOf, horizonDays: settings.horizonDays, fit, stage },
+          table,
+          options,
+          cache,
+          unitDays,
+          fitRow,
+        },
+        customers > 0 ? intervals : null,
+        customers > 0,
+      );
       const t3 = performance.now();
       return {
         accountId,
@@ -229,6 +218,49 @@ export async function recomputeAccount(
   };
   logger.info('scores_recomputed', { ...outcome, asOf: asOf.toISOString() });
   return outcome;
+}
+
+/** What one write of an account's scores needs (`writeAccountScores`). */
+export interface ScoresWrite {
+  readonly scores: ScoreTable & { readonly fit: AccountFit };
+  /** The new partition's name (`newScoreTableName`). */
+  readonly table: string;
+  readonly options: ScoreOptions;
+  readonly cache: ScoringCache;
+  readonly unitDays: number;
+  readonly fitRow: ModelFitRow | null;
+}
+
+/**
+ * Step 3 of {@link recomputeAccount}: scores the staged summaries and swaps them in
+ * (`scoredLines` into `replaceAccountScores`; `hasRows` false: no rows, the swap only). The
+ * intervals are checked as they are written (each distinct history's once): when one is not finite,
+ * the partition is rolled back and written again with the scorer's fallback, at most twice
+ * (customer-only draws, then no intervals). Returns the scorer the rows were written with.
+ */
+export async function writeAccountScores(
+  io: { readonly reader: PoolClient; readonly writer: PoolClient; readonly logger: Logger },
+  write: ScoresWrite,
+  intervals: IntervalScorer | null,
+  hasRows: boolean,
+): Promise<IntervalScorer | null> {
+  const { accountId, fit, stage } = write.scores;
+  for (;;) {
+    const lines = hasRows
+      ? scoredLines(io.reader, stage, accountId, fit, write.options, write.cache, write.unitDays, intervals)
+      : null;
+    try {
+      await replaceAccountScores(io.writer, write.scores, write.table, lines, write.fitRow);
+      return intervals;
+    } catch (err) {
+      if (!(err instanceof IntervalsNotFinite) || !intervals) throw err;
+      io.logger.warn('intervals_not_finite', {
+        accountId,
+        parameterDraws: intervals.parameterDraws,
+      });
+      intervals = intervals.fallback();
+    }
+  }
 }
 
 /**

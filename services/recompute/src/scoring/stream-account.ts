@@ -350,7 +350,9 @@ async function* stagedLines(
  * Pass 2 of a streamed recompute: reads the staged summaries back, scores them CHUNK_ROWS at a time
  * under `fit` (one `cache`, so each distinct history is modelled once), with their 90% intervals
  * when `intervals` is given (its own cache: once per distinct history too), and yields their rows of
- * analytics.customer_scores in COPY text. Each customer's holdout flag is `isHoldout`.
+ * analytics.customer_scores in COPY text. Each customer's holdout flag is `isHoldout`. When some
+ * interval is not finite, the rest of the stage is only read (nothing more is scored or yielded) and
+ * it throws {@link IntervalsNotFinite} at the end: the caller's partition is to be rolled back.
  */
 export async function* scoredLines(
   reader: PoolClient,
@@ -422,6 +424,8 @@ export async function* scoredLines(
     try {
       for await (const data of stream as AsyncIterable<Buffer>) {
         split.push(data, (buf, start, end) => {
+          // This write is to be rolled back (an interval was not finite): drain the stage only.
+          if (intervals && !intervals.allFinite) return;
           const t1 = nextTab(buf, start, end);
           const t2 = nextTab(buf, t1 + 1, end);
           const t3 = nextTab(buf, t2 + 1, end);
@@ -452,7 +456,7 @@ export async function* scoredLines(
       settleCopyOut(stream);
     }
     split.end();
-    if (rows > 0) yield score(rows);
+    if (rows > 0 && (!intervals || intervals.allFinite)) yield score(rows);
   } finally {
     await rawQuery(reader, 'stream-account.end-read-stage', 'commit');
   }

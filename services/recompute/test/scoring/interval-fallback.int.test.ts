@@ -23,6 +23,8 @@ import {
   stageAccount,
 } from '../../src/scoring/stream-account.js';
 import { newScoreTableName, replaceAccountScores } from '../../src/scoring/write-scores.js';
+import { writeAccountScores } from '../../src/scoring/recompute-account.js';
+import { silentLogger } from '@holdfast/platform';
 import { insertOrders, prepareSchemas, simulatedOrders } from './testing/read-model-fixture.js';
 
 let t: TestEnv;
@@ -76,6 +78,7 @@ describe('intervals checked as they are written', () => {
       const cache = scoringCache();
       const meta = { accountId: account, asOf: AS_OF, horizonDays: 365, fit, stage };
 
+      // The write with the unchecked scorer alone: rolled back, nothing built.
       await expect(
         replaceAccountScores(
           writer,
@@ -86,21 +89,29 @@ describe('intervals checked as they are written', () => {
         ),
       ).rejects.toBeInstanceOf(IntervalsNotFinite);
       const built = await t.pool.query(`select to_regclass($1) as t`, [`analytics."${table}"`]);
-      expect(built.rows[0].t).toBeNull(); // rolled back
+      expect(built.rows[0].t).toBeNull();
       const none = await t.pool.query(
         `select count(*)::int as n from analytics.customer_scores where account_id = $1`,
         [account],
       );
       expect(none.rows[0].n).toBe(0);
 
-      const fallback = scorer.fallback()!;
-      await replaceAccountScores(
-        writer,
-        meta,
-        table,
-        scoredLines(reader, stage, account, fit, options, cache, unitDays, fallback),
-        null,
-      );
+      // What recomputeAccount runs: the same write, then again with the fallback (the reader is usable).
+      const warnings: unknown[] = [];
+      const logger = {
+        ...silentLogger,
+        warn: (event: string, fields?: unknown) => warnings.push({ event, fields }),
+      };
+      const fallback = (await writeAccountScores(
+        { reader, writer, logger },
+        { scores: meta, table, options, cache, unitDays, fitRow: null },
+        IntervalScorer.unchecked(fit, groups, horizon, { seed: 1 }),
+        true,
+      ))!;
+      expect(fallback.parameterDraws).toBe(false);
+      expect(warnings).toEqual([
+        { event: 'intervals_not_finite', fields: { accountId: account, parameterDraws: true } },
+      ]);
       expect(fallback.allFinite).toBe(true);
       const { rows } = await t.pool.query<{ n: number; finite: number }>(
         `select count(*)::int as n,
