@@ -100,7 +100,7 @@ export function scoreIntervals(
 
 /**
  * {@link scoreIntervals} for an account scored in chunks (`scoreWithFit`): the parameter vectors are
- * drawn once ({@link IntervalScorer.of}, or {@link IntervalScorer.unchecked}) and each distinct (x, t_x, T) gets its interval once, kept in
+ * drawn once ({@link IntervalScorer.of}) and each distinct (x, t_x, T) gets its interval once, kept in
  * a cache bounded like the scoring cache (emptied at `SCORING_CACHE_LIMIT` histories). A history's
  * customer draws come from a generator seeded by the history itself, so its interval is the same
  * whichever chunk meets it first, and after the cache was emptied.
@@ -127,28 +127,12 @@ export class IntervalScorer {
   ) {}
 
   /**
-   * The scorer of a fit, checked on every distinct history of the account (`groups`): when a draw
-   * makes some interval non-finite, customer-only intervals; when those are not finite either, null
-   * (the scores are stored without intervals). Null too for the heuristic and an empty account.
+   * The scorer of a fit (null for the heuristic and an empty account). Its intervals are checked as
+   * they are computed: {@link allFinite} says whether all were finite so far; when not, the caller
+   * starts again with {@link fallback} (the streamed recompute's write phase does, meeting every
+   * distinct history once: no pass over them all up front to check, then another to write).
    */
   static of(
-    fit: Pick<ScoreColumnsResult, 'params'>,
-    groups: TripletGroups,
-    horizon: number,
-    options: IntervalOptions = {},
-  ): IntervalScorer | null {
-    let scorer = IntervalScorer.unchecked(fit, groups, horizon, options);
-    while (scorer && !scorer.finiteOn(groups)) scorer = scorer.fallback();
-    return scorer;
-  }
-
-  /**
-   * {@link of} without the check: for a caller that meets every distinct history anyway (the
-   * streamed recompute's write phase), asks {@link allFinite} at the end and, when some interval was
-   * not finite, starts again with {@link fallback}. Each history's interval is then computed once,
-   * not once to check and again to write.
-   */
-  static unchecked(
     fit: Pick<ScoreColumnsResult, 'params'>,
     groups: TripletGroups,
     horizon: number,
@@ -234,13 +218,6 @@ export class IntervalScorer {
         this.finite = false;
     }
     return out;
-  }
-
-  /** Computes the interval of every history of `groups`: whether all were finite. */
-  private finiteOn(groups: TripletGroups): boolean {
-    for (let i = 0; i < groups.x.length && this.finite; i++)
-      this.at(groups.x[i]!, groups.tx[i]!, groups.T[i]!);
-    return this.finite;
   }
 
   private at(x: number, tx: number, T: number): number {

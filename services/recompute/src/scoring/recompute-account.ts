@@ -100,7 +100,7 @@ export interface RecomputeOutcome {
  *    BG/NBD or Pareto/NBD), then `fitAccount` with the chosen model on all the grouped statistics
  *    (the chosen model + Gamma-Gamma with ≥ 100 repeat customers, else the heuristic), checked on
  *    every distinct history ({@link guardedFit}), and the intervals' parameter draws
- *    (`IntervalScorer.unchecked`);
+ *    (`IntervalScorer.of`);
  * 3. write: `scoredLines` scores the staged summaries in chunks, with their 90% intervals (each
  *    distinct history's computed once, and checked there: a non-finite one rolls the write back and
  *    it is done again with the scorer's fallback), and `replaceAccountScores` streams them into a new
@@ -153,7 +153,7 @@ export async function recomputeAccount(
       const intervals =
         settings.intervals === false || customers === 0
           ? null
-          : IntervalScorer.unchecked(fit, tripletGroups(stats.rfm), horizon, { seed: 1 });
+          : IntervalScorer.of(fit, tripletGroups(stats.rfm), horizon, { seed: 1 });
       const t2 = performance.now();
       const fitSettings = {
         time_unit: TIME_UNIT,

@@ -74,11 +74,11 @@ describe('intervals checked as they are written', () => {
         weight: rfm.weight,
         customers: rfm.customers,
       };
-      const scorer = IntervalScorer.unchecked(fit, groups, horizon, { seed: 1 })!;
+      const scorer = IntervalScorer.of(fit, groups, horizon, { seed: 1 })!;
       const cache = scoringCache();
       const meta = { accountId: account, asOf: AS_OF, horizonDays: 365, fit, stage };
 
-      // The write with the unchecked scorer alone: rolled back, nothing built.
+      // One write with the scorer alone: rolled back, nothing built.
       await expect(
         replaceAccountScores(
           writer,
@@ -105,7 +105,7 @@ describe('intervals checked as they are written', () => {
       const fallback = (await writeAccountScores(
         { reader, writer, logger },
         { scores: meta, table, options, cache, unitDays, fitRow: null },
-        IntervalScorer.unchecked(fit, groups, horizon, { seed: 1 }),
+        IntervalScorer.of(fit, groups, horizon, { seed: 1 }),
         true,
       ))!;
       expect(fallback.parameterDraws).toBe(false);
