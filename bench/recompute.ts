@@ -8,14 +8,28 @@
 // `git worktree` of an older commit, with its own node_modules) against that same data: the old path
 // and the new side by side.
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { loadSettings } from '../infra/lib/settings.mjs';
 import { up } from '../infra/lib/stack.mjs';
 import { report } from './report.js';
 import { repeat } from './runs.js';
 import { rssMb } from './rss.js';
 
-/** The recompute service's --max-old-space-size (deploy/kubernetes/holdfast-recompute.yaml). */
-const RECOMPUTE_HEAP_MB = 640;
+/**
+ * The --max-old-space-size the recompute service of a checkout runs with (its
+ * services/recompute/package.json `start`, the same as its deploy/), or null where it ran with
+ * V8's default (checkouts before the heap was sized).
+ */
+function serviceHeapMb(checkout: string): number | null {
+  try {
+    const pkg = readFileSync(join(checkout, 'services/recompute/package.json'), 'utf8');
+    const m = /--max-old-space-size=(\d+)/.exec(pkg);
+    return m ? Number(m[1]) : null;
+  } catch {
+    return null;
+  }
+}
 
 interface RecomputeRun {
   readonly seconds: number;
@@ -38,13 +52,14 @@ function runOnce(
   extra: readonly string[],
   cwd: string | undefined,
 ): Promise<RecomputeRun> {
+  const heapMb = serviceHeapMb(cwd ?? process.cwd());
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
       [
-        // As the service runs (deploy/: kubernetes, systemd): its V8 heap is sized, not V8's default.
-        // Another checkout (an older path) runs as its own deploy ran it: with V8's default.
-        ...(cwd === undefined ? [`--max-old-space-size=${RECOMPUTE_HEAP_MB}`] : []),
+        // As the service runs (deploy/: kubernetes, systemd): its V8 heap sized as that checkout's
+        // service sized it (side by side, each path gets its own deploy's heap).
+        ...(heapMb === null ? [] : [`--max-old-space-size=${heapMb}`]),
         '--conditions=source',
         '--import',
         'tsx',
