@@ -245,6 +245,11 @@ async function swap(
           `set local lock_timeout = '${SWAP_LOCK_TIMEOUT}'`,
         );
         // Before the old scores go: who moves into Lapsed with this recompute (customer.churned).
+        // Its join of the new partition, the old one and the stage is a minute at 10 M customers: past
+        // the pool's 30 s statement timeout, which failed every recompute of such an account after
+        // its first. It runs before DETACH, holding only what readers hold (lock_timeout bounds the
+        // wait for the exclusive lock separately).
+        await allowLongStatements(client);
         if (table) await announceChurned(client, table, batch);
         for (const old of await attachedPartitions(client, prefix)) {
           await rawQuery(
@@ -406,13 +411,18 @@ async function announceChurned(client: PoolClient, table: string, meta: ScoreTab
   );
   const db = recomputeDbOn(client) as unknown as Kysely<Database>;
   for (;;) {
-    const { rows } = await rawQuery<{
+    const { rows } = await client.query<{
       customer_id: string;
       external_id: string | null;
       churn_risk: number;
       previous: string;
       purchases: number;
-    }>(client, 'write-scores.churned-fetch', `fetch forward ${CHURNED_FETCH_ROWS} from churned`);
+    }>(
+      // The first fetch runs the cursor's join: the long bound client-side too (allowLongStatements).
+      longQuery({
+        text: namedSql('write-scores.churned-fetch', `fetch forward ${CHURNED_FETCH_ROWS} from churned`),
+      }),
+    );
     const events = rows
       .filter((r) => movedIntoLapsed(r.previous, 'Lapsed'))
       .map((r) => ({
