@@ -85,7 +85,7 @@ export function scoreIntervals(
   const s = result.scores;
   const gamma = options.spend?.gamma ?? NaN;
   for (let i = 0; i < n; i++) {
-    const iv = intervals[at.find(summaries.frequency[i]!, summaries.recency[i]!, summaries.T[i]!)]!;
+    const iv = intervals[at.find(summaries.frequency[i]!, summaries.recency[i], summaries.T[i])]!;
     const expected = s.expectedPurchases[i]!;
     const perPurchase = expected > 0 ? s.predictedValue[i]! / expected : 0;
     const realised = s.lifetimeValue[i]! - s.predictedValue[i]!;
