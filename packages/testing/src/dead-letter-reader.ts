@@ -41,8 +41,9 @@ export async function readDeadLetters(
 /**
  * How many records a read_committed reader finds on a dead-letter topic (`<prefix>holdfast.dlq`),
  * read apart from the projector's dead-letter table: a letter announced on the topic but never
- * written to the table (or the other way round) is counted here. A topic never written to (every
- * partition's high watermark equals its low) holds none, for certain and at once. Otherwise its
+ * written to the table (or the other way round) is counted here. A topic whose offsets stay equal
+ * (high = low on every partition) for `settleMs` holds none (the high offset read is the last stable
+ * offset, which a just-committed transaction moves only once its markers are written). Otherwise its
  * records are read from the beginning until none arrived for `idleMs` (an aborted transaction's
  * records advance the offsets but are never read, so they are not counted).
  *
@@ -52,17 +53,29 @@ export async function readDeadLetters(
 export async function countTopicRecords(
   kafka: Kafka,
   topic: string,
-  { idleMs = 3_000, maxMs = 30_000 }: { idleMs?: number; maxMs?: number } = {},
+  {
+    idleMs = 3_000,
+    maxMs = 30_000,
+    settleMs = 3_000,
+  }: { idleMs?: number; maxMs?: number; settleMs?: number } = {},
 ): Promise<number> {
   const admin = kafka.admin();
   await admin.connect();
   let offsets: { low: string; high: string }[];
+  const empty = () => offsets.every((o) => o.high === o.low);
   try {
     offsets = await admin.fetchTopicOffsets(topic);
+    // The high offsets are read_committed (the last stable offset): a transaction committed a moment
+    // ago shows only once its coordinator has written the commit markers, so look again briefly
+    // before calling the topic empty (the full suite met a 0 for two letters just published).
+    for (const until = Date.now() + settleMs; empty() && Date.now() < until;) {
+      await new Promise((r) => setTimeout(r, 200));
+      offsets = await admin.fetchTopicOffsets(topic);
+    }
   } finally {
     await admin.disconnect();
   }
-  if (offsets.every((o) => o.high === o.low)) return 0;
+  if (empty()) return 0;
   const consumer = kafka.consumer({ groupId: `count-${topic}-${randomUUID()}` });
   let n = 0;
   let last = Date.now();
