@@ -32,6 +32,14 @@ const build = spawnSync('npx', ['tsc', '-b', ...SERVICES.map((s) => `services/${
 });
 if (build.status !== 0) process.exit(build.status ?? 1);
 
+// Every schema first (`holdfast migrate`, what each service also runs at its start): the console
+// runs no DDL, and started beside the others it met an empty database and was restarted once.
+const migrated = spawnSync(process.execPath, [join('packages', 'cli', 'dist', 'main.js'), 'migrate'], {
+  env: { ...process.env, ...env },
+  stdio: ['ignore', 'ignore', 'inherit'],
+});
+if (migrated.status !== 0) process.exit(migrated.status ?? 1);
+
 // The gateway seals webhook secrets minted over POST /v1/webhooks to a public key derived from the
 // master key it never holds (docs/webhooks.md); locally the CLI prints it from the dev master key.
 function webhookSealKey() {
