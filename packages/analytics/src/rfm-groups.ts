@@ -1,4 +1,5 @@
 import { GroupIndex } from './group-index.js';
+
 /** The three numbers the BG/NBD model needs for one customer: x, t_x and T (same time unit for all). */
 export interface RfmRow {
   /** x: repeat transactions. */

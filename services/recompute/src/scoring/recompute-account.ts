@@ -289,9 +289,9 @@ function finiteOnGroups(
 ): boolean {
   // In chunks: the score columns of millions of histories at once would be ten arrays of that length.
   const n = rfm.frequency.length;
-  const zeros = new Float64Array(Math.min(n, CHECK_CHUNK));
-  for (let from = 0; from < n; from += CHECK_CHUNK) {
-    const to = Math.min(n, from + CHECK_CHUNK);
+  const zeros = new Float64Array(Math.min(n, CHUNK_ROWS));
+  for (let from = 0; from < n; from += CHUNK_ROWS) {
+    const to = Math.min(n, from + CHUNK_ROWS);
     const frequency = rfm.frequency.subarray(from, to);
     const columns = {
       frequency,
@@ -314,9 +314,6 @@ function finiteOnGroups(
   }
   return true;
 }
-
-/** Histories checked at a time by {@link finiteOnGroups} (the write phase's chunk). */
-const CHECK_CHUNK = CHUNK_ROWS;
 
 /**
  * The account's fit, with one guard: when a trained fit lands on extreme parameters (the "optimum at
